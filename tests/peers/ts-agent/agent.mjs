@@ -1,0 +1,969 @@
+#!/usr/bin/env node
+// libacp test peer: a scripted ACP v2 agent built on the official TypeScript SDK
+// (@agentclientprotocol/sdk 2.4.0, entry point "experimental/v2").
+//
+// The C++ integration tests spawn it as `node tests/peers/ts-agent/agent.mjs [options]`
+// and speak newline-delimited JSON-RPC over its stdin/stdout. Everything it does is
+// deterministic (fixed ids, fixed texts, fixed timestamps) so tests can assert exact
+// traffic. stdout carries ACP messages only; diagnostics go to stderr. It exits 0 when
+// stdin reaches EOF.
+//
+// Options (flag, or the environment variable in brackets; flags win):
+//   --caps=full|none|stdio-only|http-only   [ACP_PEER_CAPS]  agent capabilities (default full)
+//       full       session.prompt.{image,audio,embeddedContext}, session.mcp.{stdio,http},
+//                  session.delete, session.additionalDirectories
+//       none       no `session` capability; session/* methods are not registered (-32601)
+//       stdio-only session: {mcp: {stdio: {}}} and nothing else
+//       http-only  session: {mcp: {http: {}}} and nothing else
+//   --auth-required                         [ACP_PEER_AUTH_REQUIRED=1]
+//       advertises authMethods [{type:"agent", methodId:"test-login", ...}]; session
+//       requests fail with -32000 until `auth/login {methodId:"test-login"}` succeeded;
+//       `auth/logout` logs out again.
+//   --protocol-version=N                    [ACP_PEER_PROTOCOL_VERSION]
+//       answer every `initialize` with protocolVersion N (1 = a v1-shaped result,
+//       other values = a v2-shaped result). Answered outside the SDK because the SDK's
+//       v2 API refuses to send any version but 2, so the connection stays
+//       uninitialized for the SDK: later requests get the SDK's -32600.
+//   --reject-version                        [ACP_PEER_REJECT_VERSION=1]
+//       fail `initialize` (protocolVersion >= 2) with -32022 data {requested, supported:[1]};
+//       a retry with protocolVersion 1 gets a v1-shaped result (again outside the SDK).
+//   --page-size=N                           [ACP_PEER_PAGE_SIZE]  session/list page size (default 2)
+//   --slow-ms=N                             [ACP_PEER_SLOW_MS]    delay between "slow" ticks (default 100)
+//   --slow-ticks=N                          [ACP_PEER_SLOW_TICKS] number of "slow" ticks (default 50)
+//   --record=FILE                           [ACP_PEER_RECORD]
+//       append every line received from the client as {"dir":"in","msg":...} and every
+//       line sent as {"dir":"out","msg":...} (a line that is not JSON: "raw" instead of
+//       "msg"), so validate.mjs can schema-check the client's traffic afterwards.
+//
+// The scripted turns selected by the prompt text are documented in README.md.
+
+import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+import { appendFileSync } from "node:fs";
+import { Readable } from "node:stream";
+
+// ---------------------------------------------------------------------------
+// Options
+
+function readOptions(argv, env) {
+  const flags = new Map();
+  for (const arg of argv) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (!m) throw new Error(`unknown argument: ${arg}`);
+    flags.set(m[1], m[2] ?? "1");
+  }
+  const pick = (flag, envName, fallback) =>
+    flags.has(flag) ? flags.get(flag) : env[envName] !== undefined && env[envName] !== "" ? env[envName] : fallback;
+  const truthy = (v) => v !== undefined && v !== "0" && v !== "false";
+  const int = (v, name) => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} needs a non-negative integer, got ${v}`);
+    return n;
+  };
+  const known = new Set(["caps", "auth-required", "protocol-version", "reject-version", "page-size", "slow-ms", "slow-ticks", "record"]);
+  for (const k of flags.keys()) if (!known.has(k)) throw new Error(`unknown option --${k}`);
+  const caps = pick("caps", "ACP_PEER_CAPS", "full");
+  if (!["full", "none", "stdio-only", "http-only"].includes(caps)) throw new Error(`bad --caps=${caps}`);
+  const pageSize = int(pick("page-size", "ACP_PEER_PAGE_SIZE", "2"), "page-size");
+  if (pageSize < 1) throw new Error("--page-size must be at least 1");
+  return {
+    caps,
+    authRequired: truthy(pick("auth-required", "ACP_PEER_AUTH_REQUIRED", undefined)),
+    protocolVersion: int(pick("protocol-version", "ACP_PEER_PROTOCOL_VERSION", undefined), "protocol-version"),
+    rejectVersion: truthy(pick("reject-version", "ACP_PEER_REJECT_VERSION", undefined)),
+    pageSize,
+    slowMs: int(pick("slow-ms", "ACP_PEER_SLOW_MS", "100"), "slow-ms"),
+    slowTicks: int(pick("slow-ticks", "ACP_PEER_SLOW_TICKS", "50"), "slow-ticks"),
+    record: pick("record", "ACP_PEER_RECORD", undefined),
+  };
+}
+
+let opts;
+try {
+  opts = readOptions(process.argv.slice(2), process.env);
+} catch (err) {
+  process.stderr.write(`ts-agent: ${err.message}\n`);
+  process.exit(2);
+}
+
+const log = (...parts) => process.stderr.write(`ts-agent: ${parts.join(" ")}\n`);
+
+const AGENT_INFO = { name: "libacp-ts-peer", title: "libacp TS peer agent", version: "1.0.0" };
+const AUTH_METHOD = {
+  type: "agent",
+  methodId: "test-login",
+  name: "Test login",
+  description: "Always succeeds; required before sessions when --auth-required is set.",
+};
+// A fixed timestamp keeps session_info_update / session/list output byte-stable.
+const FIXED_TIME = "2026-01-01T00:00:00Z";
+
+function sessionCapabilities(caps) {
+  switch (caps) {
+    case "none":
+      return undefined;
+    case "stdio-only":
+      return { mcp: { stdio: {} } };
+    case "http-only":
+      return { mcp: { http: {} } };
+    default:
+      return {
+        prompt: { image: {}, audio: {}, embeddedContext: {} },
+        mcp: { stdio: {}, http: {} },
+        delete: {},
+        additionalDirectories: {},
+      };
+  }
+}
+const SESSION_CAPS = sessionCapabilities(opts.caps);
+
+// ---------------------------------------------------------------------------
+// Transport: stdin/stdout as NDJSON, with a byte-level recorder and a message-level
+// hook that sees every outgoing message (to learn when a response has been written).
+
+function record(dir, line) {
+  if (!opts.record) return;
+  let entry;
+  try {
+    entry = { dir, msg: JSON.parse(line) };
+  } catch {
+    entry = { dir, raw: line };
+  }
+  // Synchronous so the file order is the wire order and nothing is lost on exit.
+  appendFileSync(opts.record, JSON.stringify(entry) + "\n");
+}
+
+// Splits the raw input into lines for the recorder while passing the bytes through
+// untouched to the SDK's own framer.
+function inputRecorder() {
+  let pending = Buffer.alloc(0);
+  const emitLines = () => {
+    let nl;
+    while ((nl = pending.indexOf(0x0a)) >= 0) {
+      const line = pending.subarray(0, nl).toString("utf8").replace(/\r$/, "");
+      pending = pending.subarray(nl + 1);
+      if (line.trim() !== "") record("in", line);
+    }
+  };
+  return new TransformStream({
+    transform(chunk, controller) {
+      pending = Buffer.concat([pending, Buffer.from(chunk)]);
+      emitLines();
+      controller.enqueue(chunk);
+    },
+    flush() {
+      const rest = pending.toString("utf8");
+      if (rest.trim() !== "") record("in", rest);
+    },
+  });
+}
+
+// The SDK's framer writes exactly one message plus "\n" per chunk.
+const stdoutSink = new WritableStream({
+  write(chunk) {
+    record("out", Buffer.from(chunk).toString("utf8").replace(/\n$/, ""));
+    return new Promise((resolve) => process.stdout.write(chunk, () => resolve()));
+  },
+});
+
+const stdin = Readable.toWeb(process.stdin).pipeThrough(inputRecorder());
+const wire = acp.ndJsonStream(stdoutSink, stdin);
+const wireWriter = wire.writable.getWriter();
+
+const responseWaiters = new Map(); // JSON-encoded request id -> resolve()
+const idKey = (id) => JSON.stringify(id);
+
+/** Resolves once the response to the client's request `id` has been handed to stdout. */
+function whenResponseSent(id) {
+  return new Promise((resolve) => responseWaiters.set(idKey(id), resolve));
+}
+
+function onOutgoing(msg) {
+  if (msg && msg.method === undefined && ("result" in msg || "error" in msg)) {
+    const key = idKey(msg.id);
+    const waiter = responseWaiters.get(key);
+    if (waiter) {
+      responseWaiters.delete(key);
+      // Let the write reach the stream queue before the turn starts writing.
+      queueMicrotask(waiter);
+    }
+  }
+}
+
+// Answers `initialize` outside the SDK for the version-negotiation scenarios the
+// SDK's v2 API cannot produce (any protocolVersion other than 2 in a result).
+function interceptInitialize(msg) {
+  if (msg.method !== "initialize" || msg.id === undefined) return false;
+  const requested = msg.params?.protocolVersion;
+  let answerVersion;
+  if (opts.protocolVersion !== undefined && opts.protocolVersion !== 2) answerVersion = opts.protocolVersion;
+  else if (opts.rejectVersion && requested === 1) answerVersion = 1;
+  else return false;
+  const result =
+    answerVersion === 1
+      ? {
+          protocolVersion: 1,
+          agentCapabilities: { loadSession: false, promptCapabilities: {}, mcpCapabilities: {} },
+          agentInfo: { name: AGENT_INFO.name, version: AGENT_INFO.version },
+          authMethods: [],
+        }
+      : {
+          protocolVersion: answerVersion,
+          info: AGENT_INFO,
+          capabilities: SESSION_CAPS ? { session: SESSION_CAPS } : {},
+        };
+  log(`initialize answered outside the SDK with protocolVersion ${answerVersion}`);
+  void wireWriter.write({ jsonrpc: "2.0", id: msg.id, result });
+  return true;
+}
+
+const sdkStream = {
+  readable: wire.readable.pipeThrough(
+    new TransformStream({
+      transform(msg, controller) {
+        if (!interceptInitialize(msg)) controller.enqueue(msg);
+      },
+    }),
+  ),
+  writable: new WritableStream({
+    write(msg) {
+      onOutgoing(msg);
+      return wireWriter.write(msg);
+    },
+  }),
+};
+
+// ---------------------------------------------------------------------------
+// Session model
+
+const text = (t) => ({ type: "text", text: t });
+
+class Cancelled extends Error {
+  constructor() {
+    super("turn cancelled");
+  }
+}
+
+class Session {
+  constructor(sessionId, cwd, additionalDirectories) {
+    this.sessionId = sessionId;
+    this.cwd = cwd;
+    this.additionalDirectories = additionalDirectories ?? [];
+    this.title = undefined;
+    this.updatedAt = undefined;
+    this.active = true; // attached to this connection (new/resume), not closed
+    this.deleted = false;
+    // Every update that is part of the conversation, in send order, for replay.
+    this.history = [];
+    this.counters = new Map();
+    this.turn = null; // the foreground turn, while one runs
+    this.held = []; // prompts waiting for the running turn: {admit, reject}
+    this.lastStopReason = undefined;
+    this.config = { model: "model-a", fast: false, effort: "medium" };
+  }
+
+  /** Per-session, per-kind counters: ids depend only on this session's own history. */
+  nextId(prefix) {
+    const n = (this.counters.get(prefix) ?? 0) + 1;
+    this.counters.set(prefix, n);
+    return `${prefix}${n}`;
+  }
+
+  configOptions() {
+    const options = [
+      {
+        configId: "model",
+        name: "Model",
+        category: "model",
+        type: "select",
+        currentValue: this.config.model,
+        options: [
+          { value: "model-a", name: "Model A", description: "Small and quick" },
+          { value: "model-b", name: "Model B", description: "Large; adds the effort option" },
+        ],
+      },
+      { configId: "fast", name: "Fast mode", category: "model_config", type: "boolean", currentValue: this.config.fast },
+    ];
+    // Only model-b has an effort knob, so switching models changes the list's shape.
+    if (this.config.model === "model-b") {
+      options.push({
+        configId: "effort",
+        name: "Effort",
+        category: "thought_level",
+        type: "select",
+        currentValue: this.config.effort,
+        options: [
+          { value: "low", name: "Low" },
+          { value: "medium", name: "Medium" },
+          { value: "high", name: "High" },
+        ],
+      });
+    }
+    return options;
+  }
+
+  info() {
+    const info = { sessionId: this.sessionId, cwd: this.cwd };
+    if (this.additionalDirectories.length > 0) info.additionalDirectories = [...this.additionalDirectories];
+    if (this.title !== undefined) info.title = this.title;
+    if (this.updatedAt !== undefined) info.updatedAt = this.updatedAt;
+    return info;
+  }
+}
+
+const AVAILABLE_COMMANDS = [
+  { type: "command", name: "web", description: "Search the web", input: { type: "text", hint: "query" } },
+  { type: "command", name: "clear", description: "Clear the conversation" },
+];
+
+const sessions = new Map(); // sessionId -> Session, in creation order
+let sessionCounter = 0;
+let elicitationCounter = 0;
+let loggedIn = false;
+let clientCaps = {};
+let client; // AgentContext of the connection, set after connect
+
+function requireAuth() {
+  if (opts.authRequired && !loggedIn) {
+    throw acp.RequestError.authRequired({ authMethods: [AUTH_METHOD.methodId] }, "log in with auth/login first");
+  }
+}
+
+function activeSession(sessionId) {
+  const s = sessions.get(sessionId);
+  if (!s || !s.active || s.deleted) throw acp.RequestError.sessionNotFound(sessionId);
+  return s;
+}
+
+async function emit(session, update, { store = true } = {}) {
+  if (update.sessionUpdate === "session_info_update") {
+    if ("title" in update) session.title = update.title ?? undefined;
+    if ("updatedAt" in update) session.updatedAt = update.updatedAt ?? undefined;
+  }
+  if (store) session.history.push(structuredClone(update));
+  await client.notify(acp.methods.client.session.update, { sessionId: session.sessionId, update });
+}
+
+function validateDirectories(params) {
+  const dirs = params.additionalDirectories;
+  if (dirs === undefined || dirs === null) return [];
+  if (!SESSION_CAPS.additionalDirectories) {
+    throw acp.RequestError.invalidParams({ field: "additionalDirectories" }, "additionalDirectories is not supported");
+  }
+  for (const d of dirs) {
+    if (typeof d !== "string" || !d.startsWith("/")) {
+      throw acp.RequestError.invalidParams({ path: d }, "additionalDirectories entries must be absolute");
+    }
+  }
+  return [...dirs];
+}
+
+function validateCwd(cwd) {
+  if (typeof cwd !== "string" || !cwd.startsWith("/")) {
+    throw acp.RequestError.invalidParams({ cwd }, "cwd must be an absolute path");
+  }
+}
+
+const PROMPT_GATES = { image: "image", audio: "audio", resource: "embeddedContext" };
+
+function validatePrompt(prompt) {
+  if (!Array.isArray(prompt) || prompt.length === 0) {
+    throw acp.RequestError.invalidParams(undefined, "prompt must contain at least one content block");
+  }
+  for (const block of prompt) {
+    const type = block?.type;
+    if (type === "text" || type === "resource_link") continue;
+    const gate = PROMPT_GATES[type];
+    if (gate && SESSION_CAPS.prompt?.[gate]) continue;
+    throw acp.RequestError.invalidParams({ type }, `unsupported prompt content block type '${type}'`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Turns
+
+class Turn {
+  constructor(session) {
+    this.session = session;
+    this.controller = new AbortController();
+    this.openToolCalls = new Set(); // created and not final: cancelled if the turn is
+    this.done = new Promise((resolve) => (this.finish = resolve));
+  }
+
+  get signal() {
+    return this.controller.signal;
+  }
+
+  check() {
+    if (this.signal.aborted) throw new Cancelled();
+  }
+
+  async emit(update, options) {
+    this.check();
+    if (update.sessionUpdate === "tool_call_update") {
+      if (update.status === "pending" || update.status === "in_progress") this.openToolCalls.add(update.toolCallId);
+      if (["completed", "failed", "cancelled"].includes(update.status)) this.openToolCalls.delete(update.toolCallId);
+    }
+    await emit(this.session, update, options);
+  }
+
+  sleep(ms) {
+    return new Promise((resolve, reject) => {
+      if (this.signal.aborted) return reject(new Cancelled());
+      const timer = setTimeout(() => {
+        this.signal.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(new Cancelled());
+      };
+      this.signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** A request to the client that session/cancel and session/close withdraw with $/cancel_request. */
+  async request(method, params) {
+    this.check();
+    try {
+      return await client.request(method, params, { cancellationSignal: this.signal, stopWaitingOnCancel: true });
+    } catch (err) {
+      if (this.signal.aborted) throw new Cancelled();
+      throw err;
+    }
+  }
+}
+
+async function runTurn(session, turn, promptText) {
+  const word = promptText.trim().split(/\s+/)[0].toLowerCase();
+  const script = SCRIPTS[word] ?? echoScript;
+  let stop;
+  try {
+    stop = (await script(turn, promptText)) ?? { stopReason: "end_turn" };
+  } catch (err) {
+    if (err instanceof Cancelled) {
+      stop = { stopReason: "cancelled" };
+    } else {
+      log(`turn failed: ${err?.stack ?? err}`);
+      stop = { stopReason: "error", error: { code: -32603, message: String(err?.message ?? err) } };
+    }
+  }
+  try {
+    // Final statuses come before the idle snapshot, as session/cancel requires.
+    for (const toolCallId of turn.openToolCalls) {
+      await emit(session, { sessionUpdate: "tool_call_update", toolCallId, status: "cancelled", capabilities: null });
+    }
+    session.lastStopReason = stop.stopReason;
+    await emit(session, { sessionUpdate: "state_update", state: "idle", ...stop }, { store: false });
+  } catch (err) {
+    log(`could not finish turn: ${err?.message ?? err}`);
+  } finally {
+    turn.finish();
+    const next = session.held.shift();
+    if (next) next.admit();
+    else session.turn = null;
+  }
+}
+
+function cancelForeground(session) {
+  for (const held of session.held.splice(0)) held.reject(acp.RequestError.requestCancelled());
+  if (session.turn) session.turn.controller.abort();
+}
+
+// --- scripts -----------------------------------------------------------------
+// Each returns the idle stop ({stopReason, error?}) or undefined for end_turn.
+
+async function echoScript(t, promptText) {
+  const m = t.session.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text(`Echo: ${promptText.trim()}`) });
+}
+
+async function helloScript(t) {
+  const m = t.session.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text("Hello") });
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text(", world!") });
+}
+
+// Bytes of the terminal output, split inside the 3-byte UTF-8 sequence of "✓" so
+// clients must keep decoder state across chunks.
+const TERMINAL_BYTES = Buffer.from("build: \u2713 ok\r\n", "utf8");
+const TERMINAL_SPLIT = TERMINAL_BYTES.indexOf(0xe2) + 1;
+
+async function toolScript(t) {
+  const s = t.session;
+  const path = `${s.cwd.replace(/\/$/, "")}/hello.txt`;
+  const m1 = s.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m1, content: text("Let me ") });
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m1, content: text("edit hello.txt.") });
+  const th = s.nextId("th");
+  await t.emit({ sessionUpdate: "agent_thought_chunk", messageId: th, content: text("The greeting needs an exclamation mark.") });
+  const tc = s.nextId("tc");
+  await t.emit({
+    sessionUpdate: "tool_call_update",
+    toolCallId: tc,
+    title: "Edit hello.txt",
+    name: "edit_file",
+    kind: "edit",
+    status: "pending",
+    locations: [{ path, line: 1 }],
+    rawInput: { path, find: "Hello", replace: "Hello!" },
+  });
+  await t.emit({
+    sessionUpdate: "tool_call_update",
+    toolCallId: tc,
+    status: "in_progress",
+    capabilities: { cancel: {} },
+    content: [
+      {
+        type: "diff",
+        changes: [{ operation: "modify", path, fileType: "text", mimeType: "text/plain" }],
+        patch: {
+          format: "git_patch",
+          text: `diff --git ${path} ${path}\n--- ${path}\n+++ ${path}\n@@ -1 +1 @@\n-Hello\n+Hello!\n`,
+        },
+      },
+    ],
+  });
+  const term = s.nextId("term");
+  await t.emit({ sessionUpdate: "tool_call_content_chunk", toolCallId: tc, content: { type: "terminal", terminalId: term } });
+  await t.emit({
+    sessionUpdate: "terminal_update",
+    terminalId: term,
+    command: "make check",
+    cwd: s.cwd,
+    size: { cols: 80, rows: 24 },
+    output: { data: Buffer.from("$ make check\r\n").toString("base64") },
+  });
+  await t.emit({ sessionUpdate: "terminal_output_chunk", terminalId: term, data: TERMINAL_BYTES.subarray(0, TERMINAL_SPLIT).toString("base64") });
+  await t.emit({ sessionUpdate: "terminal_output_chunk", terminalId: term, data: TERMINAL_BYTES.subarray(TERMINAL_SPLIT).toString("base64") });
+  await t.emit({ sessionUpdate: "terminal_update", terminalId: term, exitStatus: { exitCode: 0 } });
+  await t.emit({
+    sessionUpdate: "tool_call_update",
+    toolCallId: tc,
+    status: "completed",
+    capabilities: null,
+    rawOutput: { ok: true },
+  });
+  const plan = s.nextId("plan");
+  await t.emit({
+    sessionUpdate: "plan_update",
+    plan: {
+      type: "items",
+      planId: plan,
+      entries: [
+        { content: "Edit hello.txt", priority: "high", status: "completed" },
+        { content: "Run the checks", priority: "medium", status: "completed" },
+        { content: "Write a summary", priority: "low", status: "in_progress" },
+      ],
+    },
+  });
+  const m2 = s.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message", messageId: m2, content: [text("Done: hello.txt now says Hello!")] });
+  await t.emit({ sessionUpdate: "usage_update", used: 1234, size: 200000, cost: { amount: 0.25, currency: "USD" } });
+  await t.emit({ sessionUpdate: "session_info_update", title: "Edit hello.txt", updatedAt: FIXED_TIME });
+}
+
+const PERMISSION_OPTIONS = [
+  { optionId: "allow-once", name: "Allow once", kind: "allow_once" },
+  { optionId: "allow-always", name: "Always allow", kind: "allow_always" },
+  { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+];
+
+async function permissionScript(t) {
+  const s = t.session;
+  const m1 = s.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m1, content: text("I need to run a command.") });
+  const tc = s.nextId("tc");
+  const toolCall = {
+    toolCallId: tc,
+    title: "Run rm -rf build",
+    name: "run_command",
+    kind: "execute",
+    status: "pending",
+    rawInput: { command: "rm -rf build" },
+  };
+  // The subject creates the tool call on the client; history gets the equivalent
+  // upsert so a replay still introduces it before its later updates.
+  s.history.push({ sessionUpdate: "tool_call_update", ...structuredClone(toolCall) });
+  t.openToolCalls.add(tc);
+  await t.emit({ sessionUpdate: "state_update", state: "requires_action" }, { store: false });
+  const response = await t.request(acp.methods.client.session.requestPermission, {
+    sessionId: s.sessionId,
+    title: "Allow running rm -rf build?",
+    description: "The agent wants to delete the build directory.",
+    subject: { type: "tool_call", toolCall },
+    options: PERMISSION_OPTIONS,
+  });
+  await t.emit({ sessionUpdate: "state_update", state: "running" }, { store: false });
+  const outcome = response.outcome;
+  const chosen = outcome?.outcome === "selected" ? PERMISSION_OPTIONS.find((o) => o.optionId === outcome.optionId) : undefined;
+  if (!chosen) {
+    // cancelled, an unknown outcome or an id that was not offered: never approval.
+    await t.emit({ sessionUpdate: "tool_call_update", toolCallId: tc, status: "cancelled" });
+    return { stopReason: "cancelled" };
+  }
+  const m2 = s.nextId("m");
+  if (chosen.kind.startsWith("allow")) {
+    await t.emit({ sessionUpdate: "tool_call_update", toolCallId: tc, status: "in_progress" });
+    await t.emit({ sessionUpdate: "tool_call_update", toolCallId: tc, status: "completed", rawOutput: { exitCode: 0 } });
+    await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m2, content: text(`Permission granted (${chosen.optionId}); the command ran.`) });
+  } else {
+    await t.emit({ sessionUpdate: "tool_call_update", toolCallId: tc, status: "failed", rawOutput: { rejected: true } });
+    await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m2, content: text(`Permission rejected (${chosen.optionId}); the command was skipped.`) });
+  }
+}
+
+// Stable JSON with sorted keys, so the echoed form answer does not depend on the
+// order in which the client serialized its object.
+function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+const FORM_SCHEMA = {
+  type: "object",
+  title: "Project settings",
+  properties: {
+    name: { type: "string", title: "Project name", minLength: 1, default: "demo" },
+    count: { type: "integer", title: "Worker count", minimum: 1, maximum: 10, default: 3 },
+    debug: { type: "boolean", title: "Debug build", default: false },
+    color: { type: "string", title: "Colour", enum: ["red", "green", "blue"] },
+  },
+  required: ["name"],
+};
+
+async function elicitFormScript(t) {
+  const s = t.session;
+  const m = s.nextId("m");
+  if (!clientCaps.elicitation?.form) {
+    await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text("The client does not support form elicitation.") });
+    return;
+  }
+  await t.emit({ sessionUpdate: "state_update", state: "requires_action" }, { store: false });
+  const response = await t.request(acp.methods.client.elicitation.create, {
+    mode: "form",
+    sessionId: s.sessionId,
+    message: "Please configure the project.",
+    requestedSchema: FORM_SCHEMA,
+  });
+  await t.emit({ sessionUpdate: "state_update", state: "running" }, { store: false });
+  const action = typeof response.action === "string" ? response.action : "cancel";
+  const content = action === "accept" ? ` ${canonical(response.content ?? {})}` : "";
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text(`Form result: ${action}${content}`) });
+}
+
+async function elicitUrlScript(t) {
+  const s = t.session;
+  const m = s.nextId("m");
+  if (!clientCaps.elicitation?.url) {
+    await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text("The client does not support URL elicitation.") });
+    return;
+  }
+  const elicitationId = `elic-${++elicitationCounter}`;
+  await t.emit({ sessionUpdate: "state_update", state: "requires_action" }, { store: false });
+  const response = await t.request(acp.methods.client.elicitation.create, {
+    mode: "url",
+    sessionId: s.sessionId,
+    message: "Sign in to the test service.",
+    elicitationId,
+    url: `https://example.com/login?session=${s.sessionId}`,
+  });
+  await t.emit({ sessionUpdate: "state_update", state: "running" }, { store: false });
+  const action = typeof response.action === "string" ? response.action : "cancel";
+  if (action === "accept") {
+    await client.notify(acp.methods.client.elicitation.complete, { elicitationId });
+  }
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text(`URL result: ${action}`) });
+}
+
+async function slowScript(t) {
+  const s = t.session;
+  const tc = s.nextId("tc");
+  await t.emit({
+    sessionUpdate: "tool_call_update",
+    toolCallId: tc,
+    title: "Long build",
+    name: "build",
+    kind: "execute",
+    status: "in_progress",
+    capabilities: { cancel: {} },
+  });
+  const m = s.nextId("m");
+  for (let i = 1; i <= opts.slowTicks; i++) {
+    await t.sleep(opts.slowMs);
+    await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text(`tick ${i}\n`) });
+  }
+  if (t.openToolCalls.has(tc)) {
+    await t.emit({ sessionUpdate: "tool_call_update", toolCallId: tc, status: "completed", capabilities: null });
+  }
+}
+
+async function extScript(t) {
+  const s = t.session;
+  const m = s.nextId("m");
+  let result;
+  try {
+    const answer = await t.request("_test/ping", { sessionId: s.sessionId, n: 1 });
+    result = `ext result: ${canonical(answer)}`;
+  } catch (err) {
+    if (err instanceof Cancelled) throw err;
+    result = `ext error: ${err?.code ?? "unknown"}`;
+  }
+  await client.notify("_test/notice", { sessionId: s.sessionId, text: "hello from the agent" });
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text(result) });
+}
+
+async function noticeScript(t) {
+  // Notices are live-only: not stored, so never replayed.
+  await t.emit({ sessionUpdate: "notice", severity: "warning", title: "Low disk space", description: "Only 1 GB left." }, { store: false });
+  const m = t.session.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text("Noticed.") });
+}
+
+async function failScript(t) {
+  const m = t.session.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text("Something went wrong.") });
+  return { stopReason: "error", error: { code: -32603, message: "Scripted failure" } };
+}
+
+const SCRIPTS = {
+  hello: helloScript,
+  tool: toolScript,
+  permission: permissionScript,
+  "elicit-form": elicitFormScript,
+  "elicit-url": elicitUrlScript,
+  slow: slowScript,
+  ext: extScript,
+  notice: noticeScript,
+  fail: failScript,
+};
+
+// ---------------------------------------------------------------------------
+// Handlers
+
+const app = acp.agent({ name: "libacp-ts-peer" });
+const m = acp.methods.agent;
+
+app.onRequest(m.initialize, async ({ params }) => {
+  if (opts.rejectVersion) {
+    throw acp.RequestError.unsupportedProtocolVersion(params.protocolVersion, [1]);
+  }
+  clientCaps = params.capabilities ?? {};
+  const response = {
+    protocolVersion: 2,
+    info: AGENT_INFO,
+    capabilities: SESSION_CAPS ? { session: SESSION_CAPS } : {},
+  };
+  if (opts.authRequired) response.authMethods = [AUTH_METHOD];
+  return response;
+});
+
+if (opts.authRequired) {
+  app.onRequest(m.auth.login, async ({ params }) => {
+    if (params.methodId !== AUTH_METHOD.methodId) {
+      throw acp.RequestError.invalidParams({ methodId: params.methodId }, "unknown auth method");
+    }
+    loggedIn = true;
+    return {};
+  });
+  app.onRequest(m.auth.logout, async () => {
+    loggedIn = false;
+    return {};
+  });
+}
+
+if (SESSION_CAPS) {
+  app.onRequest(m.session.new, async ({ params }) => {
+    requireAuth();
+    validateCwd(params.cwd);
+    const dirs = validateDirectories(params);
+    acp.assertSupportedMcpServers(params.mcpServers, SESSION_CAPS.mcp);
+    const s = new Session(`sess-${++sessionCounter}`, params.cwd, dirs);
+    sessions.set(s.sessionId, s);
+    return { sessionId: s.sessionId, configOptions: s.configOptions(), availableCommands: AVAILABLE_COMMANDS };
+  });
+
+  app.onRequest(m.session.list, async ({ params }) => {
+    requireAuth();
+    let all = [...sessions.values()].filter((s) => !s.deleted);
+    if (params.cwd !== undefined && params.cwd !== null) all = all.filter((s) => s.cwd === params.cwd);
+    let offset = 0;
+    if (params.cursor !== undefined && params.cursor !== null) {
+      const match = /^page:(\d+)$/.exec(Buffer.from(params.cursor, "base64url").toString("utf8"));
+      if (!match) throw acp.RequestError.invalidParams({ cursor: params.cursor }, "unknown cursor");
+      offset = Number(match[1]);
+    }
+    const page = all.slice(offset, offset + opts.pageSize);
+    const response = { sessions: page.map((s) => s.info()) };
+    if (offset + opts.pageSize < all.length) {
+      response.nextCursor = Buffer.from(`page:${offset + opts.pageSize}`).toString("base64url");
+    }
+    return response;
+  });
+
+  app.onRequest(m.session.resume, async ({ params }) => {
+    requireAuth();
+    const s = sessions.get(params.sessionId);
+    if (!s || s.deleted) throw acp.RequestError.sessionNotFound(params.sessionId);
+    validateCwd(params.cwd);
+    if (params.cwd !== s.cwd) {
+      throw acp.RequestError.invalidParams({ cwd: params.cwd }, "cwd does not match the session's working directory");
+    }
+    const dirs = validateDirectories(params);
+    acp.assertSupportedMcpServers(params.mcpServers, SESSION_CAPS.mcp);
+    const replayFrom = params.replayFrom ?? null;
+    if (replayFrom !== null && replayFrom.type !== "start") {
+      throw acp.RequestError.invalidParams({ replayFrom }, "unsupported replay cursor");
+    }
+    s.additionalDirectories = dirs;
+    s.active = true;
+    if (replayFrom) {
+      for (const update of s.history) {
+        await client.notify(acp.methods.client.session.update, { sessionId: s.sessionId, update: structuredClone(update) });
+      }
+    }
+    const snapshot = s.turn
+      ? { sessionUpdate: "state_update", state: "running" }
+      : { sessionUpdate: "state_update", state: "idle", ...(s.lastStopReason ? { stopReason: s.lastStopReason } : {}) };
+    await emit(s, snapshot, { store: false });
+    return { configOptions: s.configOptions(), availableCommands: AVAILABLE_COMMANDS };
+  });
+
+  app.onRequest(m.session.close, async ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (!s || !s.active) return {};
+    const turn = s.turn;
+    cancelForeground(s);
+    if (turn) await turn.done;
+    s.active = false;
+    return {};
+  });
+
+  if (SESSION_CAPS.delete) {
+    app.onRequest(m.session.delete, async ({ params }) => {
+      const s = sessions.get(params.sessionId);
+      if (!s) return {};
+      const turn = s.turn;
+      cancelForeground(s);
+      if (turn) await turn.done;
+      s.active = false;
+      s.deleted = true;
+      return {};
+    });
+  }
+
+  app.onRequest(m.session.setConfigOption, async ({ params }) => {
+    requireAuth();
+    const s = activeSession(params.sessionId);
+    const option = s.configOptions().find((o) => o.configId === params.configId);
+    if (!option) throw acp.RequestError.invalidParams({ configId: params.configId }, "unknown config option");
+    if (option.type === "select") {
+      if (params.type !== "id" || typeof params.value !== "string") {
+        throw acp.RequestError.invalidParams({ configId: params.configId }, "select options take {type:'id'}");
+      }
+      if (!option.options.some((o) => o.value === params.value)) {
+        throw acp.RequestError.invalidParams({ configId: params.configId, value: params.value }, "value is not one of the option's values");
+      }
+    } else if (params.type !== "boolean" || typeof params.value !== "boolean") {
+      throw acp.RequestError.invalidParams({ configId: params.configId }, "boolean options take {type:'boolean'}");
+    }
+    s.config[params.configId] = params.value;
+    // Leaving model-b drops its effort knob back to the default.
+    if (params.configId === "model" && params.value === "model-a") s.config.effort = "medium";
+    return { configOptions: s.configOptions() };
+  });
+
+  app.onRequest(m.session.prompt, async ({ params, signal, requestId }) => {
+    requireAuth();
+    const s = activeSession(params.sessionId);
+    validatePrompt(params.prompt);
+    if (s.turn) {
+      // Held until the running turn ends; withdrawn by $/cancel_request,
+      // answered -32800 by session/cancel or session/close.
+      await new Promise((admit, reject) => {
+        const held = { admit, reject };
+        s.held.push(held);
+        signal.addEventListener(
+          "abort",
+          () => {
+            const i = s.held.indexOf(held);
+            if (i >= 0) {
+              s.held.splice(i, 1);
+              reject(acp.RequestError.requestCancelled());
+            }
+          },
+          { once: true },
+        );
+      });
+      if (!s.active) throw acp.RequestError.requestCancelled();
+    }
+    const turn = new Turn(s);
+    s.turn = turn;
+    await emit(s, { sessionUpdate: "state_update", state: "running" }, { store: false });
+    const messageId = s.nextId("u");
+    await emit(s, { sessionUpdate: "user_message", messageId, content: params.prompt });
+    const promptText = params.prompt
+      .filter((b) => b.type === "text")
+      .map((b) => b.text)
+      .join(" ");
+    void whenResponseSent(requestId).then(() => runTurn(s, turn, promptText));
+    return { messageId };
+  });
+
+  app.onNotification(m.session.cancel, async ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (s) cancelForeground(s);
+  });
+
+  app.onRequest(m.toolCall.cancel, async ({ params, requestId }) => {
+    const s = activeSession(params.sessionId);
+    const turn = s.turn;
+    // Only the slow script keeps a tool call cancellable long enough to matter.
+    if (!turn || !turn.openToolCalls.has(params.toolCallId)) {
+      throw acp.RequestError.invalidParams({ toolCallId: params.toolCallId }, "the tool call is unknown or not cancellable");
+    }
+    turn.openToolCalls.delete(params.toolCallId);
+    // The empty response means "accepted"; the final status confirms it afterwards.
+    void whenResponseSent(requestId).then(() =>
+      emit(s, { sessionUpdate: "tool_call_update", toolCallId: params.toolCallId, status: "cancelled", capabilities: null }).catch((err) =>
+        log(`tool_call/cancel confirmation failed: ${err?.message ?? err}`),
+      ),
+    );
+    return {};
+  });
+}
+
+// Extension request from the client: answered with its own params.
+app.onRequest("_test/echo", (params) => params, async ({ params }) => params ?? {});
+// Extension notification from the client: only logged (it is also in --record).
+app.onNotification("_test/note", (params) => params, async ({ params }) => {
+  log(`_test/note ${JSON.stringify(params)}`);
+});
+
+// ---------------------------------------------------------------------------
+// Run until the client closes stdin.
+
+const connection = app.connect(sdkStream);
+client = connection.client;
+log(`ready (caps=${opts.caps}${opts.authRequired ? ", auth required" : ""})`);
+
+connection.closed.then(
+  () => shutdown(0),
+  (err) => {
+    log(`connection failed: ${err?.message ?? err}`);
+    shutdown(1);
+  },
+);
+
+function shutdown(code) {
+  for (const s of sessions.values()) if (s.turn) s.turn.controller.abort();
+  process.stdout.write("", () => process.exit(code));
+}
+
+process.stdout.on("error", () => process.exit(0));

@@ -1,0 +1,347 @@
+// Self test of the peer agent and the validator: `node --test selftest.mjs`.
+//
+// Acts as a deliberately minimal client that writes raw JSON lines (not the SDK's
+// client class), so what is checked is the agent's wire behaviour as the C++ client
+// will see it.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const AGENT = join(here, "agent.mjs");
+const VALIDATE = join(here, "validate.mjs");
+const CWD = "/tmp/acp-peer-selftest";
+const TIMEOUT_MS = 10_000;
+
+const workDir = mkdtempSync(join(tmpdir(), "ts-agent-selftest-"));
+process.on("exit", () => rmSync(workDir, { recursive: true, force: true }));
+
+class RawClient {
+  constructor(args = []) {
+    this.child = spawn(process.execPath, [AGENT, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+    this.stderr = "";
+    this.child.stderr.on("data", (d) => (this.stderr += d));
+    this.inbox = [];
+    this.wakeups = [];
+    this.nextId = 0;
+    this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+    createInterface({ input: this.child.stdout }).on("line", (line) => {
+      this.inbox.push(JSON.parse(line));
+      for (const wake of this.wakeups.splice(0)) wake();
+    });
+  }
+
+  send(msg) {
+    this.child.stdin.write(JSON.stringify(msg) + "\n");
+  }
+
+  request(method, params) {
+    const id = this.nextId++;
+    this.send({ jsonrpc: "2.0", id, method, params });
+    return id;
+  }
+
+  notify(method, params) {
+    this.send({ jsonrpc: "2.0", method, params });
+  }
+
+  /** Removes and returns every message up to and including the first one matching `pred`. */
+  async until(pred, what = "message") {
+    const deadline = Date.now() + TIMEOUT_MS;
+    for (;;) {
+      const i = this.inbox.findIndex(pred);
+      if (i >= 0) return this.inbox.splice(0, i + 1);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}; stderr: ${this.stderr}`);
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.wakeups.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  async call(method, params) {
+    const id = this.request(method, params);
+    const msgs = await this.until((m) => m.id === id && !m.method, `response to ${method}`);
+    return { response: msgs.at(-1), before: msgs.slice(0, -1) };
+  }
+
+  untilIdle(sessionId) {
+    return this.until(
+      (m) => m.method === "session/update" && m.params.sessionId === sessionId && m.params.update.sessionUpdate === "state_update" && m.params.update.state === "idle",
+      "idle state_update",
+    );
+  }
+
+  async initialize(capabilities = { elicitation: { form: {}, url: {} } }) {
+    const { response } = await this.call("initialize", { protocolVersion: 2, info: { name: "selftest", version: "0" }, capabilities });
+    return response;
+  }
+
+  async close() {
+    this.child.stdin.end();
+    return this.exited;
+  }
+}
+
+const updatesOf = (msgs) => msgs.filter((m) => m.method === "session/update").map((m) => m.params.update);
+const kinds = (updates) => updates.map((u) => (u.sessionUpdate === "state_update" ? `state_update:${u.state}` : u.sessionUpdate));
+const prompt = (text) => [{ type: "text", text }];
+
+const TOOL_TURN = [
+  "agent_message_chunk",
+  "agent_message_chunk",
+  "agent_thought_chunk",
+  "tool_call_update",
+  "tool_call_update",
+  "tool_call_content_chunk",
+  "terminal_update",
+  "terminal_output_chunk",
+  "terminal_output_chunk",
+  "terminal_update",
+  "tool_call_update",
+  "plan_update",
+  "agent_message",
+  "usage_update",
+  "session_info_update",
+  "state_update:idle",
+];
+
+test("conversation: initialize, session/new, tool turn, permission, resume with replay, validation", async (t) => {
+  const recordFile = join(workDir, "main.jsonl");
+  const c = new RawClient([`--record=${recordFile}`]);
+  const live = []; // conversation updates as sent live, for comparison with the replay
+
+  await t.test("initialize", async () => {
+    const r = await c.initialize();
+    assert.equal(r.result.protocolVersion, 2);
+    assert.equal(r.result.info.name, "libacp-ts-peer");
+    assert.deepEqual(r.result.capabilities.session, {
+      prompt: { image: {}, audio: {}, embeddedContext: {} },
+      mcp: { stdio: {}, http: {} },
+      delete: {},
+      additionalDirectories: {},
+    });
+    assert.equal(r.result.authMethods, undefined);
+  });
+
+  await t.test("session/new", async () => {
+    const { response } = await c.call("session/new", { cwd: CWD, mcpServers: [] });
+    assert.equal(response.result.sessionId, "sess-1");
+    assert.deepEqual(response.result.configOptions.map((o) => [o.configId, o.type, o.currentValue]), [
+      ["model", "select", "model-a"],
+      ["fast", "boolean", false],
+    ]);
+    assert.deepEqual(response.result.availableCommands.map((c) => c.name), ["web", "clear"]);
+  });
+
+  await t.test("tool prompt produces the documented update sequence", async () => {
+    const { response, before } = await c.call("session/prompt", { sessionId: "sess-1", prompt: prompt("tool") });
+    assert.deepEqual(response.result, { messageId: "u1" });
+    assert.deepEqual(kinds(updatesOf(before)), ["state_update:running", "user_message"]);
+    assert.equal(updatesOf(before)[1].messageId, "u1");
+    const turn = updatesOf(await c.untilIdle("sess-1"));
+    assert.deepEqual(kinds(turn), TOOL_TURN);
+    assert.equal(turn.at(-1).stopReason, "end_turn");
+    const toolStates = turn.filter((u) => u.sessionUpdate === "tool_call_update").map((u) => u.status);
+    assert.deepEqual(toolStates, ["pending", "in_progress", "completed"]);
+    assert.deepEqual(turn[4].capabilities, { cancel: {} });
+    assert.equal(turn[4].content[0].type, "diff");
+    assert.equal(turn[10].capabilities, null);
+    // The output chunks split a UTF-8 sequence: each alone is not valid UTF-8.
+    const chunks = turn.filter((u) => u.sessionUpdate === "terminal_output_chunk").map((u) => Buffer.from(u.data, "base64"));
+    assert.throws(() => new TextDecoder("utf-8", { fatal: true }).decode(chunks[0]));
+    assert.equal(Buffer.concat(chunks).toString("utf8"), "build: \u2713 ok\r\n");
+    live.push(updatesOf(before)[1], ...turn.slice(0, -1));
+  });
+
+  await t.test("permission round trip", async () => {
+    const { response, before } = await c.call("session/prompt", { sessionId: "sess-1", prompt: prompt("permission") });
+    assert.deepEqual(response.result, { messageId: "u2" });
+    live.push(updatesOf(before)[1]);
+    const msgs = await c.until((m) => m.method === "session/request_permission", "permission request");
+    const req = msgs.at(-1);
+    assert.equal(req.params.subject.type, "tool_call");
+    assert.equal(req.params.subject.toolCall.toolCallId, "tc2");
+    assert.deepEqual(req.params.options.map((o) => o.optionId), ["allow-once", "allow-always", "reject-once"]);
+    const early = updatesOf(msgs);
+    assert.deepEqual(kinds(early), ["agent_message_chunk", "state_update:requires_action"]);
+    c.send({ jsonrpc: "2.0", id: req.id, result: { outcome: { outcome: "selected", optionId: "allow-once" } } });
+    const rest = updatesOf(await c.untilIdle("sess-1"));
+    assert.deepEqual(kinds(rest), ["state_update:running", "tool_call_update", "tool_call_update", "agent_message_chunk", "state_update:idle"]);
+    assert.equal(rest.at(-2).content.text, "Permission granted (allow-once); the command ran.");
+    assert.equal(rest.at(-1).stopReason, "end_turn");
+    live.push(early[0], { sessionUpdate: "tool_call_update", ...req.params.subject.toolCall }, ...rest.slice(1, -1));
+  });
+
+  await t.test("a cancelled permission outcome stops the turn", async () => {
+    await c.call("session/prompt", { sessionId: "sess-1", prompt: prompt("permission") });
+    const req = (await c.until((m) => m.method === "session/request_permission", "permission request")).at(-1);
+    c.send({ jsonrpc: "2.0", id: req.id, result: { outcome: { outcome: "cancelled" } } });
+    const rest = updatesOf(await c.untilIdle("sess-1"));
+    assert.deepEqual(rest.at(-2), { sessionUpdate: "tool_call_update", toolCallId: "tc3", status: "cancelled" });
+    assert.equal(rest.at(-1).stopReason, "cancelled");
+  });
+
+  await t.test("resume with replay reproduces the conversation", async () => {
+    const closed = await c.call("session/close", { sessionId: "sess-1" });
+    assert.deepEqual(closed.response.result, {});
+    const gone = await c.call("session/prompt", { sessionId: "sess-1", prompt: prompt("hello") });
+    assert.equal(gone.response.error.code, -32002);
+    const { response, before } = await c.call("session/resume", { sessionId: "sess-1", cwd: CWD, replayFrom: { type: "start" } });
+    assert.deepEqual(Object.keys(response.result).sort(), ["availableCommands", "configOptions"]);
+    const replay = updatesOf(before);
+    assert.deepEqual(replay.at(-1), { sessionUpdate: "state_update", state: "idle", stopReason: "cancelled" });
+    const replayed = replay.slice(0, -1);
+    // The live part checked above is a prefix of the replay (the cancelled turn follows).
+    assert.deepEqual(replayed.slice(0, live.length), live);
+    assert.equal(replayed.filter((u) => u.sessionUpdate === "state_update").length, 0);
+    const noReplay = await c.call("session/resume", { sessionId: "sess-1", cwd: CWD });
+    assert.deepEqual(kinds(updatesOf(noReplay.before)), ["state_update:idle"]);
+  });
+
+  await t.test("extension request and unknown method", async () => {
+    const echo = await c.call("_test/echo", { a: [1, "x"] });
+    assert.deepEqual(echo.response.result, { a: [1, "x"] });
+    const unknown = await c.call("_test/unknown", {});
+    assert.equal(unknown.response.error.code, -32601);
+  });
+
+  await t.test("exits cleanly on EOF", async () => {
+    assert.equal(await c.close(), 0);
+  });
+
+  await t.test("validate.mjs accepts the recorded traffic", () => {
+    const r = spawnSync(process.execPath, [VALIDATE, "--agent", recordFile], { encoding: "utf8" });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, / 0 invalid/);
+  });
+
+  await t.test("validate.mjs rejects an invalid client message", () => {
+    const bad = join(workDir, "bad.jsonl");
+    const lines = readFileSync(recordFile, "utf8").trimEnd().split("\n");
+    lines.push(JSON.stringify({ dir: "in", msg: { jsonrpc: "2.0", id: 99, method: "session/prompt", params: { sessionId: "sess-1", prompt: [] } } }));
+    writeFileSync(bad, lines.join("\n") + "\n");
+    const r = spawnSync(process.execPath, [VALIDATE, bad], { encoding: "utf8" });
+    assert.equal(r.status, 1);
+    assert.match(r.stdout, /INVALID client session\/prompt \(id 99\)/);
+    assert.match(r.stdout, / 1 invalid/);
+  });
+});
+
+test("auth-required gates sessions until auth/login", async () => {
+  const c = new RawClient(["--auth-required"]);
+  const init = await c.initialize();
+  assert.deepEqual(init.result.authMethods.map((m) => [m.type, m.methodId]), [["agent", "test-login"]]);
+  assert.equal((await c.call("session/new", { cwd: CWD })).response.error.code, -32000);
+  assert.deepEqual((await c.call("auth/login", { methodId: "test-login" })).response.result, {});
+  assert.equal((await c.call("session/new", { cwd: CWD })).response.result.sessionId, "sess-1");
+  await c.call("auth/logout", {});
+  assert.equal((await c.call("session/new", { cwd: CWD })).response.error.code, -32000);
+  assert.equal(await c.close(), 0);
+});
+
+test("version negotiation scenarios", async () => {
+  const reject = new RawClient(["--reject-version"]);
+  const r = (await reject.call("initialize", { protocolVersion: 2, info: { name: "t", version: "0" } })).response;
+  assert.equal(r.error.code, -32022);
+  assert.deepEqual(r.error.data, { requested: 2, supported: [1] });
+  const v1 = (await reject.call("initialize", { protocolVersion: 1, clientInfo: { name: "t", version: "0" } })).response;
+  assert.equal(v1.result.protocolVersion, 1);
+  assert.equal(await reject.close(), 0);
+
+  const v3 = new RawClient(["--protocol-version=3"]);
+  assert.equal((await v3.initialize()).result.protocolVersion, 3);
+  assert.equal(await v3.close(), 0);
+});
+
+test("capability scenarios", async () => {
+  const none = new RawClient(["--caps=none"]);
+  assert.deepEqual((await none.initialize()).result.capabilities, {});
+  assert.equal((await none.call("session/new", { cwd: CWD })).response.error.code, -32601);
+  assert.equal(await none.close(), 0);
+
+  const stdio = new RawClient(["--caps=stdio-only"]);
+  assert.deepEqual((await stdio.initialize()).result.capabilities, { session: { mcp: { stdio: {} } } });
+  const http = [{ type: "http", name: "h", url: "http://127.0.0.1:1/mcp", headers: [] }];
+  assert.equal((await stdio.call("session/new", { cwd: CWD, mcpServers: http })).response.error.code, -32602);
+  assert.equal(await stdio.close(), 0);
+});
+
+test("session/list paging, set_config_option, slow turn cancel", async () => {
+  const c = new RawClient(["--slow-ms=20"]);
+  await c.initialize();
+  for (let i = 0; i < 3; i++) await c.call("session/new", { cwd: i === 2 ? "/other" : CWD });
+  const p1 = (await c.call("session/list", {})).response.result;
+  assert.deepEqual(p1.sessions.map((s) => s.sessionId), ["sess-1", "sess-2"]);
+  const p2 = (await c.call("session/list", { cursor: p1.nextCursor })).response.result;
+  assert.deepEqual(p2.sessions.map((s) => s.sessionId), ["sess-3"]);
+  assert.equal(p2.nextCursor, undefined);
+  assert.equal((await c.call("session/list", { cursor: "bogus" })).response.error.code, -32602);
+  assert.deepEqual((await c.call("session/list", { cwd: "/other" })).response.result.sessions.map((s) => s.sessionId), ["sess-3"]);
+
+  const set = (await c.call("session/set_config_option", { sessionId: "sess-1", configId: "model", type: "id", value: "model-b" })).response.result;
+  assert.deepEqual(set.configOptions.map((o) => o.configId), ["model", "fast", "effort"]);
+  const bad = await c.call("session/set_config_option", { sessionId: "sess-1", configId: "fast", type: "id", value: "x" });
+  assert.equal(bad.response.error.code, -32602);
+
+  await c.call("session/prompt", { sessionId: "sess-1", prompt: prompt("slow") });
+  await c.until((m) => m.params?.update?.sessionUpdate === "agent_message_chunk", "first tick");
+  c.notify("session/cancel", { sessionId: "sess-1" });
+  const tail = updatesOf(await c.untilIdle("sess-1"));
+  assert.deepEqual(tail.at(-2), { sessionUpdate: "tool_call_update", toolCallId: "tc1", status: "cancelled", capabilities: null });
+  assert.equal(tail.at(-1).stopReason, "cancelled");
+  assert.equal(await c.close(), 0);
+});
+
+test("elicitation, extension calls, held prompts; all traffic validates", async () => {
+  const recordFile = join(workDir, "extras.jsonl");
+  const c = new RawClient([`--record=${recordFile}`, "--slow-ms=20", "--slow-ticks=3"]);
+  await c.initialize();
+  await c.call("session/new", { cwd: CWD });
+
+  await c.call("session/prompt", { sessionId: "sess-1", prompt: prompt("elicit-form") });
+  const form = (await c.until((m) => m.method === "elicitation/create", "form elicitation")).at(-1);
+  assert.equal(form.params.mode, "form");
+  c.send({ jsonrpc: "2.0", id: form.id, result: { action: "accept", content: { name: "x", count: 2 } } });
+  let turn = updatesOf(await c.untilIdle("sess-1"));
+  assert.equal(turn.at(-2).content.text, 'Form result: accept {"count":2,"name":"x"}');
+
+  await c.call("session/prompt", { sessionId: "sess-1", prompt: prompt("elicit-url") });
+  const url = (await c.until((m) => m.method === "elicitation/create", "url elicitation")).at(-1);
+  assert.equal(url.params.elicitationId, "elic-1");
+  c.send({ jsonrpc: "2.0", id: url.id, result: { action: "accept" } });
+  const urlTurn = await c.untilIdle("sess-1");
+  assert.ok(urlTurn.some((m) => m.method === "elicitation/complete" && m.params.elicitationId === "elic-1"));
+  assert.equal(updatesOf(urlTurn).at(-2).content.text, "URL result: accept");
+
+  await c.call("session/prompt", { sessionId: "sess-1", prompt: prompt("ext") });
+  const ping = (await c.until((m) => m.method === "_test/ping", "_test/ping")).at(-1);
+  c.send({ jsonrpc: "2.0", id: ping.id, result: { pong: true } });
+  const extTurn = await c.untilIdle("sess-1");
+  assert.ok(extTurn.some((m) => m.method === "_test/notice"));
+  assert.equal(updatesOf(extTurn).at(-2).content.text, 'ext result: {"pong":true}');
+
+  // A prompt sent while "slow" runs is held: answered only once the first turn ends.
+  const first = c.request("session/prompt", { sessionId: "sess-1", prompt: prompt("slow") });
+  const second = c.request("session/prompt", { sessionId: "sess-1", prompt: prompt("hello") });
+  const msgs = await c.until((m) => m.id === second && !m.method, "held prompt response");
+  const firstIdle = msgs.findIndex((m) => m.params?.update?.state === "idle");
+  assert.ok(msgs.findIndex((m) => m.id === first && !m.method) < firstIdle);
+  assert.ok(firstIdle >= 0 && firstIdle < msgs.length - 1);
+  turn = updatesOf(await c.untilIdle("sess-1"));
+  assert.deepEqual(turn.map((u) => u.content?.text).filter(Boolean), ["Hello", ", world!"]);
+
+  assert.equal(await c.close(), 0);
+  const r = spawnSync(process.execPath, [VALIDATE, "--agent", recordFile], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+});
