@@ -1,0 +1,27 @@
+# Installs headers, both libraries, a CMake package (find_package(acp CONFIG), target
+# acp::acp for the shared and acp::acp_static for the static library) and acp.pc.
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY include/acp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/generated/acp/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/acp)
+
+install(TARGETS acp_shared acp_static EXPORT acpTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+set_target_properties(acp_shared PROPERTIES EXPORT_NAME acp)
+set_target_properties(acp_static PROPERTIES EXPORT_NAME acp_static)
+
+install(EXPORT acpTargets NAMESPACE acp:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/acp)
+configure_package_config_file(cmake/acpConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/acpConfig.cmake
+    INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/acp)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/acpConfigVersion.cmake
+    COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/acpConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/acpConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/acp)
+
+# acp.pc finds its prefix relative to itself, so the installed tree can move.
+file(RELATIVE_PATH ACP_PC_PREFIX_FROM_PCFILEDIR "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+configure_file(cmake/acp.pc.in ${CMAKE_CURRENT_BINARY_DIR}/acp.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/acp.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

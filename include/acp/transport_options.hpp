@@ -1,0 +1,45 @@
+// acp/transport_options.hpp — how libacp reaches an agent: a process it spawns, or
+// streams the host already opened.
+//
+//   acp::SpawnOptions agent;
+//   agent.argv = {"npx", "@agentclientprotocol/claude-agent-acp"};
+//   agent.cwd = "/home/me/project";
+//   agent.env_set = {{"NO_COLOR", "1"}};
+//   agent.env_unset = {"ANTHROPIC_API_KEY"};
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace acp {
+
+// An agent process to start. It is never run through a shell: argv[0] is looked up on
+// the PATH of the agent's environment, the rest are passed as they are.
+struct SpawnOptions {
+    std::vector<std::string> argv;
+    std::string cwd;  // empty: the host's working directory
+    // The agent's environment is the host's, minus env_unset, plus env_set (which wins).
+    std::vector<std::pair<std::string, std::string>> env_set;
+    std::vector<std::string> env_unset;
+
+    // Shutdown ladder: close the agent's stdin, wait shutdown_grace, SIGTERM its process
+    // group, wait terminate_grace, SIGKILL the group.
+    std::chrono::milliseconds shutdown_grace{2000};
+    std::chrono::milliseconds terminate_grace{2000};
+    // How much of the agent's stderr is kept for the error report when it exits.
+    std::size_t stderr_tail_bytes = 64 * 1024;
+};
+
+// Streams the host opened itself (for hosts that spawn the agent on their own, or carry
+// their own libuv whose SIGCHLD handling must not be disturbed). libacp takes ownership
+// of the descriptors and closes them. read_fd and write_fd may be the same socket.
+struct AdoptedFds {
+    int read_fd = -1;    // the agent's stdout
+    int write_fd = -1;   // the agent's stdin
+    int stderr_fd = -1;  // optional: the agent's stderr, forwarded to the log sink
+};
+
+}  // namespace acp

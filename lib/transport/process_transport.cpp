@@ -1,0 +1,393 @@
+#include "transport/process_transport.hpp"
+
+#include <csignal>
+#include <cstring>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+#include "support/uv_handle.hpp"
+#include "transport/pipe_stream.hpp"
+#include "transport/stderr_collector.hpp"
+
+extern char** environ;
+
+namespace acp::detail {
+
+namespace {
+
+// How long to wait for the agent's pipes to drain after it exited. Grandchildren may
+// hold them open; they are terminated meanwhile.
+constexpr uint64_t kDrainAfterExitMs = 1000;
+
+std::string uv_error_text(int status) { return std::string(uv_strerror(status)); }
+
+// Writing to a pipe whose reader died raises SIGPIPE, which would kill the host. libacp
+// sees the failed write as an error instead; hosts that installed a handler keep it.
+void ignore_sigpipe_unless_handled() {
+    struct sigaction current {};
+    if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+        std::signal(SIGPIPE, SIG_IGN);
+    }
+}
+
+std::vector<std::string> build_environment(const SpawnOptions& options) {
+    std::vector<std::string> env;
+    auto overridden = [&](std::string_view name) {
+        for (const auto& removed : options.env_unset) {
+            if (removed == name) return true;
+        }
+        for (const auto& set : options.env_set) {
+            if (set.first == name) return true;
+        }
+        return false;
+    };
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        std::string_view text(*entry);
+        auto eq = text.find('=');
+        if (eq == std::string_view::npos || overridden(text.substr(0, eq))) continue;
+        env.emplace_back(text);
+    }
+    for (const auto& set : options.env_set) env.push_back(set.first + "=" + set.second);
+    return env;
+}
+
+std::string lookup_env(const std::vector<std::string>& env, std::string_view name) {
+    for (const auto& entry : env) {
+        if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 && entry[name.size()] == '=') {
+            return entry.substr(name.size() + 1);
+        }
+    }
+    return {};
+}
+
+bool is_executable_file(const std::string& path) {
+    struct stat info {};
+    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// Finds the program the way execvp would with the agent's PATH, so that "not found" and
+// "not executable" are reported before anything is spawned, naming the program.
+Result<std::string> resolve_program(const std::string& program, const std::vector<std::string>& env,
+                                    const std::string& cwd) {
+    if (program.empty()) return Status(Errc::spawn_failed, "cannot start agent: the program name is empty");
+    if (program.find('/') != std::string::npos) {
+        std::string path = program;
+        if (program[0] != '/' && !cwd.empty()) path = cwd + "/" + program;
+        struct stat info {};
+        if (::stat(path.c_str(), &info) != 0) {
+            return Status(Errc::spawn_failed, "cannot start agent: '" + program + "' does not exist");
+        }
+        if (!is_executable_file(path)) {
+            return Status(Errc::spawn_failed, "cannot start agent: '" + program + "' is not an executable file");
+        }
+        return path;
+    }
+    std::string search_path = lookup_env(env, "PATH");
+    if (search_path.empty()) search_path = "/usr/local/bin:/usr/bin:/bin";
+    bool found_not_executable = false;
+    std::size_t start = 0;
+    while (start <= search_path.size()) {
+        auto end = search_path.find(':', start);
+        if (end == std::string::npos) end = search_path.size();
+        std::string dir = search_path.substr(start, end - start);
+        if (dir.empty()) dir = ".";
+        std::string candidate = dir + "/" + program;
+        if (is_executable_file(candidate)) return candidate;
+        if (::access(candidate.c_str(), F_OK) == 0) found_not_executable = true;
+        start = end + 1;
+    }
+    if (found_not_executable) {
+        return Status(Errc::spawn_failed, "cannot start agent: '" + program + "' is on PATH but not executable");
+    }
+    return Status(Errc::spawn_failed, "cannot start agent: '" + program + "' was not found on PATH");
+}
+
+}  // namespace
+
+// Owns the process and its pipes. Keeps itself alive (self_) until the process has been
+// reaped, its group swept and every handle closed, whoever owns it by then.
+class ProcessTransport::Supervisor : public std::enable_shared_from_this<Supervisor> {
+public:
+    Supervisor(uv_loop_t* loop, const SpawnOptions& options, Logger logger)
+        : loop_(loop),
+          options_(options),
+          logger_(logger),
+          stdin_(loop),
+          stdout_(loop),
+          stderr_(loop),
+          stderr_collector_(logger, options.stderr_tail_bytes) {}
+
+    Status spawn() {
+        if (options_.argv.empty()) return Status(Errc::spawn_failed, "cannot start agent: argv is empty");
+        if (!options_.cwd.empty()) {
+            struct stat info {};
+            if (::stat(options_.cwd.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+                return Status(Errc::spawn_failed,
+                              "cannot start agent: working directory '" + options_.cwd + "' is not a directory");
+            }
+        }
+        std::vector<std::string> env = build_environment(options_);
+        auto program = resolve_program(options_.argv[0], env, options_.cwd);
+        if (!program) return program.status();
+
+        std::vector<char*> args;
+        for (const auto& arg : options_.argv) args.push_back(const_cast<char*>(arg.c_str()));
+        args.push_back(nullptr);
+        std::vector<char*> envp;
+        for (auto& entry : env) envp.push_back(&entry[0]);
+        envp.push_back(nullptr);
+
+        uv_stdio_container_t stdio[3];
+        stdio[0].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_READABLE_PIPE);
+        stdio[0].data.stream = reinterpret_cast<uv_stream_t*>(stdin_.handle());
+        stdio[1].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
+        stdio[1].data.stream = reinterpret_cast<uv_stream_t*>(stdout_.handle());
+        stdio[2].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
+        stdio[2].data.stream = reinterpret_cast<uv_stream_t*>(stderr_.handle());
+
+        uv_process_options_t spawn_options{};
+        spawn_options.file = program->c_str();
+        spawn_options.args = args.data();
+        spawn_options.env = envp.data();
+        spawn_options.cwd = options_.cwd.empty() ? nullptr : options_.cwd.c_str();
+        // A new session makes the agent the leader of its own process group, so the
+        // whole group (grandchildren included) can be signalled at shutdown.
+        spawn_options.flags = UV_PROCESS_DETACHED;
+        spawn_options.stdio_count = 3;
+        spawn_options.stdio = stdio;
+        spawn_options.exit_cb = &Supervisor::on_exit;
+
+        ignore_sigpipe_unless_handled();
+        process_ = new uv_process_t{};
+        process_->data = this;
+        int rc = uv_spawn(loop_, process_, &spawn_options);
+        if (rc != 0) {
+            close_and_delete(process_);
+            process_ = nullptr;
+            return Status(Errc::spawn_failed,
+                          "cannot start agent '" + options_.argv[0] + "': " + uv_error_text(rc));
+        }
+        pid_ = process_->pid;
+        self_ = shared_from_this();
+
+        timer_ = new uv_timer_t{};
+        uv_timer_init(loop_, timer_);
+        timer_->data = this;
+        drain_timer_ = new uv_timer_t{};
+        uv_timer_init(loop_, drain_timer_);
+        drain_timer_->data = this;
+
+        stdin_.on_write_error([this](int status) {
+            logger_(LogLevel::warning, log_source::transport,
+                    "writing to the agent's stdin failed: " + uv_error_text(status));
+        });
+        // stderr is drained from the start, whatever the host does, so the agent never
+        // blocks on a full stderr pipe.
+        stderr_.start_reading([this](char* data, std::size_t size) { stderr_collector_.add(data, size); },
+                              [this](int) {
+                                  stderr_ended_ = true;
+                                  stderr_collector_.finish();
+                                  maybe_report_closed();
+                              });
+        return Status();
+    }
+
+    void start(TransportEvents* events) {
+        events_ = events;
+        stdout_.start_reading(
+            [this](char* data, std::size_t size) {
+                if (events_ != nullptr) events_->on_transport_data(data, size);
+            },
+            [this](int status) {
+                stdout_ended_ = true;
+                if (status != UV_EOF) {
+                    logger_(LogLevel::warning, log_source::transport,
+                            "reading the agent's stdout failed: " + uv_error_text(status));
+                }
+                if (!exited_ && !close_requested_) {
+                    logger_(LogLevel::warning, log_source::transport,
+                            "the agent closed its stdout while still running; shutting it down");
+                    begin_shutdown(/*requested=*/false);
+                }
+                maybe_report_closed();
+            });
+    }
+
+    void write(std::string_view bytes) {
+        if (close_requested_ || exited_) return;
+        stdin_.write(bytes);
+    }
+
+    void close() { begin_shutdown(/*requested=*/true); }
+
+    void detach() { events_ = nullptr; }
+
+    int pid() const { return pid_; }
+
+private:
+    void begin_shutdown(bool requested) {
+        if (close_requested_) return;
+        close_requested_ = true;
+        shutdown_requested_by_client_ = requested;
+        stdin_.close_after_writes();  // EOF on stdin: the polite request to exit
+        if (exited_) return;
+        phase_ = Phase::grace_after_stdin_eof;
+        uv_timer_start(timer_, &Supervisor::on_timer, static_cast<uint64_t>(options_.shutdown_grace.count()), 0);
+    }
+
+    static void on_timer(uv_timer_t* timer) {
+        auto* self = static_cast<Supervisor*>(timer->data);
+        switch (self->phase_) {
+            case Phase::grace_after_stdin_eof:
+                self->logger_(LogLevel::info, log_source::transport,
+                              "the agent did not exit after stdin was closed; sending SIGTERM");
+                self->signal_group(SIGTERM);
+                self->phase_ = Phase::grace_after_sigterm;
+                uv_timer_start(timer, &Supervisor::on_timer,
+                               static_cast<uint64_t>(self->options_.terminate_grace.count()), 0);
+                break;
+            case Phase::grace_after_sigterm:
+                self->logger_(LogLevel::warning, log_source::transport,
+                              "the agent ignored SIGTERM; sending SIGKILL");
+                self->signal_group(SIGKILL);
+                self->phase_ = Phase::idle;
+                break;
+            case Phase::sweeping_group:
+                if (self->group_alive()) self->signal_group(SIGKILL);
+                self->phase_ = Phase::idle;
+                self->sweep_done_ = true;
+                self->maybe_release();
+                break;
+            case Phase::idle: break;
+        }
+    }
+
+    static void on_exit(uv_process_t* process, int64_t exit_status, int term_signal) {
+        auto* self = static_cast<Supervisor*>(process->data);
+        self->exited_ = true;
+        self->exit_status_ = exit_status;
+        self->term_signal_ = term_signal;
+        uv_timer_stop(self->timer_);
+        self->stdin_.close();
+        // Whatever the agent left running in its group goes with it.
+        if (self->group_alive()) {
+            self->signal_group(SIGTERM);
+            self->phase_ = Phase::sweeping_group;
+            uv_timer_start(self->timer_, &Supervisor::on_timer,
+                           static_cast<uint64_t>(self->options_.terminate_grace.count()), 0);
+        } else {
+            self->phase_ = Phase::idle;
+            self->sweep_done_ = true;
+        }
+        uv_timer_start(self->drain_timer_, &Supervisor::on_drain_timeout, kDrainAfterExitMs, 0);
+        self->maybe_report_closed();
+        self->maybe_release();
+    }
+
+    static void on_drain_timeout(uv_timer_t* timer) {
+        auto* self = static_cast<Supervisor*>(timer->data);
+        self->drain_expired_ = true;
+        self->maybe_report_closed();
+    }
+
+    bool group_alive() const { return pid_ > 0 && ::kill(-pid_, 0) == 0; }
+
+    void signal_group(int signal_number) {
+        if (pid_ > 0) ::kill(-pid_, signal_number);
+    }
+
+    void maybe_report_closed() {
+        if (closed_reported_ || !exited_) return;
+        if (!(stdout_ended_ && stderr_ended_) && !drain_expired_) return;
+        closed_reported_ = true;
+        uv_timer_stop(drain_timer_);
+        stderr_collector_.finish();
+        stdout_.close();
+        stderr_.close();
+
+        AgentExit exit;
+        exit.exited = true;
+        exit.exit_code = static_cast<int>(exit_status_);
+        exit.term_signal = term_signal_;
+        exit.requested = shutdown_requested_by_client_;
+        exit.stderr_tail = stderr_collector_.tail();
+        std::string how = term_signal_ != 0 ? "was killed by signal " + std::to_string(term_signal_) + " (" +
+                                                  strsignal(term_signal_) + ")"
+                                            : "exited with code " + std::to_string(exit_status_);
+        std::string message = shutdown_requested_by_client_ ? "the agent was shut down and " + how
+                                                            : "the agent " + how + " unexpectedly";
+        Status why = Status(Errc::connection_closed, message).with_agent_exit(std::move(exit));
+        logger_(shutdown_requested_by_client_ ? LogLevel::info : LogLevel::warning, log_source::transport, message);
+        if (events_ != nullptr) {
+            auto* events = events_;
+            events_ = nullptr;
+            events->on_transport_closed(why);
+        }
+        maybe_release();
+    }
+
+    void maybe_release() {
+        if (!closed_reported_ || !sweep_done_ || released_) return;
+        released_ = true;
+        close_and_delete(timer_);
+        close_and_delete(drain_timer_);
+        close_and_delete(process_);
+        timer_ = drain_timer_ = nullptr;
+        process_ = nullptr;
+        self_.reset();  // may destroy this; nothing may follow
+    }
+
+    enum class Phase { idle, grace_after_stdin_eof, grace_after_sigterm, sweeping_group };
+
+    uv_loop_t* loop_;
+    SpawnOptions options_;
+    Logger logger_;
+    PipeStream stdin_;
+    PipeStream stdout_;
+    PipeStream stderr_;
+    StderrCollector stderr_collector_;
+    uv_process_t* process_ = nullptr;
+    uv_timer_t* timer_ = nullptr;        // the shutdown ladder, then the group sweep
+    uv_timer_t* drain_timer_ = nullptr;  // bounds the wait for pipes after the exit
+    TransportEvents* events_ = nullptr;
+    std::shared_ptr<Supervisor> self_;
+    Phase phase_ = Phase::idle;
+    int pid_ = 0;
+    int64_t exit_status_ = 0;
+    int term_signal_ = 0;
+    bool exited_ = false;
+    bool stdout_ended_ = false;
+    bool stderr_ended_ = false;
+    bool drain_expired_ = false;
+    bool close_requested_ = false;
+    bool shutdown_requested_by_client_ = false;
+    bool closed_reported_ = false;
+    bool sweep_done_ = false;
+    bool released_ = false;
+};
+
+Result<std::unique_ptr<ProcessTransport>> ProcessTransport::spawn(uv_loop_t* loop, const SpawnOptions& options,
+                                                                  Logger logger) {
+    auto supervisor = std::make_shared<Supervisor>(loop, options, std::move(logger));
+    Status status = supervisor->spawn();
+    if (!status) return status;
+    return std::unique_ptr<ProcessTransport>(new ProcessTransport(std::move(supervisor)));
+}
+
+ProcessTransport::ProcessTransport(std::shared_ptr<Supervisor> supervisor) : supervisor_(std::move(supervisor)) {}
+
+ProcessTransport::~ProcessTransport() {
+    supervisor_->detach();
+    supervisor_->close();
+}
+
+void ProcessTransport::start(TransportEvents* events) { supervisor_->start(events); }
+void ProcessTransport::write(std::string_view bytes) { supervisor_->write(bytes); }
+void ProcessTransport::close() { supervisor_->close(); }
+void ProcessTransport::detach() { supervisor_->detach(); }
+int ProcessTransport::pid() const { return supervisor_->pid(); }
+
+}  // namespace acp::detail

@@ -1,0 +1,44 @@
+// A transport to an agent process that libacp spawns and supervises.
+//
+// The agent runs in its own process group, from an argv vector (never a shell), with
+// the environment SpawnOptions describes. Its stderr is drained continuously into the
+// log sink; its exit is reported with the code or signal and the tail of its stderr.
+// Shutdown follows a ladder (close stdin, SIGTERM the group, SIGKILL the group), and
+// whatever is left of the group after the agent exits (grandchildren) is terminated too.
+//
+// The supervisor outlives this object when needed: destroying a ProcessTransport with
+// the agent still running starts the ladder, which finishes on the loop by itself.
+#pragma once
+
+#include <uv.h>
+
+#include <memory>
+
+#include "acp/status.hpp"
+#include "acp/transport_options.hpp"
+#include "support/logger.hpp"
+#include "transport/transport.hpp"
+
+namespace acp::detail {
+
+class ProcessTransport final : public Transport {
+public:
+    static Result<std::unique_ptr<ProcessTransport>> spawn(uv_loop_t* loop, const SpawnOptions& options,
+                                                           Logger logger);
+    ~ProcessTransport() override;
+
+    void start(TransportEvents* events) override;
+    void write(std::string_view bytes) override;
+    void close() override;
+    void detach() override;
+
+    int pid() const;
+
+    class Supervisor;
+
+private:
+    explicit ProcessTransport(std::shared_ptr<Supervisor> supervisor);
+    std::shared_ptr<Supervisor> supervisor_;
+};
+
+}  // namespace acp::detail

@@ -1,0 +1,43 @@
+// The byte-stream interface between an agent and the JSON-RPC connection.
+//
+// A Transport moves raw bytes: it knows nothing about lines or JSON. Implementations:
+// ProcessTransport (spawns and supervises the agent), FdTransport (pipes the host
+// opened), and the in-memory pair used by tests.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "acp/status.hpp"
+
+namespace acp::detail {
+
+class TransportEvents {
+public:
+    virtual ~TransportEvents() = default;
+    // Bytes read from the agent. The buffer is the transport's and is writable, so the
+    // framer can terminate lines in place; it is valid only during the call.
+    virtual void on_transport_data(char* data, std::size_t size) = 0;
+    // The stream ended; called exactly once, after the last on_transport_data. The status
+    // is connection_closed and carries the agent's exit when there was a process.
+    virtual void on_transport_closed(const Status& why) = 0;
+};
+
+class Transport {
+public:
+    virtual ~Transport() = default;
+
+    // Starts delivering events. Called once, before any write.
+    virtual void start(TransportEvents* events) = 0;
+    // Queues bytes for the agent; writes are coalesced and keep their order. Bytes
+    // written after close() or after the stream ended are dropped (the close event
+    // reports why).
+    virtual void write(std::string_view bytes) = 0;
+    // Begins an orderly shutdown; on_transport_closed follows on a later loop turn.
+    // Idempotent.
+    virtual void close() = 0;
+    // Stops all event delivery: the events object is about to go away.
+    virtual void detach() = 0;
+};
+
+}  // namespace acp::detail

@@ -1,0 +1,24 @@
+# Installs the built libacp into a scratch prefix, then configures, builds and runs a tiny
+# consumer project against it twice: through find_package(acp CONFIG) and through
+# pkg-config. Run by CTest with -DSOURCE_DIR, -DBUILD_DIR and -DWORK_DIR.
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(prefix "${WORK_DIR}/prefix")
+
+function(run_step)
+    execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "step failed (${rc}): ${ARGN}\n${out}\n${err}")
+    endif()
+    message(STATUS "${out}")
+endfunction()
+
+run_step(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
+
+foreach(mode cmake pkgconfig)
+    set(consumer_build "${WORK_DIR}/consumer-${mode}")
+    run_step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/consumer" -B "${consumer_build}"
+        -DCONSUMER_MODE=${mode} "-DCMAKE_PREFIX_PATH=${prefix}")
+    run_step(${CMAKE_COMMAND} --build "${consumer_build}")
+    # The shared library is found through the consumer's RPATH into the prefix.
+    run_step("${consumer_build}/acp-consumer")
+endforeach()
