@@ -188,6 +188,7 @@ public:
         // blocks on a full stderr pipe.
         stderr_.start_reading([this](char* data, std::size_t size) { stderr_collector_.add(data, size); },
                               [this](int) {
+                                  auto keep_alive = shared_from_this();
                                   stderr_ended_ = true;
                                   stderr_collector_.finish();
                                   maybe_report_closed();
@@ -202,6 +203,7 @@ public:
                 if (events_ != nullptr) events_->on_transport_data(data, size);
             },
             [this](int status) {
+                auto keep_alive = shared_from_this();
                 stdout_ended_ = true;
                 if (status != UV_EOF) {
                     logger_(LogLevel::warning, log_source::transport,
@@ -223,7 +225,13 @@ public:
 
     void close() { begin_shutdown(/*requested=*/true); }
 
-    void detach() { events_ = nullptr; }
+    // The owner is gone: no more events, and no more log records either (the host's
+    // sink may capture state that dies with the owner). The ladder goes on silently.
+    void detach() {
+        events_ = nullptr;
+        logger_ = Logger();
+        stderr_collector_.set_logger(Logger());
+    }
 
     int pid() const { return pid_; }
 
@@ -238,8 +246,11 @@ private:
         uv_timer_start(timer_, &Supervisor::on_timer, static_cast<uint64_t>(options_.shutdown_grace.count()), 0);
     }
 
+    // Every libuv callback holds a reference while it runs: maybe_release() may drop the
+    // supervisor's last one half-way.
     static void on_timer(uv_timer_t* timer) {
         auto* self = static_cast<Supervisor*>(timer->data);
+        auto keep_alive = self->shared_from_this();
         switch (self->phase_) {
             case Phase::grace_after_stdin_eof:
                 self->logger_(LogLevel::info, log_source::transport,
@@ -267,6 +278,7 @@ private:
 
     static void on_exit(uv_process_t* process, int64_t exit_status, int term_signal) {
         auto* self = static_cast<Supervisor*>(process->data);
+        auto keep_alive = self->shared_from_this();
         self->exited_ = true;
         self->exit_status_ = exit_status;
         self->term_signal_ = term_signal;
@@ -289,6 +301,7 @@ private:
 
     static void on_drain_timeout(uv_timer_t* timer) {
         auto* self = static_cast<Supervisor*>(timer->data);
+        auto keep_alive = self->shared_from_this();
         self->drain_expired_ = true;
         self->maybe_report_closed();
     }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "support/logger.hpp"
 
@@ -14,6 +15,7 @@ class StderrCollector {
 public:
     StderrCollector(Logger logger, std::size_t tail_bytes);
 
+    void set_logger(Logger logger) { logger_ = std::move(logger); }
     void add(const char* data, std::size_t size);
     void finish();  // hands out a last line that had no newline
     std::string tail() const;

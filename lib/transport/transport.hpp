@@ -36,7 +36,7 @@ public:
     // Begins an orderly shutdown; on_transport_closed follows on a later loop turn.
     // Idempotent.
     virtual void close() = 0;
-    // Stops all event delivery: the events object is about to go away.
+    // Stops all event delivery and logging: the events object is about to go away.
     virtual void detach() = 0;
 };
 

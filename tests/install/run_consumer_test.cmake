@@ -17,7 +17,9 @@ run_step(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
 foreach(mode cmake pkgconfig)
     set(consumer_build "${WORK_DIR}/consumer-${mode}")
     run_step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/consumer" -B "${consumer_build}"
-        -DCONSUMER_MODE=${mode} "-DCMAKE_PREFIX_PATH=${prefix}")
+        -DCONSUMER_MODE=${mode} "-DCMAKE_PREFIX_PATH=${prefix}"
+        # A sanitized libacp needs the sanitizer runtime in the consumer too.
+        "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}")
     run_step(${CMAKE_COMMAND} --build "${consumer_build}")
     # The shared library is found through the consumer's RPATH into the prefix.
     run_step("${consumer_build}/acp-consumer")

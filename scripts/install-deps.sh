@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what building and testing libacp needs, from Debian's packages, when missing.
+# Safe to run again: it installs nothing that is already there.
+set -euo pipefail
+
+packages=(cmake g++ ninja-build pkg-config rapidjson-dev libuv1-dev doctest-dev)
+# Node.js and npm run the peer agent built on the official TypeScript SDK.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+# Tools may come from elsewhere than Debian (the CI image's node does): trust the PATH.
+filtered=()
+for package in "${missing[@]}"; do
+    case "$package" in
+        cmake) command -v cmake >/dev/null 2>&1 || filtered+=("$package") ;;
+        g++) command -v g++ >/dev/null 2>&1 || filtered+=("$package") ;;
+        ninja-build) command -v ninja >/dev/null 2>&1 || filtered+=("$package") ;;
+        pkg-config) command -v pkg-config >/dev/null 2>&1 || filtered+=("$package") ;;
+        *) filtered+=("$package") ;;
+    esac
+done
+[ ${#filtered[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "libacp needs: ${filtered[*]}" >&2
+    echo "install them with: sudo apt-get install ${filtered[*]}" >&2
+    exit 1
+fi
+echo "installing: ${filtered[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${filtered[@]}" >/dev/null

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds libacp and runs every test: once with warnings as errors, once more under
+# AddressSanitizer + UndefinedBehaviorSanitizer. Installs what it needs first.
+#
+#   scripts/test.sh            both builds
+#   ACP_SKIP_SANITIZERS=1 scripts/test.sh   only the first (quicker, for development)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+# The peer agent on the official TypeScript SDK, pinned by the committed lockfile.
+(cd tests/peers/ts-agent && npm ci --no-audit --no-fund --loglevel=error)
+
+jobs=$(nproc)
+
+echo "== build: warnings as errors"
+cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACP_WARNINGS_AS_ERRORS=ON >/dev/null
+cmake --build build/test -j "$jobs"
+ctest --test-dir build/test -j "$jobs" --output-on-failure
+
+if [ "${ACP_SKIP_SANITIZERS:-0}" != "1" ]; then
+    echo "== build: AddressSanitizer + UndefinedBehaviorSanitizer"
+    cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DACP_WARNINGS_AS_ERRORS=ON \
+        -DACP_SANITIZE=ON -DACP_NODE_TESTS=OFF >/dev/null
+    cmake --build build/sanitize -j "$jobs"
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        ctest --test-dir build/sanitize -j "$jobs" --output-on-failure
+fi
