@@ -705,24 +705,13 @@ void Responder::on_cancel(std::function<void()> fn) const {
     state_->on_cancel = std::move(fn);
 }
 
-void Responder::respond(const WriteFn& write_result) const {
-    auto connection = state_->core.lock();
-    if (state_->answered) {
-        if (connection) {
-            connection->logger_(LogLevel::error, log_source::jsonrpc,
-                                "request " + state_->method + " " + state_->id.to_string() +
-                                    " was answered twice; the second answer is dropped");
-        }
-        return;
-    }
-    state_->answered = true;
-    state_->on_cancel = nullptr;
-    if (!connection) return;
-    connection->answer(*state_, false, 0, {}, write_result);
-    if (state_->batch) connection->batch_member_answered(state_->batch);
-}
+void Responder::respond(const WriteFn& write_result) const { answer_once(false, 0, {}, write_result); }
 
 void Responder::fail(int code, std::string_view message, const WriteFn& write_data) const {
+    answer_once(true, code, message, write_data);
+}
+
+void Responder::answer_once(bool is_error, int code, std::string_view message, const WriteFn& write) const {
     auto connection = state_->core.lock();
     if (state_->answered) {
         if (connection) {
@@ -735,7 +724,7 @@ void Responder::fail(int code, std::string_view message, const WriteFn& write_da
     state_->answered = true;
     state_->on_cancel = nullptr;
     if (!connection) return;
-    connection->answer(*state_, true, code, message, write_data);
+    connection->answer(*state_, is_error, code, message, write);
     if (state_->batch) connection->batch_member_answered(state_->batch);
 }
 

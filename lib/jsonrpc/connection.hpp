@@ -92,6 +92,7 @@ public:
     void fail(int code, std::string_view message, const WriteFn& write_data = nullptr) const;
 
 private:
+    void answer_once(bool is_error, int code, std::string_view message, const WriteFn& write) const;
     std::shared_ptr<ResponderState> state_;
 };
 
