@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "jsonrpc/envelope_peek.hpp"
+#include "jsonrpc/message_parser.hpp"
 #include "jsonrpc/traffic_redaction.hpp"
 #include "support/deferred_queue.hpp"
 #include "support/uv_handle.hpp"
@@ -22,16 +23,6 @@ constexpr std::string_view kCancelRequestMethod = "$/cancel_request";
 constexpr std::size_t kRememberedAbandonedIds = 1024;
 // Keep the first bytes of each incoming line only to recover its id if parsing fails.
 constexpr std::size_t kLineHeadBytes = 4096;
-// The parse arena's first chunk; typical messages never allocate beyond it.
-constexpr std::size_t kArenaBytes = 64 * 1024;
-
-using ParseAllocator = rapidjson::MemoryPoolAllocator<>;
-// Both the DOM and the parser's stack live in arenas cleared after each message.
-using ParseDocument = rapidjson::GenericDocument<rapidjson::UTF8<>, ParseAllocator, ParseAllocator>;
-
-constexpr unsigned kParseFlags =
-    rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
-
 // Runs a host callback; an exception escaping it is a host bug, reported, never let
 // into libuv's C frames.
 template <class Fn>
@@ -78,10 +69,6 @@ public:
           logger_(std::move(logger)),
           framer_(options.max_line_bytes),
           deferred_(loop),
-          arena_buffer_(new char[kArenaBytes]),
-          stack_buffer_(new char[kArenaBytes]),
-          arena_(arena_buffer_.get(), kArenaBytes),
-          stack_arena_(stack_buffer_.get(), kArenaBytes),
           writer_(out_) {}
 
     ~ConnectionCore() override {
@@ -110,8 +97,20 @@ public:
                          RequestOptions options) {
         const int64_t id = next_id_++;
         if (closed_) {
-            Status why = close_status_;
-            deferred_.post([handler = std::move(handler), why] { handler(Reply{why, nullptr}); });
+            complete_later(std::move(handler), close_status_);
+            return id;
+        }
+        Status written = write_message([&] {
+            writer_.Key("id");
+            writer_.Int64(id);
+            writer_.Key("method");
+            write_string(writer_, method);
+            writer_.Key("params");
+            write_params_or_empty(write_params);
+        });
+        if (!written) {
+            complete_later(std::move(handler), Status(Errc::internal, "request " + std::string(method) +
+                                                                          " was not sent: " + written.message()));
             return id;
         }
         Pending& pending = pending_[id];
@@ -124,14 +123,6 @@ public:
             uv_timer_start(pending.timer, &ConnectionCore::on_request_timeout,
                            static_cast<uint64_t>(options.timeout.count()), 0);
         }
-        begin_message();
-        writer_.Key("id");
-        writer_.Int64(id);
-        writer_.Key("method");
-        write_string(writer_, method);
-        writer_.Key("params");
-        write_params_or_empty(write_params);
-        writer_.EndObject();
         send_message();
         return id;
     }
@@ -142,12 +133,17 @@ public:
                     "notification " + std::string(method) + " not sent: the connection is closed");
             return;
         }
-        begin_message();
-        writer_.Key("method");
-        write_string(writer_, method);
-        writer_.Key("params");
-        write_params_or_empty(write_params);
-        writer_.EndObject();
+        Status written = write_message([&] {
+            writer_.Key("method");
+            write_string(writer_, method);
+            writer_.Key("params");
+            write_params_or_empty(write_params);
+        });
+        if (!written) {
+            logger_(LogLevel::error, log_source::jsonrpc,
+                    "notification " + std::string(method) + " not sent: " + written.message());
+            return;
+        }
         send_message();
     }
 
@@ -159,8 +155,7 @@ public:
         discard_timer(pending.timer);
         remember_abandoned(id);
         send_cancel_notification(id);
-        Status why(Errc::cancelled, "request " + pending.method + " was cancelled");
-        deferred_.post([handler = std::move(pending.handler), why] { handler(Reply{why, nullptr}); });
+        complete_later(std::move(pending.handler), Status(Errc::cancelled, "request " + pending.method + " was cancelled"));
         return true;
     }
 
@@ -170,14 +165,11 @@ public:
         if (transport_) transport_->close();
     }
 
-    // The owning Connection is going away: no more callbacks of any kind.
+    // The owning Connection is going away: no more callbacks of any kind. The handlers
+    // themselves stay until the core dies, because one of them may be running right now
+    // (a host may destroy the connection from inside a callback).
     void abandon() {
         owner_gone_ = true;
-        closed_handler = nullptr;
-        observer = nullptr;
-        unknown_notification_handler = nullptr;
-        request_handlers.clear();
-        notification_handlers.clear();
         for (auto& entry : pending_) discard_timer(entry.second.timer);
         pending_.clear();
         if (transport_) {
@@ -198,16 +190,27 @@ public:
                     "answer to " + state.method + " not sent: the connection is closed");
             return;
         }
-        begin_message();
-        writer_.Key("id");
-        state.id.write(writer_);
-        if (is_error) {
-            write_error_member(code, message, write);
-        } else {
-            writer_.Key("result");
-            write_params_or_empty(write);
+        Status written = write_message([&] {
+            writer_.Key("id");
+            state.id.write(writer_);
+            if (is_error) {
+                write_error_member(code, message, write);
+            } else {
+                writer_.Key("result");
+                write_params_or_empty(write);
+            }
+        });
+        if (!written) {
+            // The request is still owed an answer: say what went wrong.
+            logger_(LogLevel::error, log_source::jsonrpc,
+                    "answer to " + state.method + " " + state.id.to_string() + " not written: " + written.message());
+            (void)write_message([&] {
+                writer_.Key("id");
+                state.id.write(writer_);
+                write_error_member(rpc_code::internal_error, "Internal error: the client could not write its answer",
+                                   nullptr);
+            });
         }
-        writer_.EndObject();
         if (state.batch) {
             add_to_batch(state.batch);
         } else {
@@ -234,6 +237,28 @@ private:
     }
 
     // --- writing ---------------------------------------------------------------------
+
+    // A completion known at call time runs on a later loop turn, never inside the call.
+    void complete_later(ReplyHandler handler, Status status) {
+        deferred_.post([this, handler = std::move(handler), status = std::move(status)] {
+            if (!owner_gone_) run_host_callback(logger_, "reply handler", [&] { handler(Reply{status, nullptr}); });
+        });
+    }
+
+    // Writes one message envelope into out_ around body(); a WriteFn that throws or does
+    // not write exactly one value leaves nothing to send.
+    template <class Body>
+    Status write_message(Body&& body) {
+        try {
+            begin_message();
+            body();
+            writer_.EndObject();
+        } catch (const std::exception& e) {
+            return Status(Errc::internal, std::string("writing the message threw: ") + e.what());
+        }
+        if (!writer_.IsComplete()) return Status(Errc::internal, "the message was not written completely");
+        return Status();
+    }
 
     void begin_message() {
         out_.Clear();
@@ -269,7 +294,7 @@ private:
     // Sends the message in out_ as one line.
     void send_message() {
         std::string_view line(out_.GetString(), out_.GetSize());
-        if (observer) {
+        if (observer && !owner_gone_) {
             std::string redacted;
             std::string_view shown = line;
             if (redact && contains_secrets(line)) {
@@ -286,15 +311,15 @@ private:
     void send_error(const std::optional<RequestId>& id, int code, std::string_view message,
                     const std::shared_ptr<Batch>& batch = nullptr, const WriteFn& write_data = nullptr) {
         if (closed_) return;
-        begin_message();
-        writer_.Key("id");
-        if (id) {
-            id->write(writer_);
-        } else {
-            writer_.Null();
-        }
-        write_error_member(code, message, write_data);
-        writer_.EndObject();
+        (void)write_message([&] {
+            writer_.Key("id");
+            if (id) {
+                id->write(writer_);
+            } else {
+                writer_.Null();
+            }
+            write_error_member(code, message, write_data);
+        });
         if (batch) {
             add_to_batch(batch);
         } else {
@@ -340,7 +365,7 @@ private:
 
     void complete(int64_t id, const Reply& reply) {
         auto it = pending_.find(id);
-        if (it == pending_.end()) return;
+        if (it == pending_.end() || owner_gone_) return;
         Pending pending = std::move(it->second);
         pending_.erase(it);
         discard_timer(pending.timer);
@@ -379,13 +404,14 @@ private:
         pending_.clear();
         for (auto& entry : pending) {
             discard_timer(entry.second.timer);
+            if (owner_gone_) continue;  // a handler destroyed the connection: drop the rest
             Status status = Status(Errc::connection_closed, "request " + entry.second.method +
                                                                 " did not complete: " + why.message());
             if (why.agent_exit() != nullptr) status = status.with_agent_exit(*why.agent_exit());
             run_host_callback(logger_, "reply handler for " + entry.second.method,
                               [&] { entry.second.handler(Reply{status, nullptr}); });
         }
-        if (closed_handler) run_host_callback(logger_, "closed handler", [&] { closed_handler(why); });
+        if (closed_handler && !owner_gone_) run_host_callback(logger_, "closed handler", [&] { closed_handler(why); });
     }
 
     void on_oversized_line(std::string_view head, std::size_t total_size) override {
@@ -394,7 +420,7 @@ private:
         std::string what = "discarded an incoming line of " + std::to_string(total_size) +
                            " bytes: over the limit of " + std::to_string(framer_.max_line_bytes()) + " bytes";
         logger_(LogLevel::error, log_source::jsonrpc, what);
-        if (observer) {
+        if (observer && !owner_gone_) {
             run_host_callback(logger_, "traffic observer", [&] {
                 observer(Direction::incoming, "[" + what + "] " + std::string(head.substr(0, 200)),
                          std::chrono::system_clock::now());
@@ -418,19 +444,17 @@ private:
 
     void on_line(char* line, std::size_t size) override {
         auto keep_alive = shared_from_this();
-        if (observer) {
+        if (observer && !owner_gone_) {
             run_host_callback(logger_, "traffic observer", [&] {
                 observer(Direction::incoming, std::string_view(line, size), std::chrono::system_clock::now());
             });
         }
         // In-place parsing overwrites the line; keep its head to recover the id on failure.
         line_head_.assign(line, std::min(size, kLineHeadBytes));
-        ParseDocument document(&arena_, 1024, &stack_arena_);
-        document.ParseInsitu<kParseFlags>(line);
-        if (document.HasParseError()) {
+        const JsonValue* message = parser_.parse(line);
+        if (message == nullptr) {
             logger_(LogLevel::error, log_source::jsonrpc,
-                    "malformed message from the agent (" + describe_parse_error(document) +
-                        "): " + line_head_.substr(0, 200));
+                    "malformed message from the agent (" + parser_.error() + "): " + line_head_.substr(0, 200));
             EnvelopePeek peek = peek_envelope(line_head_);
             if (peek.looks_like_response() && !peek.id->is_string() && pending_.count(peek.id->as_integer()) != 0) {
                 fail_from_peek(peek, "the agent's response was malformed JSON");
@@ -439,24 +463,8 @@ private:
                 send_error(std::nullopt, rpc_code::parse_error, "Parse error");
             }
         } else {
-            dispatch(document);
+            dispatch(*message);
         }
-        document.SetNull();
-        arena_.Clear();
-        stack_arena_.Clear();
-    }
-
-    static std::string describe_parse_error(const ParseDocument& document) {
-        static const char* const kNames[] = {"no error", "empty document", "more than one root value",
-                                              "invalid value", "object key missing", "colon missing",
-                                              "comma or '}' missing", "comma or ']' missing",
-                                              "bad \\u escape", "bad surrogate pair", "invalid escape",
-                                              "missing closing quote", "invalid UTF-8", "number too big",
-                                              "fraction missing", "exponent missing", "termination",
-                                              "unspecific syntax error"};
-        const auto code = static_cast<std::size_t>(document.GetParseError());
-        const char* name = code < sizeof(kNames) / sizeof(kNames[0]) ? kNames[code] : "error";
-        return std::string(name) + " at offset " + std::to_string(document.GetErrorOffset());
     }
 
     void dispatch(const JsonValue& message) {
@@ -593,7 +601,7 @@ private:
         }
         // Unknown notifications are ignored ($/... silently), but the host hears of them.
         logger_(LogLevel::debug, log_source::jsonrpc, "unhandled notification " + std::string(method));
-        if (unknown_notification_handler && method.substr(0, 2) != "$/") {
+        if (unknown_notification_handler && !owner_gone_ && method.substr(0, 2) != "$/") {
             run_host_callback(logger_, "unknown notification handler",
                               [&] { unknown_notification_handler(method, params); });
         }
@@ -657,10 +665,7 @@ private:
     LineFramer framer_;
     DeferredQueue deferred_;
 
-    std::unique_ptr<char[]> arena_buffer_;
-    std::unique_ptr<char[]> stack_buffer_;
-    ParseAllocator arena_;
-    ParseAllocator stack_arena_;
+    MessageParser parser_;
     std::string line_head_;
 
     rapidjson::StringBuffer out_;

@@ -16,13 +16,8 @@ DeferredQueue::~DeferredQueue() {
 }
 
 void DeferredQueue::post(std::function<void()> fn) {
-    bool was_empty;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        was_empty = queue_.empty();
-        queue_.push_back(std::move(fn));
-    }
-    // Only the loop thread posts today; a cross-thread poster keeps its own loop reference.
+    const bool was_empty = queue_.empty();
+    queue_.push_back(std::move(fn));
     if (was_empty) uv_ref(reinterpret_cast<uv_handle_t*>(async_.get()));
     uv_async_send(async_.get());
 }
@@ -35,10 +30,7 @@ void DeferredQueue::on_wake(uv_async_t* async) {
 void DeferredQueue::run_posted() {
     // Run only what was queued before this turn: closures posted now run next turn.
     std::deque<std::function<void()>> batch;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        batch.swap(queue_);
-    }
+    batch.swap(queue_);
     uv_unref(reinterpret_cast<uv_handle_t*>(async_.get()));
     bool alive = true;
     alive_flag_ = &alive;

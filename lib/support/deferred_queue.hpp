@@ -2,15 +2,14 @@
 //
 // libacp never calls a host callback from inside the API call that caused it: a
 // completion that is known at call time (a cancelled request, a send on a closed
-// connection) is posted here and runs on the next loop turn. post() may also be called
-// from other threads; the closures always run on the loop thread.
+// connection) is posted here and runs on the next loop turn. Loop thread only: post()
+// refs the loop handle, which libuv does not allow from other threads.
 #pragma once
 
 #include <uv.h>
 
 #include <deque>
 #include <functional>
-#include <mutex>
 
 #include "support/uv_handle.hpp"
 
@@ -29,7 +28,6 @@ private:
     static void on_wake(uv_async_t* async);
     void run_posted();
 
-    std::mutex mutex_;
     std::deque<std::function<void()>> queue_;
     // The async handle keeps the loop alive only while work is queued.
     UvHandlePtr<uv_async_t> async_;

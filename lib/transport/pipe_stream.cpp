@@ -1,5 +1,7 @@
 #include "transport/pipe_stream.hpp"
 
+#include <csignal>
+#include <mutex>
 #include <utility>
 
 #include "support/uv_handle.hpp"
@@ -7,8 +9,22 @@
 namespace acp::detail {
 
 namespace {
+
 constexpr std::size_t kReadBufferBytes = 64 * 1024;
+
+// Writing to a pipe whose reader died raises SIGPIPE, which would kill the host. libacp
+// sees the failed write as an error instead; a host that installed a handler keeps it.
+void ignore_sigpipe_unless_handled() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction current {};
+        if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+            std::signal(SIGPIPE, SIG_IGN);
+        }
+    });
 }
+
+}  // namespace
 
 struct PipeStream::WriteRequest {
     uv_write_t req{};
@@ -16,6 +32,7 @@ struct PipeStream::WriteRequest {
 };
 
 PipeStream::PipeStream(uv_loop_t* loop) : pipe_(new uv_pipe_t{}) {
+    ignore_sigpipe_unless_handled();
     uv_pipe_init(loop, pipe_, 0);
     pipe_->data = this;
 }

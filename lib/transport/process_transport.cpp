@@ -1,13 +1,16 @@
 #include "transport/process_transport.hpp"
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
 #include <vector>
 
+#include "support/deferred_queue.hpp"
 #include "support/uv_handle.hpp"
 #include "transport/pipe_stream.hpp"
 #include "transport/stderr_collector.hpp"
@@ -23,15 +26,6 @@ namespace {
 constexpr uint64_t kDrainAfterExitMs = 1000;
 
 std::string uv_error_text(int status) { return std::string(uv_strerror(status)); }
-
-// Writing to a pipe whose reader died raises SIGPIPE, which would kill the host. libacp
-// sees the failed write as an error instead; hosts that installed a handler keep it.
-void ignore_sigpipe_unless_handled() {
-    struct sigaction current {};
-    if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
-        std::signal(SIGPIPE, SIG_IGN);
-    }
-}
 
 std::vector<std::string> build_environment(const SpawnOptions& options) {
     std::vector<std::string> env;
@@ -83,7 +77,8 @@ Result<std::string> resolve_program(const std::string& program, const std::vecto
         if (!is_executable_file(path)) {
             return Status(Errc::spawn_failed, "cannot start agent: '" + program + "' is not an executable file");
         }
-        return path;
+        // Unchanged: the child resolves a relative path after changing to cwd, as checked.
+        return program;
     }
     std::string search_path = lookup_env(env, "PATH");
     if (search_path.empty()) search_path = "/usr/local/bin:/usr/bin:/bin";
@@ -95,7 +90,17 @@ Result<std::string> resolve_program(const std::string& program, const std::vecto
         std::string dir = search_path.substr(start, end - start);
         if (dir.empty()) dir = ".";
         std::string candidate = dir + "/" + program;
-        if (is_executable_file(candidate)) return candidate;
+        if (is_executable_file(candidate)) {
+            // A relative PATH entry means the host's directory, not the agent's cwd.
+            if (candidate[0] != '/') {
+                char* absolute = ::realpath(candidate.c_str(), nullptr);
+                if (absolute != nullptr) {
+                    candidate = absolute;
+                    std::free(absolute);
+                }
+            }
+            return candidate;
+        }
         if (::access(candidate.c_str(), F_OK) == 0) found_not_executable = true;
         start = end + 1;
     }
@@ -118,7 +123,8 @@ public:
           stdin_(loop),
           stdout_(loop),
           stderr_(loop),
-          stderr_collector_(logger, options.stderr_tail_bytes) {}
+          stderr_collector_(logger, options.stderr_tail_bytes),
+          deferred_(loop) {}
 
     Status spawn() {
         if (options_.argv.empty()) return Status(Errc::spawn_failed, "cannot start agent: argv is empty");
@@ -160,7 +166,6 @@ public:
         spawn_options.stdio = stdio;
         spawn_options.exit_cb = &Supervisor::on_exit;
 
-        ignore_sigpipe_unless_handled();
         process_ = new uv_process_t{};
         process_->data = this;
         int rc = uv_spawn(loop_, process_, &spawn_options);
@@ -198,6 +203,16 @@ public:
 
     void start(TransportEvents* events) {
         events_ = events;
+        if (undelivered_close_) {
+            // The agent was gone before the host started listening: tell it now, on the
+            // next turn, never inside start().
+            deferred_.post([this, keep_alive = shared_from_this()] {
+                auto* target = events_;
+                events_ = nullptr;
+                if (target != nullptr) target->on_transport_closed(*undelivered_close_);
+            });
+            return;
+        }
         stdout_.start_reading(
             [this](char* data, std::size_t size) {
                 if (events_ != nullptr) events_->on_transport_data(data, size);
@@ -209,10 +224,10 @@ public:
                     logger_(LogLevel::warning, log_source::transport,
                             "reading the agent's stdout failed: " + uv_error_text(status));
                 }
+                // An exiting agent's stdout usually ends just before its exit is seen; only
+                // one that stays alive without stdout is shut down.
                 if (!exited_ && !close_requested_) {
-                    logger_(LogLevel::warning, log_source::transport,
-                            "the agent closed its stdout while still running; shutting it down");
-                    begin_shutdown(/*requested=*/false);
+                    uv_timer_start(drain_timer_, &Supervisor::on_stdout_gone, kDrainAfterExitMs, 0);
                 }
                 maybe_report_closed();
             });
@@ -228,6 +243,7 @@ public:
     // The owner is gone: no more events, and no more log records either (the host's
     // sink may capture state that dies with the owner). The ladder goes on silently.
     void detach() {
+        detached_ = true;
         events_ = nullptr;
         logger_ = Logger();
         stderr_collector_.set_logger(Logger());
@@ -299,6 +315,15 @@ private:
         self->maybe_release();
     }
 
+    static void on_stdout_gone(uv_timer_t* timer) {
+        auto* self = static_cast<Supervisor*>(timer->data);
+        auto keep_alive = self->shared_from_this();
+        if (self->exited_ || self->close_requested_) return;
+        self->logger_(LogLevel::warning, log_source::transport,
+                      "the agent closed its stdout but keeps running; shutting it down");
+        self->begin_shutdown(/*requested=*/false);
+    }
+
     static void on_drain_timeout(uv_timer_t* timer) {
         auto* self = static_cast<Supervisor*>(timer->data);
         auto keep_alive = self->shared_from_this();
@@ -338,6 +363,8 @@ private:
             auto* events = events_;
             events_ = nullptr;
             events->on_transport_closed(why);
+        } else if (!detached_) {
+            undelivered_close_ = why;
         }
         maybe_release();
     }
@@ -366,6 +393,8 @@ private:
     uv_timer_t* timer_ = nullptr;        // the shutdown ladder, then the group sweep
     uv_timer_t* drain_timer_ = nullptr;  // bounds the wait for pipes after the exit
     TransportEvents* events_ = nullptr;
+    DeferredQueue deferred_;
+    std::optional<Status> undelivered_close_;  // the close happened before start()
     std::shared_ptr<Supervisor> self_;
     Phase phase_ = Phase::idle;
     int pid_ = 0;
@@ -380,6 +409,7 @@ private:
     bool closed_reported_ = false;
     bool sweep_done_ = false;
     bool released_ = false;
+    bool detached_ = false;
 };
 
 Result<std::unique_ptr<ProcessTransport>> ProcessTransport::spawn(uv_loop_t* loop, const SpawnOptions& options,

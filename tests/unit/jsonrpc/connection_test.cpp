@@ -241,7 +241,7 @@ TEST_CASE("connection: malformed JSON is reported and answered -32700, and the c
         CHECK(reply["error"]["code"].GetInt() == -32700);
     }
     CHECK(h.logged("malformed message"));
-    CHECK(h.logged("invalid UTF-8"));
+    CHECK(h.logged("Invalid encoding"));
     int64_t id = h.rpc->send_request("echo", nullptr, [&](const Reply& r) { echoed = r.status.ok(); });
     h.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"result":{}})");
     CHECK(h.loop.run_until([&] { return echoed; }));
@@ -511,4 +511,88 @@ TEST_CASE("connection: a reused incoming id is refused while the first request i
     held->respond(nullptr);
     REQUIRE(h.wait_lines(2));
     CHECK(h.agent->lines[1] == R"({"jsonrpc":"2.0","id":4,"result":{}})");
+}
+
+TEST_CASE("connection: a host may destroy the connection from inside any callback") {
+    SUBCASE("from a reply handler, while other requests are pending") {
+        Harness h;
+        h.rpc->start();
+        int calls = 0;
+        for (int i = 0; i < 3; ++i) {
+            h.rpc->send_request("x", nullptr, [&](const Reply&) {
+                ++calls;
+                h.rpc.reset();  // pending requests are dropped, not completed
+            });
+        }
+        h.agent->close();
+        h.loop.run_for(std::chrono::milliseconds(50));
+        CHECK(calls == 1);
+    }
+    SUBCASE("from the closed handler") {
+        Harness h;
+        bool closed = false;
+        h.rpc->on_closed([&](const acp::Status&) {
+            closed = true;
+            h.rpc.reset();
+        });
+        h.rpc->start();
+        h.agent->close();
+        CHECK(h.loop.run_until([&] { return closed; }));
+        CHECK_FALSE(h.rpc.has_value());
+    }
+    SUBCASE("from the traffic observer, with more lines in the same read") {
+        Harness h;
+        int seen = 0;
+        h.rpc->set_traffic_observer([&](Direction, std::string_view, std::chrono::system_clock::time_point) {
+            ++seen;
+            h.rpc.reset();
+        });
+        h.rpc->start();
+        h.agent->send(R"({"jsonrpc":"2.0","method":"a"})" "\n" R"({"jsonrpc":"2.0","method":"b"})" "\n");
+        CHECK(h.loop.run_until([&] { return !h.rpc.has_value(); }));
+        h.loop.run_for(std::chrono::milliseconds(20));
+        CHECK(seen == 1);
+    }
+    SUBCASE("from a notification handler") {
+        Harness h;
+        h.rpc->on_notification("bye", [&](const JsonValue*) { h.rpc.reset(); });
+        h.rpc->start();
+        h.agent->send_line(R"({"jsonrpc":"2.0","method":"bye"})");
+        CHECK(h.loop.run_until([&] { return !h.rpc.has_value(); }));
+    }
+}
+
+TEST_CASE("connection: absurdly deep nesting is refused as malformed, without exhausting the stack") {
+    Harness h;
+    h.rpc->start();
+    std::optional<acp::Status> status;
+    int64_t id = h.rpc->send_request("x", nullptr, [&](const Reply& r) { status = r.status; });
+    const int depth = 200000;
+    h.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+                       R"(,"error":{"code":1,"message":"m","data":)" + std::string(depth, '[') +
+                       std::string(depth, ']') + "}}");
+    REQUIRE(h.loop.run_until([&] { return status.has_value(); }));
+    CHECK(status->code() == Errc::protocol_error);  // its id was recovered from the head
+    CHECK(h.logged("nested deeper than 128 levels"));
+    // Nesting within the limit is fine.
+    bool ok = false;
+    id = h.rpc->send_request("y", nullptr, [&](const Reply& r) { ok = r.status.ok(); });
+    h.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"result":{"d":)" + std::string(100, '[') +
+                       std::string(100, ']') + "}}");
+    CHECK(h.loop.run_until([&] { return ok; }));
+}
+
+TEST_CASE("connection: a params writer that throws fails its request instead of sending half a message") {
+    Harness h;
+    h.rpc->start();
+    std::optional<acp::Status> status;
+    h.rpc->send_request("x", [](JsonWriter&) { throw std::runtime_error("encoder bug"); },
+                        [&](const Reply& r) { status = r.status; });
+    CHECK_FALSE(status.has_value());
+    REQUIRE(h.loop.run_until([&] { return status.has_value(); }));
+    CHECK(status->code() == Errc::internal);
+    CHECK(status->message().find("encoder bug") != std::string::npos);
+    CHECK(h.rpc->pending_requests() == 0);
+    h.loop.run_for(std::chrono::milliseconds(20));
+    CHECK(h.agent->lines.empty());
 }

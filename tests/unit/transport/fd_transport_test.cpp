@@ -1,6 +1,7 @@
 // The adopted-descriptor transport, over socket pairs and pipes the test opens itself.
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -98,4 +99,31 @@ TEST_CASE("fd transport: refuses missing descriptors with a clear error") {
     auto transport = FdTransport::adopt(loop.get(), fds, Logger());
     REQUIRE_FALSE(transport.ok());
     CHECK(transport.status().code() == acp::Errc::invalid_argument);
+}
+
+TEST_CASE("fd transport: writing to a reader that died is an error, never SIGPIPE for the host") {
+    acp::test::TestLoop loop;
+    int to_agent[2];
+    int from_agent[2];
+    REQUIRE(pipe(to_agent) == 0);
+    REQUIRE(pipe(from_agent) == 0);
+    close(to_agent[0]);  // the agent is gone
+    std::vector<std::string> log;
+    acp::AdoptedFds fds;
+    fds.read_fd = from_agent[0];
+    fds.write_fd = to_agent[1];
+    auto transport = FdTransport::adopt(loop.get(), fds, Logger([&](const acp::LogRecord& r) {
+        log.emplace_back(r.message);
+    }));
+    REQUIRE(transport.ok());
+    Connection rpc(loop.get(), std::move(transport.value()), Logger());
+    rpc.start();
+    rpc.send_notification("anyone there", nullptr);
+    struct sigaction current {};
+    sigaction(SIGPIPE, nullptr, &current);
+    const bool ignored = current.sa_handler == SIG_IGN;
+    CHECK(ignored);
+    CHECK(loop.run_until([&] { return !log.empty(); }));
+    CHECK(log[0].find("writing to the agent failed") != std::string::npos);
+    close(from_agent[1]);
 }

@@ -292,3 +292,55 @@ TEST_CASE("process: destroying the connection with the agent running still shuts
     }
     CHECK(loop.run_until([&] { return process_gone(pid); }));
 }
+
+TEST_CASE("process: a normal exit is not mistaken for an agent that closed stdout and kept running") {
+    AgentHarness h;
+    REQUIRE(h.spawn().ok());
+    h.call("exit_now", R"({"code":0})");
+    REQUIRE(h.loop.run_until([&] { return h.closed.has_value(); }));
+    h.loop.run_for(std::chrono::milliseconds(50));
+    for (const auto& line : h.log) CHECK(line.find("keeps running") == std::string::npos);
+}
+
+TEST_CASE("process: a relative program is found relative to a relative working directory") {
+    // The child changes to cwd before it executes the program, so both are relative to it.
+    char scratch[] = "/tmp/acp-relative-XXXXXX";
+    REQUIRE(mkdtemp(scratch) != nullptr);
+    const std::string sub = std::string(scratch) + "/sub";
+    REQUIRE(mkdir(sub.c_str(), 0755) == 0);
+    REQUIRE(symlink(ACP_SCRIPTED_PEER, (sub + "/agent").c_str()) == 0);
+    char previous[4096];
+    REQUIRE(getcwd(previous, sizeof previous) != nullptr);
+    REQUIRE(chdir(scratch) == 0);
+    {
+        AgentHarness h;
+        acp::SpawnOptions options;
+        options.argv = {"./agent"};
+        options.cwd = "sub";
+        auto transport = ProcessTransport::spawn(h.loop.get(), options, Logger());
+        CHECK(transport.ok());
+        if (!transport.ok()) INFO(transport.status().message());
+    }
+    REQUIRE(chdir(previous) == 0);
+    unlink((sub + "/agent").c_str());
+    rmdir(sub.c_str());
+    rmdir(scratch);
+}
+
+TEST_CASE("process: an agent that ended before the connection started is still reported") {
+    acp::test::TestLoop loop;
+    acp::SpawnOptions options;
+    options.argv = {"sh", "-c", "echo going away >&2; exit 7"};
+    auto transport = ProcessTransport::spawn(loop.get(), options, Logger());
+    REQUIRE(transport.ok());
+    Connection rpc(loop.get(), std::move(transport.value()), Logger());
+    loop.run_for(std::chrono::milliseconds(1500));  // exit seen, pipes drained, all before start()
+    std::optional<acp::Status> closed;
+    rpc.on_closed([&](const acp::Status& why) { closed = why; });
+    rpc.start();
+    CHECK_FALSE(closed.has_value());  // never inside start()
+    REQUIRE(loop.run_until([&] { return closed.has_value(); }));
+    REQUIRE(closed->agent_exit() != nullptr);
+    CHECK(closed->agent_exit()->exit_code == 7);
+    CHECK(closed->agent_exit()->stderr_tail == "going away\n");
+}
