@@ -1163,6 +1163,10 @@ class Codec:
             elif d.kind == "union":
                 o.append(f"Status decode_value(const JsonValue& json, {n}& out, const detail::DecodePath& path);\n")
                 o.append(f"void encode(JsonWriter& writer, const {n}& value);\n")
+                if d.disc and not d.flat:
+                    o.append(f"Status decode_body(const JsonValue& object, {n}& out, const detail::DecodePath& path, "
+                             "std::string_view outer_skip);\n")
+                    o.append(f"void encode_body(JsonWriter& writer, const {n}& value);\n")
                 if d.flat:
                     o.append(f"Status decode_flat(const JsonValue& object, {n}& out, const detail::DecodePath& path, "
                              "detail::OwnMemberFn parent_member);\n")
@@ -1259,7 +1263,7 @@ class Codec:
             o.append("        (void)v;\n") if not d.fields else None
         else:
             kw = "if" if first else "} else if"
-            o.append(f"        {kw} (context.collect_extra && key != context.skip) {{\n")
+            o.append(f"        {kw} (context.collect_extra && key != context.skip && key != context.outer_skip) {{\n")
             o.append("            out.extra_fields.emplace_back(std::string(key), detail::raw_of(v));\n")
             o.append("        }\n")
         o.append("    }\n")
@@ -1279,10 +1283,10 @@ class Codec:
             o.append("    if (context.collect_extra) {\n")
             o.append("        for (auto member = object.MemberBegin(); member != object.MemberEnd(); ++member) {\n")
             o.append("            const std::string_view key = detail::string_view_of(member->name);\n")
-            o.append("            if (key == context.skip || !detail::is_extra(own_member_" + n + "(key)")
+            o.append(f"            if (key == context.skip || key == context.outer_skip || own_member_{n}(key)")
             for fl in d.flats:
                 o.append(f" || {self.flat_has(fl, 'out', 'key')}")
-            o.append(")) continue;\n")
+            o.append(") continue;\n")
             o.append("            out.extra_fields.emplace_back(std::string(key), detail::raw_of(member->value));\n")
             o.append("        }\n    }\n")
         o.append("    return {};\n}\n")
@@ -1372,12 +1376,10 @@ class Codec:
         disc = json.dumps(d.disc)
         untagged = [v for v in d.variants if v.tag is None]
         tagged = [v for v in d.variants if v.tag is not None]
-        fn = "decode_flat" if d.flat else "decode_value"
-        obj = "object" if d.flat else "json"
-        extra_param = ", detail::OwnMemberFn parent_member" if d.flat else ""
+        fn = "decode_flat" if d.flat else "decode_body"
+        obj = "object"
+        extra_param = ", detail::OwnMemberFn parent_member" if d.flat else ", std::string_view outer_skip"
         o.append(f"\nStatus {fn}(const JsonValue& {obj}, {n}& out, const detail::DecodePath& path{extra_param}) {{\n")
-        if not d.flat:
-            o.append(f"    if (!json.IsObject()) return detail::expected(path, \"object\");\n")
         o.append(f"    const JsonValue* tag_json = detail::find_member({obj}, {disc});\n")
         o.append("    if (tag_json == nullptr) {\n")
         for v in untagged:
@@ -1390,7 +1392,7 @@ class Codec:
         o.append("    }\n")
         o.append(f"    if (!tag_json->IsString()) return detail::expected(path.key({disc}), \"string\");\n")
         o.append("    const std::string_view tag = detail::string_view_of(*tag_json);\n")
-        ctx = "detail::FieldsContext{\"\", false}" if d.flat else f"detail::FieldsContext{{{disc}, true}}"
+        ctx = "detail::FieldsContext{\"\", false, \"\"}" if d.flat else f"detail::FieldsContext{{{disc}, true, outer_skip}}"
         for v in tagged:
             o.append(f"    if (tag == {json.dumps(v.tag)}) {{\n")
             if v.payload is None:
@@ -1398,19 +1400,24 @@ class Codec:
                 continue
             ct = cpp_type(self.m, v.payload)
             o.append(f"        {ct} payload;\n")
-            o.append(f"        if (Status s = decode_fields({obj}, payload, path, {ctx}); !s) return s;\n")
+            if self.is_body_union(v.payload):
+                if d.flat:
+                    raise GenError(f"{n}: a union as the payload of a flattened union")
+                o.append(f"        if (Status s = decode_body({obj}, payload, path, {disc}); !s) return s;\n")
+            else:
+                o.append(f"        if (Status s = decode_fields({obj}, payload, path, {ctx}); !s) return s;\n")
             o.append(f"        out = {n}::make_{v.kind}(std::move(payload));\n        return {{}};\n    }}\n")
         if d.unknown:
             o.append(self.catch_all_checks(d, obj, "    "))
-            raw = "detail::raw_without(object, parent_member)" if d.flat else "detail::raw_of(json)"
+            raw = "detail::raw_without(object, parent_member)" if d.flat else "detail::raw_without_key(object, outer_skip)"
             o.append(f"    out = {n}::make_unknown(std::string(tag), {raw});\n    return {{}};\n")
         else:
             o.append("    return detail::unknown_value(path.key(" + disc + "), std::string(tag));\n")
         o.append("}\n")
-        if d.flat:
-            o.append(f"\nStatus decode_value(const JsonValue& json, {n}& out, const detail::DecodePath& path) {{\n"
-                     "    if (!json.IsObject()) return detail::expected(path, \"object\");\n"
-                     "    return decode_flat(json, out, path, nullptr);\n}\n")
+        inner = "decode_flat(json, out, path, nullptr)" if d.flat else "decode_body(json, out, path, \"\")"
+        o.append(f"\nStatus decode_value(const JsonValue& json, {n}& out, const detail::DecodePath& path) {{\n"
+                 "    if (!json.IsObject()) return detail::expected(path, \"object\");\n"
+                 f"    return {inner};\n}}\n")
         # has_member (flat only)
         if d.flat:
             o.append(f"\nbool has_member(const {n}& value, std::string_view key) {{\n")
@@ -1425,34 +1432,42 @@ class Codec:
                 o.append(f"        case {n}::Kind::unknown: return true;\n")
             o.append("    }\n    return false;\n}\n")
         # encode
-        body_fn = "encode_flat" if d.flat else "encode"
+        body_fn = "encode_flat" if d.flat else "encode_body"
         o.append(f"\nvoid {body_fn}(JsonWriter& writer, const {n}& value) {{\n")
         o.append("    switch (value.kind()) {\n")
-        start = "" if d.flat else "            writer.StartObject();\n"
-        end = "" if d.flat else "            writer.EndObject();\n"
+        start = ""
+        end = ""
         for v in d.variants:
             o.append(f"        case {n}::Kind::{v.kind}:\n")
             if v.tag is None:
-                o.append(f"            {'encode_fields' if d.flat else 'encode'}(writer, *value.{v.kind}());\n            return;\n")
+                o.append(f"            encode_fields(writer, *value.{v.kind}());\n            return;\n")
                 continue
             o.append(start)
             o.append(f"            detail::write_key(writer, {disc});\n            detail::write_string(writer, value.tag());\n")
             if v.payload is not None:
-                o.append(f"            encode_fields(writer, *value.{v.kind}());\n")
+                fn2 = "encode_body" if self.is_body_union(v.payload) else "encode_fields"
+                o.append(f"            {fn2}(writer, *value.{v.kind}());\n")
             o.append(end)
             o.append("            return;\n")
         if d.unknown:
             o.append(f"        case {n}::Kind::unknown:\n")
-            if d.flat:
-                o.append(f"            detail::write_unknown_members(writer, {disc}, value.tag(), *value.unknown());\n")
-            else:
-                o.append(f"            detail::write_unknown_object(writer, {disc}, value.tag(), *value.unknown());\n")
+            o.append(f"            detail::write_unknown_members(writer, {disc}, value.tag(), *value.unknown());\n")
             o.append("            return;\n")
         o.append("    }\n}\n")
-        if d.flat:
-            o.append(f"\nvoid encode(JsonWriter& writer, const {n}& value) {{\n"
-                     "    writer.StartObject();\n    encode_flat(writer, value);\n    writer.EndObject();\n}\n")
+        o.append(f"\nvoid encode(JsonWriter& writer, const {n}& value) {{\n")
+        if d.unknown:
+            o.append(f"    if (const RawJson* raw = value.unknown()) {{\n"
+                     f"        detail::write_unknown_object(writer, {disc}, value.tag(), *raw);\n        return;\n    }}\n")
+        o.append(f"    writer.StartObject();\n    {body_fn}(writer, value);\n    writer.EndObject();\n}}\n")
         return "".join(o)
+
+    def is_body_union(self, t):
+        if t.kind != "named":
+            return False
+        d = self.m.defs[t.name]
+        if d.kind == "union" and (d.flat or not d.disc):
+            raise GenError(f"{t.name}: only tagged unions can be the payload of a variant")
+        return d.kind == "union"
 
     def def_untagged(self, d):
         n = d.name
@@ -1466,7 +1481,7 @@ class Codec:
                 ct = cpp_type(self.m, v.payload)
                 o.append("    {\n")
                 o.append(f"        {ct} payload;\n")
-                o.append(f"        Status s = decode_fields(object, payload, path, detail::FieldsContext{{\"\", false}});\n")
+                o.append(f"        Status s = decode_fields(object, payload, path, detail::FieldsContext{{\"\", false, \"\"}});\n")
                 o.append(f"        if (s) {{\n            out = {n}::make_{v.kind}(std::move(payload));\n            return {{}};\n        }}\n")
                 o.append("        if (first_error) first_error = s;\n")
                 o.append("    }\n")
