@@ -3,7 +3,7 @@
 # Safe to run again: it installs nothing that is already there.
 set -euo pipefail
 
-packages=(cmake g++ ninja-build pkg-config rapidjson-dev libuv1-dev doctest-dev)
+packages=(cmake g++ ninja-build pkg-config rapidjson-dev libuv1-dev doctest-dev python3)
 # Node.js and npm run the peer agent built on the official TypeScript SDK.
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
@@ -20,6 +20,7 @@ for package in "${missing[@]}"; do
         g++) command -v g++ >/dev/null 2>&1 || filtered+=("$package") ;;
         ninja-build) command -v ninja >/dev/null 2>&1 || filtered+=("$package") ;;
         pkg-config) command -v pkg-config >/dev/null 2>&1 || filtered+=("$package") ;;
+        python3) command -v python3 >/dev/null 2>&1 || filtered+=("$package") ;;
         *) filtered+=("$package") ;;
     esac
 done
