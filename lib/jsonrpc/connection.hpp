@@ -29,6 +29,7 @@
 #include <string_view>
 
 #include "acp/status.hpp"
+#include "acp/traffic.hpp"
 #include "jsonrpc/json.hpp"
 #include "jsonrpc/request_id.hpp"
 #include "support/logger.hpp"
@@ -47,11 +48,8 @@ inline constexpr int internal_error = -32603;
 inline constexpr int request_cancelled = -32800;
 }  // namespace rpc_code
 
-enum class Direction { incoming, outgoing };
-
-// Sees every line in and out (without its newline), with when it passed.
-using TrafficObserver =
-    std::function<void(Direction direction, std::string_view line, std::chrono::system_clock::time_point when)>;
+using acp::Direction;
+using acp::TrafficObserver;
 
 struct ConnectionOptions {
     std::size_t max_line_bytes = LineFramer::kDefaultMaxLineBytes;

@@ -138,7 +138,7 @@ TEST_CASE("connection: notifications go out without id and come in to their hand
     CHECK(h.agent->lines.size() == 1);  // CLIENT-MUST-07: nothing answered a notification
 }
 
-TEST_CASE("connection: unknown notifications are ignored but reported; $/ ones silently") {
+TEST_CASE("connection: unknown notifications are ignored but reported - $/ ones silently") {
     // CLIENT-MUST-09
     Harness h;
     std::vector<std::string> unknown;
@@ -286,7 +286,7 @@ TEST_CASE("connection: a response to an unknown id is reported, not fatal") {
     CHECK(h.agent->lines.empty());
 }
 
-TEST_CASE("connection: a batch is answered with one array; notifications in it get nothing") {
+TEST_CASE("connection: a batch is answered with one array - notifications in it get nothing") {
     Harness h;
     int notified = 0;
     std::optional<Responder> later;
@@ -438,7 +438,7 @@ TEST_CASE("connection: a callback may close the connection or send more from ins
     CHECK(h.loop.run_until([&] { return second_done; }));
 }
 
-TEST_CASE("connection: an oversized response fails its request; the connection keeps working") {
+TEST_CASE("connection: an oversized response fails its request - the connection keeps working") {
     ConnectionOptions options;
     options.max_line_bytes = 256;
     Harness h(options);

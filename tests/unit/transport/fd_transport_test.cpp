@@ -66,7 +66,7 @@ TEST_CASE("fd transport: a JSON-RPC exchange over descriptors the host opened") 
     close(to_agent[0]);
 }
 
-TEST_CASE("fd transport: one socket for both directions; close() ends the connection later") {
+TEST_CASE("fd transport: one socket for both directions - close() ends the connection later") {
     acp::test::TestLoop loop;
     int pair[2];
     REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);

@@ -176,7 +176,7 @@ TEST_CASE("process: an agent that exits mid-request fails the request with its e
     CHECK(process_gone(h.pid));
 }
 
-TEST_CASE("process: megabytes of stderr never block the agent; lines reach the log, the tail is kept") {
+TEST_CASE("process: megabytes of stderr never block the agent - lines reach the log, the tail is kept") {
     AgentHarness h;
     acp::SpawnOptions options;
     options.stderr_tail_bytes = 1000;
@@ -212,7 +212,7 @@ TEST_CASE("process: garbage and an oversized line between valid messages are rep
     CHECK(h.last_result == R"({"still":"working"})");
 }
 
-TEST_CASE("process: an agent that ignores SIGTERM is killed by the ladder; nothing is left") {
+TEST_CASE("process: an agent that ignores SIGTERM is killed by the ladder - nothing is left") {
     AgentHarness h;
     REQUIRE(h.spawn({"--ignore-stdin-eof"}).ok());
     REQUIRE(h.call("ignore_sigterm").status.ok());

@@ -1,0 +1,216 @@
+// acp/client.hpp — the ACP client: spawn or adopt an agent, negotiate, drive sessions.
+//
+// Asynchronous and loop-affine: every call returns at once and its callback runs later on
+// the loop thread, exactly once, with the typed result or a Status saying why not
+// (refused before sending, the agent's error, cancelled, timed out, connection closed).
+// Callbacks never run inside the call that caused them, so any callback may call any
+// method, close() included. For scripts and tests, acp::wait() runs the loop until a call
+// completes.
+//
+//   uv_loop_t* loop = uv_default_loop();
+//   acp::SpawnOptions agent;
+//   agent.argv = {"my-agent", "--acp"};
+//   auto client = acp::Client::spawn(loop, agent);
+//   if (!client) { report(client.status()); return; }
+//   (*client)->on_session_update([](const acp::v2::UpdateSessionNotification& n) { render(n); });
+//   (*client)->initialize([&](acp::Result<acp::v2::InitializeResponse> r) {
+//       acp::v2::NewSessionRequest request;
+//       request.cwd = "/home/me/project";
+//       (*client)->new_session(request, [&](acp::Result<acp::v2::NewSessionResponse> s) { ... });
+//   });
+//   uv_run(loop, UV_RUN_DEFAULT);
+#pragma once
+
+#include <uv.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "acp/export.hpp"
+#include "acp/json.hpp"
+#include "acp/log.hpp"
+#include "acp/status.hpp"
+#include "acp/traffic.hpp"
+#include "acp/transport_options.hpp"
+#include "acp/v2/types.hpp"
+
+namespace acp {
+
+template <class T>
+using Callback = std::function<void(Result<T>)>;
+
+// ACP error codes a host acts on (the JSON-RPC ones are in Status::rpc_code()).
+namespace error_code {
+inline constexpr int auth_required = -32000;
+inline constexpr int resource_not_found = -32002;
+inline constexpr int unsupported_protocol_version = -32022;
+inline constexpr int request_cancelled = -32800;
+inline constexpr int invalid_params = -32602;
+inline constexpr int method_not_found = -32601;
+}  // namespace error_code
+
+// True when the agent refused a request because the client must log in first (-32000):
+// show the agent's auth methods, login(), then retry.
+ACP_EXPORT bool is_auth_required(const Status& status);
+
+struct ClientOptions {
+    // Who the client is, as the agent sees it (InitializeRequest.info).
+    v2::Implementation info;
+    LogSink log;
+    // Every request times out after this long unless it completes first; 0 = never.
+    // (session/prompt only waits for the agent's acknowledgement, not the whole turn.)
+    std::chrono::milliseconds request_timeout{0};
+    std::size_t max_line_bytes = 32u * 1024u * 1024u;
+};
+
+class Client;
+
+// Answers one session/request_permission, exactly once; dropping it unanswered answers
+// "cancelled" (never an approval).
+class ACP_EXPORT PermissionResponder {
+public:
+    void select(const std::string& option_id) const;  // must be one of the offered options
+    void cancel() const;
+    bool answered() const;
+    // The agent withdrew the request ($/cancel_request); libacp answers "cancelled" itself.
+    void on_withdrawn(std::function<void()> fn) const;
+
+    struct State;
+    explicit PermissionResponder(std::shared_ptr<State> state);
+
+private:
+    std::shared_ptr<State> state_;
+};
+
+// Answers one elicitation/create, exactly once; dropping it unanswered answers "cancel".
+class ACP_EXPORT ElicitationResponder {
+public:
+    // content: a JSON object of property name → value; refused (nothing sent) otherwise.
+    Status accept(const RawJson& content) const;
+    void decline() const;
+    void cancel() const;
+    bool answered() const;
+
+    struct State;
+    explicit ElicitationResponder(std::shared_ptr<State> state);
+
+private:
+    std::shared_ptr<State> state_;
+};
+
+// Answers one extension request (a `_`-prefixed method the host registered).
+class ACP_EXPORT ExtResponder {
+public:
+    void respond(RawJson result) const;
+    void fail(int code, const std::string& message) const;
+
+    struct State;
+    explicit ExtResponder(std::shared_ptr<State> state);
+
+private:
+    std::shared_ptr<State> state_;
+};
+
+// Identifies an outstanding request so the host can cancel it ($/cancel_request).
+struct RequestHandle {
+    int64_t id = -1;
+};
+
+class ACP_EXPORT Client {
+public:
+    static Result<std::unique_ptr<Client>> spawn(uv_loop_t* loop, const SpawnOptions& agent,
+                                                 ClientOptions options = {});
+    static Result<std::unique_ptr<Client>> adopt(uv_loop_t* loop, const AdoptedFds& fds, ClientOptions options = {});
+    // Destroying closes the connection; pending callbacks are dropped. Prefer close().
+    ~Client();
+    Client(const Client&) = delete;
+    Client& operator=(const Client&) = delete;
+
+    // --- handlers (install before initialize) ---------------------------------------
+    // Every session/update, in arrival order, typed; updates that arrive before the
+    // session/new response for their session are held and delivered right after it.
+    void on_session_update(std::function<void(const v2::UpdateSessionNotification&)> handler);
+    // Without a handler, permission requests are answered "cancelled".
+    void on_permission_request(std::function<void(const v2::RequestPermissionRequest&, PermissionResponder)> handler);
+    // Installing one advertises the form and/or url modes (only those it handles).
+    void on_elicitation(bool form, bool url,
+                        std::function<void(const v2::CreateElicitationRequest&, ElicitationResponder)> handler);
+    void on_elicitation_complete(std::function<void(const v2::CompleteElicitationNotification&)> handler);
+    void on_ext_request(std::string method, std::function<void(const RawJson& params, ExtResponder)> handler);
+    void on_ext_notification(std::string method, std::function<void(const RawJson& params)> handler);
+    // Notifications nobody handles (unknown methods), for logs and debugging panels.
+    void on_unknown_notification(std::function<void(std::string_view method, const RawJson& params)> handler);
+    void on_closed(std::function<void(const Status& why)> handler);
+    void set_traffic_observer(TrafficObserver observer, bool redact_secrets = true);
+
+    // --- lifecycle -------------------------------------------------------------------
+    void initialize(Callback<v2::InitializeResponse> done);
+    // The agent's answer to initialize, once it succeeded.
+    const v2::InitializeResponse* agent() const;
+    int negotiated_version() const;  // 0 before initialize succeeded
+
+    void login(const std::string& method_id, Callback<v2::LoginAuthResponse> done);
+    void logout(Callback<v2::LogoutAuthResponse> done);
+
+    // --- sessions ----------------------------------------------------------------------
+    void new_session(v2::NewSessionRequest request, Callback<v2::NewSessionResponse> done);
+    // With replayFrom {type: "start"}, the replayed history reaches on_session_update
+    // before done runs.
+    void resume_session(v2::ResumeSessionRequest request, Callback<v2::ResumeSessionResponse> done);
+    void list_sessions(v2::ListSessionsRequest request, Callback<v2::ListSessionsResponse> done);
+    // Follows nextCursor until the last page.
+    void list_all_sessions(std::optional<std::string> cwd, Callback<std::vector<v2::SessionInfo>> done);
+    // -32002 (unknown session) counts as success.
+    void close_session(const std::string& session_id, Callback<v2::CloseSessionResponse> done);
+    void delete_session(const std::string& session_id, Callback<v2::DeleteSessionResponse> done);
+
+    // The response only acknowledges the user message (its messageId); the turn ends
+    // with an idle state update.
+    RequestHandle prompt(v2::PromptRequest request, Callback<v2::PromptResponse> done);
+    void cancel(const std::string& session_id);
+    void set_config_option(v2::SetSessionConfigOptionRequest request,
+                           Callback<v2::SetSessionConfigOptionResponse> done);
+    void cancel_tool_call(const std::string& session_id, const std::string& tool_call_id,
+                          Callback<v2::CancelToolCallResponse> done);
+    void cancel_terminal(const std::string& session_id, const std::string& terminal_id,
+                         Callback<v2::CancelTerminalResponse> done);
+
+    // --- extensions ----------------------------------------------------------------------
+    RequestHandle ext_request(const std::string& method, RawJson params, Callback<RawJson> done);
+    Status ext_notification(const std::string& method, RawJson params);
+
+    // Withdraws an outstanding request; its callback runs with Errc::cancelled.
+    bool cancel_request(RequestHandle handle);
+
+    // Closes the connection (the agent's stdin, then the shutdown ladder); on_closed runs
+    // when it ended. Idempotent.
+    void close();
+    bool is_closed() const;
+
+    class Impl;
+
+private:
+    explicit Client(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+// Runs the loop until done() holds or the loop has nothing left to do. For scripts and
+// tests: acp::Result<T> r = acp::wait_for<T>(loop, [&](auto cb) { client->initialize(cb); });
+ACP_EXPORT void run_until(uv_loop_t* loop, const std::function<bool()>& done);
+
+template <class T, class Start>
+Result<T> wait_for(uv_loop_t* loop, Start&& start) {
+    std::optional<Result<T>> result;
+    start([&result](Result<T> r) { result.emplace(std::move(r)); });
+    run_until(loop, [&result] { return result.has_value(); });
+    if (!result) return Status(Errc::internal, "the loop ran out of work before the call completed");
+    return std::move(*result);
+}
+
+}  // namespace acp

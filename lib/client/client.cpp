@@ -1,0 +1,822 @@
+#include "acp/client.hpp"
+
+#include "acp/version.hpp"
+
+#include <iterator>
+#include <map>
+#include <type_traits>
+#include <set>
+#include <utility>
+
+#include "client/session_tracker.hpp"
+#include "jsonrpc/connection.hpp"
+#include "protocol/v2/codec.hpp"
+#include "protocol/v2/methods.hpp"
+#include "protocol/v2/validation.hpp"
+#include "support/deferred_queue.hpp"
+#include "transport/fd_transport.hpp"
+#include "transport/process_transport.hpp"
+
+namespace acp {
+
+namespace av2 = acp::v2;
+namespace codec = acp::v2::codec;
+namespace method = acp::v2::method;
+using detail::JsonValue;
+using detail::JsonWriter;
+using detail::Reply;
+using detail::Responder;
+
+namespace {
+
+constexpr int kProtocolVersion = 2;
+
+// Writes a RawJson as the JSON value it holds ({} for an empty one).
+void write_raw(JsonWriter& writer, const RawJson& raw) {
+    if (raw.text.empty()) {
+        writer.StartObject();
+        writer.EndObject();
+        return;
+    }
+    writer.RawValue(raw.text.data(), raw.text.size(), rapidjson::kObjectType);
+}
+
+RawJson raw_of(const JsonValue* value) { return RawJson{value ? detail::to_json_text(*value) : std::string("{}")}; }
+
+// Params that are no JSON object (or not JSON at all) are refused before sending.
+Status check_raw_object(const RawJson& raw, const std::string& what) {
+    if (raw.text.empty()) return Status();
+    rapidjson::Document document;
+    document.Parse(raw.text.data(), raw.text.size());
+    if (document.HasParseError() || !document.IsObject()) {
+        return Status(Errc::invalid_argument, what + " must be a JSON object: " + raw.text.substr(0, 80));
+    }
+    return Status();
+}
+
+}  // namespace
+
+bool is_auth_required(const Status& status) {
+    return status.code() == Errc::rpc_error && status.rpc_code() == error_code::auth_required;
+}
+
+// --- responders ------------------------------------------------------------------------
+
+struct PermissionResponder::State {
+    Responder responder;
+    std::set<std::string> offered;
+    std::function<void()> on_withdrawn;
+
+    explicit State(Responder r) : responder(std::move(r)) {}
+    // Unanswered at the end: never an approval.
+    ~State() {
+        if (!responder.answered()) send_cancelled();
+    }
+    void send_cancelled() const {
+        responder.respond([](JsonWriter& w) {
+            av2::RequestPermissionResponse response;
+            response.outcome = av2::RequestPermissionOutcome::make_cancelled({});
+            codec::encode(w, response);
+        });
+    }
+};
+
+PermissionResponder::PermissionResponder(std::shared_ptr<State> state) : state_(std::move(state)) {}
+
+void PermissionResponder::select(const std::string& option_id) const {
+    if (state_->responder.answered()) return;
+    if (state_->offered.count(option_id) == 0) {
+        // CLIENT-MUST-71: only an offered optionId; anything else would read as approval
+        // of something never offered, so the request is answered "cancelled" instead.
+        state_->send_cancelled();
+        return;
+    }
+    state_->responder.respond([&option_id](JsonWriter& w) {
+        av2::RequestPermissionResponse response;
+        av2::SelectedPermissionOutcome selected;
+        selected.optionId = option_id;
+        response.outcome = av2::RequestPermissionOutcome::make_selected(std::move(selected));
+        codec::encode(w, response);
+    });
+}
+
+void PermissionResponder::cancel() const {
+    if (!state_->responder.answered()) state_->send_cancelled();
+}
+
+bool PermissionResponder::answered() const { return state_->responder.answered(); }
+
+void PermissionResponder::on_withdrawn(std::function<void()> fn) const { state_->on_withdrawn = std::move(fn); }
+
+struct ElicitationResponder::State {
+    Responder responder;
+    explicit State(Responder r) : responder(std::move(r)) {}
+    ~State() {
+        if (!responder.answered()) send(av2::CreateElicitationResponseAction::make_cancel());
+    }
+    void send(av2::CreateElicitationResponseAction action) const {
+        responder.respond([&action](JsonWriter& w) {
+            av2::CreateElicitationResponse response;
+            response.action = std::move(action);
+            codec::encode(w, response);
+        });
+    }
+};
+
+ElicitationResponder::ElicitationResponder(std::shared_ptr<State> state) : state_(std::move(state)) {}
+
+Status ElicitationResponder::accept(const RawJson& content) const {
+    if (state_->responder.answered()) return Status(Errc::invalid_argument, "the elicitation was already answered");
+    // Decoding {"action":"accept","content":...} checks the content's shape before it goes out.
+    std::string wrapped = "{\"action\":\"accept\",\"content\":" + (content.text.empty() ? "{}" : content.text) + "}";
+    rapidjson::Document document;
+    document.Parse(wrapped.data(), wrapped.size());
+    av2::CreateElicitationResponse response;
+    Status decoded = document.HasParseError() ? Status(Errc::invalid_argument, "not JSON")
+                                              : codec::decode(document, response);
+    if (!decoded || response.action.kind() != av2::CreateElicitationResponseAction::Kind::accept) {
+        return Status(Errc::invalid_argument,
+                      "elicitation content must be a JSON object of property values: " + decoded.message());
+    }
+    state_->responder.respond([&response](JsonWriter& w) { codec::encode(w, response); });
+    return Status();
+}
+
+void ElicitationResponder::decline() const {
+    if (!state_->responder.answered()) state_->send(av2::CreateElicitationResponseAction::make_decline());
+}
+
+void ElicitationResponder::cancel() const {
+    if (!state_->responder.answered()) state_->send(av2::CreateElicitationResponseAction::make_cancel());
+}
+
+bool ElicitationResponder::answered() const { return state_->responder.answered(); }
+
+struct ExtResponder::State {
+    Responder responder;
+    explicit State(Responder r) : responder(std::move(r)) {}
+};
+
+ExtResponder::ExtResponder(std::shared_ptr<State> state) : state_(std::move(state)) {}
+
+void ExtResponder::respond(RawJson result) const {
+    if (Status s = check_raw_object(result, "an extension result"); !s) {
+        state_->responder.fail(detail::rpc_code::internal_error, s.message());
+        return;
+    }
+    state_->responder.respond([&result](JsonWriter& w) { write_raw(w, result); });
+}
+
+void ExtResponder::fail(int code, const std::string& message) const { state_->responder.fail(code, message); }
+
+}  // namespace acp
+
+namespace acp {
+
+// --- the client ------------------------------------------------------------------------
+
+class Client::Impl {
+public:
+    Impl(uv_loop_t* loop, std::unique_ptr<detail::Transport> transport, ClientOptions options)
+        : loop_(loop),
+          options_(std::move(options)),
+          logger_(options_.log),
+          deferred_(loop),
+          rpc_(std::make_unique<detail::Connection>(loop, std::move(transport), logger_, connection_options())) {
+        if (options_.info.name.empty()) options_.info.name = "libacp";
+        if (options_.info.version.empty()) options_.info.version = ACP_VERSION_STRING;
+        rpc_->on_notification(std::string(method::session_update),
+                              [this](const JsonValue* params) { on_session_update_notification(params); });
+        rpc_->on_notification(std::string(method::elicitation_complete),
+                              [this](const JsonValue* params) { on_elicitation_complete_notification(params); });
+        rpc_->on_request(std::string(method::session_request_permission),
+                         [this](const JsonValue* params, Responder r) { on_permission(params, std::move(r)); });
+        rpc_->on_request(std::string(method::elicitation_create),
+                         [this](const JsonValue* params, Responder r) { on_elicitation_request(params, std::move(r)); });
+        rpc_->on_unknown_notification([this](std::string_view name, const JsonValue* params) {
+            if (unknown_notification_) unknown_notification_(name, raw_of(params));
+        });
+        rpc_->on_closed([this](const Status& why) {
+            if (closed_handler_) closed_handler_(why);
+        });
+        rpc_->start();
+    }
+
+    detail::ConnectionOptions connection_options() const {
+        detail::ConnectionOptions connection;
+        connection.max_line_bytes = options_.max_line_bytes;
+        return connection;
+    }
+
+    // --- typed requests ------------------------------------------------------------
+
+    // Refuses a call without sending anything; the callback still runs on a later turn.
+    template <class T>
+    void refuse(Callback<T>& done, Status why) {
+        logger_(LogLevel::debug, log_source::jsonrpc, "refused before sending: " + why.message());
+        deferred_.post([done = std::move(done), why = std::move(why)] { done(why); });
+    }
+
+    // Sends a typed request; the answer is decoded into Response. after() sees a decoded
+    // success before the host does (to track state), and may replace a failure (close
+    // and delete turn -32002 into success).
+    template <class Response, class Request>
+    int64_t call(std::string_view name, const Request& request, Callback<Response> done,
+                 std::function<void(const Response&)> after = nullptr,
+                 std::function<std::optional<Response>(const Status&)> on_error = nullptr) {
+        detail::RequestOptions request_options;
+        request_options.timeout = options_.request_timeout;
+        std::string method_name(name);
+        return rpc_->send_request(
+            name, [&request](JsonWriter& w) { codec::encode(w, request); },
+            [this, method_name, done = std::move(done), after = std::move(after),
+             on_error = std::move(on_error)](const Reply& reply) {
+                if (!reply.status) {
+                    if (on_error) {
+                        if (auto replaced = on_error(reply.status)) {
+                            done(std::move(*replaced));
+                            return;
+                        }
+                    }
+                    done(reply.status);
+                    return;
+                }
+                Response response;
+                Status decoded = codec::decode(*reply.result, response);
+                if constexpr (std::is_same_v<Response, av2::PromptResponse>) {
+                    // Earlier drafts answered {}: accept it; the user_message update then
+                    // carries the message id (CLIENT-GUIDE §4.8).
+                    if (!decoded && reply.result->IsObject() &&
+                        detail::find_member(*reply.result, "messageId") == nullptr) {
+                        decoded = Status();
+                    }
+                }
+                if (!decoded) {
+                    logger_(LogLevel::error, log_source::jsonrpc,
+                            "the agent's answer to " + method_name + " is invalid: " + decoded.message());
+                    done(Status(Errc::protocol_error,
+                                "the agent's answer to " + method_name + " is invalid: " + decoded.message()));
+                    return;
+                }
+                if (after) after(response);
+                done(std::move(response));
+            },
+            request_options);
+    }
+
+    // Everything but initialize needs a successful initialize first (CLIENT-MUST-20).
+    template <class T>
+    bool ready(Callback<T>& done, std::string_view name) {
+        if (rpc_->is_closed()) {
+            refuse(done, Status(Errc::connection_closed, std::string(name) + ": the connection is closed"));
+            return false;
+        }
+        if (!agent_) {
+            refuse(done, Status(Errc::invalid_argument,
+                                "CLIENT-MUST-20: " + std::string(name) + " needs a successful initialize first"));
+            return false;
+        }
+        return true;
+    }
+
+    // --- initialize ------------------------------------------------------------------
+
+    void initialize(Callback<av2::InitializeResponse> done) {
+        if (sent_other_request_) {
+            refuse(done, Status(Errc::invalid_argument,
+                                "CLIENT-MUST-21: initialize cannot be repeated after other requests were sent"));
+            return;
+        }
+        av2::InitializeRequest request;
+        request.protocolVersion = kProtocolVersion;
+        request.info = options_.info;
+        av2::ClientCapabilities capabilities;
+        // CLIENT-MUST-26: a mode is advertised only when the host handles it.
+        if (elicitation_handler_ && (elicitation_form_ || elicitation_url_)) {
+            av2::ElicitationCapabilities elicitation;
+            if (elicitation_form_) elicitation.form = av2::ElicitationFormCapabilities{};
+            if (elicitation_url_) elicitation.url = av2::ElicitationUrlCapabilities{};
+            capabilities.elicitation = std::move(elicitation);
+        }
+        request.capabilities = std::move(capabilities);
+        rpc_->send_request(
+            method::initialize, [&request](JsonWriter& w) { codec::encode(w, request); },
+            [this, done = std::move(done)](const Reply& reply) { on_initialize_reply(reply, done); },
+            request_options());
+    }
+
+    detail::RequestOptions request_options() const {
+        detail::RequestOptions request_options;
+        request_options.timeout = options_.request_timeout;
+        return request_options;
+    }
+
+    void on_initialize_reply(const Reply& reply, const Callback<av2::InitializeResponse>& done) {
+        if (!reply.status) {
+            if (reply.status.rpc_code() == error_code::unsupported_protocol_version) {
+                std::string supported = "unknown";
+                rapidjson::Document data;
+                data.Parse(reply.status.rpc_data_json().c_str());
+                av2::UnsupportedProtocolVersionErrorData versions;
+                if (!data.HasParseError() && codec::decode(data, versions)) {
+                    supported.clear();
+                    for (auto version : versions.supported) {
+                        supported += (supported.empty() ? "" : ", ") + std::to_string(version);
+                    }
+                }
+                fail_and_close(done, Status(Errc::unsupported, "the agent does not speak ACP " +
+                                                                   std::to_string(kProtocolVersion) +
+                                                                   "; it supports: " + supported)
+                                         .with_rpc_code(error_code::unsupported_protocol_version));
+                return;
+            }
+            done(reply.status);  // the connection stays uninitialized; initialize may be retried
+            return;
+        }
+        // Read the version first: a v1 agent answers with v1 shapes.
+        const JsonValue* version = detail::find_member(*reply.result, "protocolVersion");
+        if (version == nullptr || !version->IsInt64()) {
+            fail_and_close(done, Status(Errc::protocol_error, "the agent's initialize answer has no protocolVersion"));
+            return;
+        }
+        const int64_t agreed = version->GetInt64();
+        if (agreed == 1) {
+            fail_and_close(done, Status(Errc::unsupported,
+                                        "the agent speaks only ACP v1 (it answered protocolVersion 1 to our 2); "
+                                        "libacp does not support v1 agents yet"));
+            return;
+        }
+        if (agreed != kProtocolVersion) {
+            // CLIENT-MUST-23
+            fail_and_close(done, Status(Errc::unsupported, "the agent answered protocolVersion " +
+                                                               std::to_string(agreed) + " to our " +
+                                                               std::to_string(kProtocolVersion) +
+                                                               "; libacp speaks only version 2"));
+            return;
+        }
+        av2::InitializeResponse response;
+        if (Status decoded = codec::decode(*reply.result, response); !decoded) {
+            fail_and_close(done, Status(Errc::protocol_error, "the agent's initialize answer is invalid: " +
+                                                                  decoded.message()));
+            return;
+        }
+        if (response.info.name.empty()) response.info.name = "unknown";  // AGENT-MUST-02, defended
+        agent_ = response;
+        done(std::move(response));
+    }
+
+    void fail_and_close(const Callback<av2::InitializeResponse>& done, Status why) {
+        logger_(LogLevel::error, log_source::jsonrpc, why.message());
+        done(why);
+        rpc_->close();
+    }
+
+    // --- session/update and friends --------------------------------------------------
+
+    void on_session_update_notification(const JsonValue* params) {
+        av2::UpdateSessionNotification notification;
+        Status decoded = params ? codec::decode(*params, notification)
+                                : Status(Errc::protocol_error, "session/update without params");
+        if (!decoded) {
+            logger_(LogLevel::error, log_source::jsonrpc, "invalid session/update ignored: " + decoded.message());
+            return;
+        }
+        // Updates for a session whose session/new answer is still on its way are held
+        // until it arrives (AGENT-MUST-07: they may come first).
+        if (!tracker_.knows(notification.sessionId) && pending_new_sessions_ > 0) {
+            held_updates_.push_back(std::move(notification));
+            return;
+        }
+        deliver(notification);
+    }
+
+    void deliver(const av2::UpdateSessionNotification& notification) {
+        tracker_.apply(notification);
+        if (session_update_) session_update_(notification);
+    }
+
+    // After a session/new answer: hand out what was held for it; once no session/new is
+    // pending, whatever is left belongs to nobody we know and goes out as it is.
+    void release_held_updates(const std::string* session_id) {
+        std::vector<av2::UpdateSessionNotification> keep;
+        std::vector<av2::UpdateSessionNotification> held;
+        held.swap(held_updates_);
+        for (auto& notification : held) {
+            if ((session_id != nullptr && notification.sessionId == *session_id) || pending_new_sessions_ == 0) {
+                if (pending_new_sessions_ == 0 && (session_id == nullptr || notification.sessionId != *session_id)) {
+                    logger_(LogLevel::warning, log_source::jsonrpc,
+                            "session/update for unknown session " + notification.sessionId);
+                }
+                deliver(notification);
+            } else {
+                keep.push_back(std::move(notification));
+            }
+        }
+        keep.insert(keep.end(), std::make_move_iterator(held_updates_.begin()),
+                    std::make_move_iterator(held_updates_.end()));
+        held_updates_.swap(keep);
+    }
+
+    void on_permission(const JsonValue* params, Responder responder) {
+        av2::RequestPermissionRequest request;
+        Status decoded = params ? codec::decode(*params, request) : Status(Errc::protocol_error, "no params");
+        if (!decoded) {
+            responder.fail(detail::rpc_code::invalid_params, "Invalid params: " + decoded.message());
+            return;
+        }
+        auto state = std::make_shared<PermissionResponder::State>(responder);
+        for (const auto& option : request.options) state->offered.insert(option.optionId);
+        // The tool call a permission is about counts as an update of that tool call.
+        if (request.subject.has_value() && request.subject->tool_call() != nullptr) {
+            tracker_.apply_tool_call(request.sessionId, request.subject->tool_call()->toolCall);
+        }
+        std::weak_ptr<PermissionResponder::State> weak = state;
+        // CLIENT-MUST-68: the agent withdrew it: answer "cancelled" (once).
+        responder.on_cancel([weak] {
+            if (auto s = weak.lock()) {
+                if (s->on_withdrawn) s->on_withdrawn();
+                if (!s->responder.answered()) s->send_cancelled();
+            }
+        });
+        for (auto it = pending_permissions_.begin(); it != pending_permissions_.end();) {
+            it = it->second.expired() ? pending_permissions_.erase(it) : std::next(it);
+        }
+        pending_permissions_.emplace(request.sessionId, weak);
+        if (!permission_handler_) return;  // the state dies here: answered "cancelled"
+        permission_handler_(request, PermissionResponder(std::move(state)));
+    }
+
+    void on_elicitation_request(const JsonValue* params, Responder responder) {
+        av2::CreateElicitationRequest request;
+        Status decoded = params ? codec::decode(*params, request) : Status(Errc::protocol_error, "no params");
+        if (!decoded) {
+            responder.fail(detail::rpc_code::invalid_params, "Invalid params: " + decoded.message());
+            return;
+        }
+        const auto kind = request.mode.kind();
+        const bool advertised = elicitation_handler_ &&
+                                ((kind == av2::CreateElicitationRequestMode::Kind::form && elicitation_form_) ||
+                                 (kind == av2::CreateElicitationRequestMode::Kind::url && elicitation_url_));
+        if (!advertised) {
+            // CLIENT-MUST-72
+            responder.fail(detail::rpc_code::invalid_params,
+                           "Invalid params: elicitation mode '" + request.mode.tag() + "' was not advertised");
+            return;
+        }
+        if (const auto* url = request.mode.url()) open_url_elicitations_.insert(url->elicitationId);
+        elicitation_handler_(request, ElicitationResponder(std::make_shared<ElicitationResponder::State>(responder)));
+    }
+
+    void on_elicitation_complete_notification(const JsonValue* params) {
+        av2::CompleteElicitationNotification notification;
+        if (!params || !codec::decode(*params, notification)) {
+            logger_(LogLevel::warning, log_source::jsonrpc, "invalid elicitation/complete ignored");
+            return;
+        }
+        // CLIENT-MUST-78: only ids we were given, once.
+        if (open_url_elicitations_.erase(notification.elicitationId) == 0) {
+            logger_(LogLevel::debug, log_source::jsonrpc,
+                    "elicitation/complete for unknown id " + notification.elicitationId + " ignored");
+            return;
+        }
+        if (elicitation_complete_) elicitation_complete_(notification);
+    }
+
+    // --- state -----------------------------------------------------------------------
+
+    uv_loop_t* loop_;
+    ClientOptions options_;
+    detail::Logger logger_;
+    detail::DeferredQueue deferred_;
+    std::unique_ptr<detail::Connection> rpc_;
+    std::optional<av2::InitializeResponse> agent_;
+    bool sent_other_request_ = false;
+
+    detail::SessionTracker tracker_;
+    int pending_new_sessions_ = 0;
+    std::vector<av2::UpdateSessionNotification> held_updates_;
+    std::multimap<std::string, std::weak_ptr<PermissionResponder::State>> pending_permissions_;
+    std::set<std::string> open_url_elicitations_;
+
+    std::function<void(const av2::UpdateSessionNotification&)> session_update_;
+    std::function<void(const av2::RequestPermissionRequest&, PermissionResponder)> permission_handler_;
+    std::function<void(const av2::CreateElicitationRequest&, ElicitationResponder)> elicitation_handler_;
+    bool elicitation_form_ = false;
+    bool elicitation_url_ = false;
+    std::function<void(const av2::CompleteElicitationNotification&)> elicitation_complete_;
+    std::function<void(std::string_view, const RawJson&)> unknown_notification_;
+    std::function<void(const Status&)> closed_handler_;
+};
+
+}  // namespace acp
+
+namespace acp {
+
+Result<std::unique_ptr<Client>> Client::spawn(uv_loop_t* loop, const SpawnOptions& agent, ClientOptions options) {
+    auto transport = detail::ProcessTransport::spawn(loop, agent, detail::Logger(options.log));
+    if (!transport) return transport.status();
+    return std::unique_ptr<Client>(
+        new Client(std::make_unique<Impl>(loop, std::move(transport.value()), std::move(options))));
+}
+
+Result<std::unique_ptr<Client>> Client::adopt(uv_loop_t* loop, const AdoptedFds& fds, ClientOptions options) {
+    auto transport = detail::FdTransport::adopt(loop, fds, detail::Logger(options.log));
+    if (!transport) return transport.status();
+    return std::unique_ptr<Client>(
+        new Client(std::make_unique<Impl>(loop, std::move(transport.value()), std::move(options))));
+}
+
+Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Client::~Client() = default;
+
+void Client::on_session_update(std::function<void(const av2::UpdateSessionNotification&)> handler) {
+    impl_->session_update_ = std::move(handler);
+}
+void Client::on_permission_request(
+    std::function<void(const av2::RequestPermissionRequest&, PermissionResponder)> handler) {
+    impl_->permission_handler_ = std::move(handler);
+}
+void Client::on_elicitation(bool form, bool url,
+                            std::function<void(const av2::CreateElicitationRequest&, ElicitationResponder)> handler) {
+    impl_->elicitation_form_ = form;
+    impl_->elicitation_url_ = url;
+    impl_->elicitation_handler_ = std::move(handler);
+}
+void Client::on_elicitation_complete(std::function<void(const av2::CompleteElicitationNotification&)> handler) {
+    impl_->elicitation_complete_ = std::move(handler);
+}
+void Client::on_ext_request(std::string name, std::function<void(const RawJson&, ExtResponder)> handler) {
+    if (!detail::v2::check_extension_method(name)) {
+        impl_->logger_(LogLevel::error, log_source::jsonrpc, "extension handler for '" + name + "' ignored: no '_'");
+        return;
+    }
+    impl_->rpc_->on_request(name, [handler = std::move(handler)](const JsonValue* params, Responder r) {
+        handler(raw_of(params), ExtResponder(std::make_shared<ExtResponder::State>(std::move(r))));
+    });
+}
+void Client::on_ext_notification(std::string name, std::function<void(const RawJson&)> handler) {
+    impl_->rpc_->on_notification(name, [handler = std::move(handler)](const JsonValue* params) {
+        handler(raw_of(params));
+    });
+}
+void Client::on_unknown_notification(std::function<void(std::string_view, const RawJson&)> handler) {
+    impl_->unknown_notification_ = std::move(handler);
+}
+void Client::on_closed(std::function<void(const Status&)> handler) { impl_->closed_handler_ = std::move(handler); }
+void Client::set_traffic_observer(TrafficObserver observer, bool redact_secrets) {
+    impl_->rpc_->set_traffic_observer(std::move(observer), redact_secrets);
+}
+
+void Client::initialize(Callback<av2::InitializeResponse> done) { impl_->initialize(std::move(done)); }
+const av2::InitializeResponse* Client::agent() const { return impl_->agent_ ? &*impl_->agent_ : nullptr; }
+int Client::negotiated_version() const { return impl_->agent_ ? impl_->agent_->protocolVersion : 0; }
+
+void Client::login(const std::string& method_id, Callback<av2::LoginAuthResponse> done) {
+    if (!impl_->ready(done, method::auth_login)) return;
+    if (Status s = detail::v2::check_login(method_id, *impl_->agent_); !s) return impl_->refuse(done, s);
+    av2::LoginAuthRequest request;
+    request.methodId = method_id;
+    impl_->sent_other_request_ = true;
+    impl_->call(method::auth_login, request, std::move(done));
+}
+
+void Client::logout(Callback<av2::LogoutAuthResponse> done) {
+    if (!impl_->ready(done, method::auth_logout)) return;
+    if (Status s = detail::v2::check_logout(*impl_->agent_); !s) return impl_->refuse(done, s);
+    impl_->sent_other_request_ = true;
+    impl_->call(method::auth_logout, av2::LogoutAuthRequest{}, std::move(done));
+}
+
+void Client::new_session(av2::NewSessionRequest request, Callback<av2::NewSessionResponse> done) {
+    if (!impl_->ready(done, method::session_new)) return;
+    if (Status s = detail::v2::check_new_session(request, *impl_->agent_); !s) return impl_->refuse(done, s);
+    impl_->sent_other_request_ = true;
+    ++impl_->pending_new_sessions_;
+    Impl* impl = impl_.get();
+    impl_->call<av2::NewSessionResponse>(
+        method::session_new, request,
+        [impl, done = std::move(done)](Result<av2::NewSessionResponse> result) {
+            --impl->pending_new_sessions_;
+            if (result) {
+                impl->tracker_.add(result->sessionId);
+                if (result->configOptions) impl->tracker_.set_config_options(result->sessionId, *result->configOptions);
+                // Updates that came before this answer go first (CLIENT-MUST-59: the
+                // answer never overrides a state they reported).
+                impl->release_held_updates(&result->sessionId);
+            } else {
+                impl->release_held_updates(nullptr);
+            }
+            done(std::move(result));
+        });
+}
+
+void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::ResumeSessionResponse> done) {
+    if (!impl_->ready(done, method::session_resume)) return;
+    if (Status s = detail::v2::check_resume_session(request, *impl_->agent_); !s) return impl_->refuse(done, s);
+    impl_->sent_other_request_ = true;
+    // The replay names this session before the answer does.
+    impl_->tracker_.add(request.sessionId);
+    const std::string session_id = request.sessionId;
+    Impl* impl = impl_.get();
+    impl_->call<av2::ResumeSessionResponse>(method::session_resume, request, std::move(done),
+                                            [impl, session_id](const av2::ResumeSessionResponse& response) {
+                                                if (response.configOptions) {
+                                                    impl->tracker_.set_config_options(session_id,
+                                                                                      *response.configOptions);
+                                                }
+                                            });
+}
+
+void Client::list_sessions(av2::ListSessionsRequest request, Callback<av2::ListSessionsResponse> done) {
+    if (!impl_->ready(done, method::session_list)) return;
+    if (Status s = detail::v2::check_list_sessions(request, *impl_->agent_); !s) return impl_->refuse(done, s);
+    impl_->sent_other_request_ = true;
+    impl_->call(method::session_list, request, std::move(done));
+}
+
+namespace {
+
+// Pages through session/list: cursors are opaque and "" is a valid one (CLIENT-MUST-43).
+struct SessionPager : std::enable_shared_from_this<SessionPager> {
+    Client* client;
+    std::optional<std::string> cwd;
+    Callback<std::vector<av2::SessionInfo>> done;
+    std::vector<av2::SessionInfo> sessions;
+    std::set<std::string> seen_cursors;
+
+    void next(const Nullable<std::string>& cursor) {
+        av2::ListSessionsRequest request;
+        if (cwd) request.cwd = *cwd;
+        if (cursor.has_value()) request.cursor = *cursor;
+        auto self = shared_from_this();
+        client->list_sessions(std::move(request), [self](Result<av2::ListSessionsResponse> page) {
+            if (!page) return self->done(page.status());
+            for (auto& info : page->sessions) self->sessions.push_back(std::move(info));
+            if (!page->nextCursor.has_value()) return self->done(std::move(self->sessions));
+            if (!self->seen_cursors.insert(*page->nextCursor).second) {
+                return self->done(Status(Errc::protocol_error, "session/list returned the same cursor twice"));
+            }
+            self->next(page->nextCursor);
+        });
+    }
+};
+
+}  // namespace
+
+void Client::list_all_sessions(std::optional<std::string> cwd, Callback<std::vector<av2::SessionInfo>> done) {
+    auto pager = std::make_shared<SessionPager>();
+    pager->client = this;
+    pager->cwd = std::move(cwd);
+    pager->done = std::move(done);
+    pager->next(Nullable<std::string>());
+}
+
+namespace {
+
+// CLIENT-MUST-46: closing or deleting a session the agent does not know is success.
+template <class Response>
+std::optional<Response> not_found_is_success(const Status& status) {
+    if (status.code() == Errc::rpc_error && status.rpc_code() == error_code::resource_not_found) return Response{};
+    return std::nullopt;
+}
+
+}  // namespace
+
+void Client::close_session(const std::string& session_id, Callback<av2::CloseSessionResponse> done) {
+    if (!impl_->ready(done, method::session_close)) return;
+    if (Status s = detail::v2::check_session_capability(*impl_->agent_, method::session_close); !s) {
+        return impl_->refuse(done, s);
+    }
+    impl_->sent_other_request_ = true;
+    av2::CloseSessionRequest request;
+    request.sessionId = session_id;
+    Impl* impl = impl_.get();
+    impl_->call<av2::CloseSessionResponse>(
+        method::session_close, request, std::move(done),
+        [impl, session_id](const av2::CloseSessionResponse&) { impl->tracker_.remove(session_id); },
+        not_found_is_success<av2::CloseSessionResponse>);
+}
+
+void Client::delete_session(const std::string& session_id, Callback<av2::DeleteSessionResponse> done) {
+    if (!impl_->ready(done, method::session_delete)) return;
+    if (Status s = detail::v2::check_delete_session(*impl_->agent_); !s) return impl_->refuse(done, s);
+    impl_->sent_other_request_ = true;
+    av2::DeleteSessionRequest request;
+    request.sessionId = session_id;
+    impl_->call<av2::DeleteSessionResponse>(method::session_delete, request, std::move(done), nullptr,
+                                            not_found_is_success<av2::DeleteSessionResponse>);
+}
+
+RequestHandle Client::prompt(av2::PromptRequest request, Callback<av2::PromptResponse> done) {
+    if (!impl_->ready(done, method::session_prompt)) return {};
+    if (Status s = detail::v2::check_prompt(request, *impl_->agent_); !s) {
+        impl_->refuse(done, s);
+        return {};
+    }
+    impl_->sent_other_request_ = true;
+    return RequestHandle{impl_->call<av2::PromptResponse>(method::session_prompt, request, std::move(done))};
+}
+
+void Client::cancel(const std::string& session_id) {
+    if (!impl_->agent_ || impl_->rpc_->is_closed()) return;
+    impl_->rpc_->send_notification(method::session_cancel, [&session_id](JsonWriter& w) {
+        av2::CancelSessionNotification notification;
+        notification.sessionId = session_id;
+        codec::encode(w, notification);
+    });
+    // Permission requests of the cancelled turn are answered "cancelled" now
+    // (CLIENT-MUST-68 allows it for requests known to belong to the cancelled work).
+    auto range = impl_->pending_permissions_.equal_range(session_id);
+    for (auto it = range.first; it != range.second; ++it) {
+        if (auto state = it->second.lock()) state->send_cancelled();
+    }
+    impl_->pending_permissions_.erase(range.first, range.second);
+}
+
+void Client::set_config_option(av2::SetSessionConfigOptionRequest request,
+                               Callback<av2::SetSessionConfigOptionResponse> done) {
+    if (!impl_->ready(done, method::session_set_config_option)) return;
+    if (Status s = detail::v2::check_set_config_option(request, impl_->tracker_.config_options(request.sessionId));
+        !s) {
+        return impl_->refuse(done, s);
+    }
+    impl_->sent_other_request_ = true;
+    const std::string session_id = request.sessionId;
+    Impl* impl = impl_.get();
+    // CLIENT-MUST-56: the answer is the complete list; it replaces ours.
+    impl_->call<av2::SetSessionConfigOptionResponse>(
+        method::session_set_config_option, request, std::move(done),
+        [impl, session_id](const av2::SetSessionConfigOptionResponse& response) {
+            impl->tracker_.set_config_options(session_id, response.configOptions);
+        });
+}
+
+void Client::cancel_tool_call(const std::string& session_id, const std::string& tool_call_id,
+                              Callback<av2::CancelToolCallResponse> done) {
+    if (!impl_->ready(done, method::tool_call_cancel)) return;
+    if (!impl_->tracker_.tool_call_cancellable(session_id, tool_call_id)) {
+        return impl_->refuse(done, Status(Errc::invalid_argument,
+                                          "CLIENT-MUST-36: tool call '" + tool_call_id +
+                                              "' does not currently advertise capabilities.cancel"));
+    }
+    impl_->sent_other_request_ = true;
+    av2::CancelToolCallRequest request;
+    request.sessionId = session_id;
+    request.toolCallId = tool_call_id;
+    impl_->call(method::tool_call_cancel, request, std::move(done));
+}
+
+void Client::cancel_terminal(const std::string& session_id, const std::string& terminal_id,
+                             Callback<av2::CancelTerminalResponse> done) {
+    if (!impl_->ready(done, method::terminal_cancel)) return;
+    if (!impl_->tracker_.terminal_cancellable(session_id, terminal_id)) {
+        return impl_->refuse(done, Status(Errc::invalid_argument,
+                                          "CLIENT-MUST-36: terminal '" + terminal_id +
+                                              "' does not currently advertise capabilities.cancel"));
+    }
+    impl_->sent_other_request_ = true;
+    av2::CancelTerminalRequest request;
+    request.sessionId = session_id;
+    request.terminalId = terminal_id;
+    impl_->call(method::terminal_cancel, request, std::move(done));
+}
+
+RequestHandle Client::ext_request(const std::string& name, RawJson params, Callback<RawJson> done) {
+    if (!impl_->ready(done, name)) return {};
+    Status valid = detail::v2::check_extension_method(name);
+    if (valid) valid = check_raw_object(params, "extension params");
+    if (!valid) {
+        impl_->refuse(done, valid);
+        return {};
+    }
+    impl_->sent_other_request_ = true;
+    return RequestHandle{impl_->rpc_->send_request(
+        name, [&params](JsonWriter& w) { write_raw(w, params); },
+        [done = std::move(done)](const Reply& reply) {
+            if (!reply.status) return done(reply.status);
+            done(raw_of(reply.result));
+        },
+        impl_->request_options())};
+}
+
+Status Client::ext_notification(const std::string& name, RawJson params) {
+    if (!impl_->agent_) return Status(Errc::invalid_argument, "CLIENT-MUST-20: initialize first");
+    Status valid = detail::v2::check_extension_method(name);
+    if (valid) valid = check_raw_object(params, "extension params");
+    if (!valid) return valid;
+    impl_->rpc_->send_notification(name, [&params](JsonWriter& w) { write_raw(w, params); });
+    return Status();
+}
+
+bool Client::cancel_request(RequestHandle handle) { return handle.id >= 0 && impl_->rpc_->cancel_request(handle.id); }
+
+void Client::close() { impl_->rpc_->close(); }
+bool Client::is_closed() const { return impl_->rpc_->is_closed(); }
+
+void run_until(uv_loop_t* loop, const std::function<bool()>& done) {
+    while (!done()) {
+        if (uv_run(loop, UV_RUN_ONCE) == 0 && !done()) return;
+    }
+}
+
+}  // namespace acp

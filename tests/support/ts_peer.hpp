@@ -1,0 +1,163 @@
+// The client against the peer agent built on the official TypeScript SDK
+// (tests/peers/ts-agent). Every message the client sends is recorded by the peer and,
+// when the test ends, checked against the pinned v2 JSON schema by validate.mjs (ajv).
+#pragma once
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "acp/client.hpp"
+#include "support/test_loop.hpp"
+
+namespace acp::test {
+
+class TsPeer {
+public:
+    explicit TsPeer(std::vector<std::string> flags = {}, ClientOptions options = {}) {
+        char path[] = "/tmp/acp-ts-peer-XXXXXX";
+        int fd = mkstemp(path);
+        REQUIRE(fd >= 0);
+        close(fd);
+        record_ = path;
+        SpawnOptions agent;
+        agent.argv = {ACP_NODE, std::string(ACP_TS_AGENT_DIR) + "/agent.mjs", "--record=" + record_};
+        for (auto& flag : flags) agent.argv.push_back(flag);
+        agent.shutdown_grace = std::chrono::milliseconds(3000);
+        options.info.name = "libacp-tests";
+        options.info.version = "1.0";
+        options.log = [this](const LogRecord& r) {
+            log.push_back(std::string(log_level_name(r.level)) + " " + std::string(r.source) + ": " +
+                          std::string(r.message));
+        };
+        auto created = Client::spawn(loop.get(), agent, options);
+        REQUIRE(created.ok());
+        client = std::move(created.value());
+        client->on_session_update([this](const v2::UpdateSessionNotification& n) { updates.push_back(n); });
+        client->on_closed([this](const Status& why) { closed = why; });
+        client->set_traffic_observer([this](Direction d, std::string_view line, auto) {
+            if (d == Direction::outgoing) sent.emplace_back(line);
+        });
+    }
+
+    ~TsPeer() {
+        client->close();
+        loop.run_until([this] { return closed.has_value(); });
+        client.reset();
+        if (validate_on_exit) check_recorded_traffic();
+        std::remove(record_.c_str());
+    }
+
+    template <class T, class Start>
+    Result<T> wait(Start&& start) {
+        std::optional<Result<T>> result;
+        start([&result](Result<T> r) { result.emplace(std::move(r)); });
+        loop.run_until([&result] { return result.has_value(); });
+        REQUIRE(result.has_value());
+        return std::move(*result);
+    }
+
+    Result<v2::InitializeResponse> initialize() {
+        return wait<v2::InitializeResponse>([&](auto done) { client->initialize(done); });
+    }
+
+    std::string new_session(const std::string& cwd = "/tmp") {
+        v2::NewSessionRequest request;
+        request.cwd = cwd;
+        auto result = wait<v2::NewSessionResponse>([&](auto done) { client->new_session(request, done); });
+        REQUIRE_MESSAGE(result.ok(), result.status().to_string());
+        return result->sessionId;
+    }
+
+    static v2::PromptRequest text_prompt(const std::string& session_id, const std::string& text) {
+        v2::PromptRequest request;
+        request.sessionId = session_id;
+        v2::TextContent content;
+        content.text = text;
+        request.prompt.push_back(v2::ContentBlock::make_text(std::move(content)));
+        return request;
+    }
+
+    // Sends a prompt and runs until the turn's idle state update arrived.
+    Result<v2::PromptResponse> prompt_turn(const std::string& session_id, const std::string& text) {
+        const std::size_t idle_before = idle_count();
+        auto response = wait<v2::PromptResponse>([&](auto done) { client->prompt(text_prompt(session_id, text), done); });
+        if (response) loop.run_until([&] { return idle_count() > idle_before; });
+        return response;
+    }
+
+    std::size_t idle_count() const {
+        std::size_t count = 0;
+        for (const auto& n : updates) {
+            if (const auto* state = n.update.state_update(); state != nullptr && state->idle() != nullptr) ++count;
+        }
+        return count;
+    }
+
+    // The last idle update's stop reason ("" when none).
+    std::string last_stop_reason() const {
+        for (auto it = updates.rbegin(); it != updates.rend(); ++it) {
+            const auto* state = it->update.state_update();
+            if (state == nullptr || state->idle() == nullptr) continue;
+            const auto& reason = state->idle()->stopReason;
+            return reason.has_value() ? reason->tag() : std::string();
+        }
+        return {};
+    }
+
+    // Concatenated text of the agent_message_chunk updates for a message id.
+    std::string agent_text(const std::string& message_id) const {
+        std::string text;
+        for (const auto& n : updates) {
+            const auto* chunk = n.update.agent_message_chunk();
+            if (chunk != nullptr && chunk->messageId == message_id && chunk->content.text() != nullptr) {
+                text += chunk->content.text()->text;
+            }
+        }
+        return text;
+    }
+
+    bool logged(const std::string& fragment) const {
+        for (const auto& line : log) {
+            if (line.find(fragment) != std::string::npos) return true;
+        }
+        return false;
+    }
+
+    TestLoop loop;
+    std::unique_ptr<Client> client;
+    std::vector<v2::UpdateSessionNotification> updates;
+    std::vector<std::string> sent;
+    std::vector<std::string> log;
+    std::optional<Status> closed;
+    bool validate_on_exit = true;
+
+private:
+    // Every message the client sent must validate against the pinned schema.
+    void check_recorded_traffic() {
+        std::string command = std::string(ACP_NODE) + " " + ACP_TS_AGENT_DIR + "/validate.mjs --schema=" +
+                              ACP_V2_SCHEMA_PATH + " " + record_ + " 2>&1";
+        FILE* pipe = popen(command.c_str(), "r");
+        REQUIRE(pipe != nullptr);
+        std::string output;
+        char buffer[4096];
+        while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+        int status = pclose(pipe);
+        INFO("validate.mjs: " << output);
+        CHECK(status == 0);
+        CHECK(output.find(", 0 invalid") != std::string::npos);
+        // It really looked at the traffic: at least the initialize request.
+        const auto checked = output.find("checked ");
+        REQUIRE(checked != std::string::npos);
+        CHECK(std::stoi(output.substr(checked + 8)) > 0);
+    }
+
+    std::string record_;
+};
+
+}  // namespace acp::test
