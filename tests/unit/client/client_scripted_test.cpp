@@ -1,0 +1,215 @@
+// The Client against an agent scripted byte by byte (over a socket pair), for the
+// orderings and malformed input a well-behaved peer never produces.
+#include <doctest/doctest.h>
+#include <sys/socket.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "acp/client.hpp"
+#include "support/raw_peer.hpp"
+#include "support/test_loop.hpp"
+#include "transport/fd_transport.hpp"
+
+using acp::Errc;
+using acp::Result;
+namespace v2 = acp::v2;
+
+namespace {
+
+constexpr const char* kInitializeResult =
+    R"({"protocolVersion":2,"info":{"name":"scripted","version":"1"},"capabilities":{"session":{"prompt":{}}}})";
+
+struct Scripted {
+    acp::test::TestLoop loop;
+    std::unique_ptr<acp::Client> client;
+    std::optional<acp::test::RawPeer> agent;
+    std::vector<v2::UpdateSessionNotification> updates;
+    std::vector<std::string> log;
+
+    Scripted() {
+        int pair[2];
+        REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+        acp::ClientOptions options;
+        options.log = [this](const acp::LogRecord& r) { log.emplace_back(r.message); };
+        auto created = acp::Client::adopt(loop.get(), acp::AdoptedFds{pair[0], pair[0], -1}, options);
+        REQUIRE(created.ok());
+        client = std::move(created.value());
+        client->on_session_update([this](const v2::UpdateSessionNotification& n) { updates.push_back(n); });
+        auto far = acp::detail::FdTransport::adopt(loop.get(), acp::AdoptedFds{pair[1], pair[1], -1},
+                                                   acp::detail::Logger());
+        REQUIRE(far.ok());
+        agent.emplace(std::move(far.value()));
+    }
+
+    // Waits for the client's next line and answers it with result (the same id).
+    void answer_next(const std::string& result) {
+        const std::size_t index = agent->lines.size();
+        REQUIRE(loop.run_until([&] { return agent->lines.size() > index; }));
+        auto request = agent->parsed(index);
+        REQUIRE(request.HasMember("id"));
+        agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(request["id"].GetInt64()) +
+                         R"(,"result":)" + result + "}");
+    }
+
+    void initialize() {
+        std::optional<Result<v2::InitializeResponse>> done;
+        client->initialize([&](Result<v2::InitializeResponse> r) { done.emplace(std::move(r)); });
+        answer_next(kInitializeResult);
+        REQUIRE(loop.run_until([&] { return done.has_value(); }));
+        REQUIRE(done->ok());
+    }
+
+    void update(const std::string& session, const std::string& body) {
+        agent->send_line(R"({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":")" + session +
+                         R"(","update":)" + body + "}}");
+    }
+
+    bool logged(const std::string& fragment) const {
+        for (const auto& line : log) {
+            if (line.find(fragment) != std::string::npos) return true;
+        }
+        return false;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("client: updates that precede the session/new answer are held, then delivered before its callback") {
+    // AGENT-MUST-07 (updates may come first), CLIENT-MUST-48 (in order), CLIENT-MUST-59.
+    Scripted s;
+    s.initialize();
+    std::size_t updates_at_callback = 99;
+    std::optional<Result<v2::NewSessionResponse>> created;
+    v2::NewSessionRequest request;
+    request.cwd = "/work";
+    s.client->new_session(request, [&](Result<v2::NewSessionResponse> r) {
+        updates_at_callback = s.updates.size();
+        created.emplace(std::move(r));
+    });
+    const std::size_t index = s.agent->lines.size();
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > index; }));
+    s.update("s-9", R"({"sessionUpdate":"state_update","state":"running"})");
+    s.update("s-9", R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"hi"}})");
+    s.loop.run_for(std::chrono::milliseconds(30));
+    CHECK(s.updates.empty());  // held: the session is not known yet
+    const auto id = s.agent->parsed(index)["id"].GetInt64();
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"result":{"sessionId":"s-9"}})");
+    REQUIRE(s.loop.run_until([&] { return created.has_value(); }));
+    REQUIRE(created->ok());
+    CHECK(updates_at_callback == 2);
+    REQUIRE(s.updates.size() == 2);
+    CHECK(s.updates[0].update.tag() == "state_update");
+    CHECK(s.updates[1].update.tag() == "agent_message_chunk");
+    // Afterwards updates flow straight through.
+    s.update("s-9", R"({"sessionUpdate":"state_update","state":"idle"})");
+    CHECK(s.loop.run_until([&] { return s.updates.size() == 3; }));
+}
+
+TEST_CASE("client: a prompt answered {} (older drafts) is accepted") {
+    Scripted s;
+    s.initialize();
+    std::optional<Result<v2::NewSessionResponse>> created;
+    v2::NewSessionRequest request;
+    request.cwd = "/work";
+    s.client->new_session(request, [&](Result<v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
+    s.answer_next(R"({"sessionId":"s-1"})");
+    REQUIRE(s.loop.run_until([&] { return created.has_value(); }));
+    std::optional<Result<v2::PromptResponse>> answered;
+    v2::PromptRequest prompt;
+    prompt.sessionId = "s-1";
+    v2::TextContent text;
+    text.text = "hi";
+    prompt.prompt.push_back(v2::ContentBlock::make_text(text));
+    s.client->prompt(prompt, [&](Result<v2::PromptResponse> r) { answered.emplace(std::move(r)); });
+    s.answer_next("{}");
+    REQUIRE(s.loop.run_until([&] { return answered.has_value(); }));
+    REQUIRE(answered->ok());
+    CHECK(answered->value().messageId.empty());
+    // But an answer of the wrong shape is a protocol error with its path.
+    answered.reset();
+    s.client->prompt(prompt, [&](Result<v2::PromptResponse> r) { answered.emplace(std::move(r)); });
+    s.answer_next(R"({"messageId":42})");
+    REQUIRE(s.loop.run_until([&] { return answered.has_value(); }));
+    CHECK(answered->status().code() == Errc::protocol_error);
+    CHECK(answered->status().message().find("messageId") != std::string::npos);
+}
+
+TEST_CASE("client: an invalid session/update is reported with its path; later ones still arrive") {
+    Scripted s;
+    s.initialize();
+    s.update("s-1", R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":7}})");
+    // CLIENT-MUST-17: an unknown variant is kept, not dropped.
+    s.update("s-1", R"({"sessionUpdate":"_acme_progress","percent":40})");
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
+    CHECK(s.logged("invalid session/update ignored"));
+    CHECK(s.logged("text"));
+    CHECK(s.updates[0].update.kind() == v2::SessionUpdate::Kind::unknown);
+    CHECK(s.updates[0].update.tag() == "_acme_progress");
+}
+
+TEST_CASE("client: elicitation in a mode not advertised is refused -32602; unknown completions are ignored") {
+    // CLIENT-MUST-72, -78
+    Scripted s;
+    int completions = 0;
+    int asked = 0;
+    s.client->on_elicitation(true, false, [&](const v2::CreateElicitationRequest&, acp::ElicitationResponder r) {
+        ++asked;
+        r.decline();
+    });
+    s.client->on_elicitation_complete([&](const v2::CompleteElicitationNotification&) { ++completions; });
+    s.initialize();
+    const std::size_t before = s.agent->lines.size();
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"mode":"url","sessionId":"s-1","message":"m","elicitationId":"x","url":"https://x"}})");
+    s.agent->send_line(R"({"jsonrpc":"2.0","method":"elicitation/complete","params":{"elicitationId":"x"}})");
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{"mode":"form","sessionId":"s-1","message":"m","requestedSchema":{"type":"object","properties":{}}}})");
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() >= before + 2; }));
+    auto refused = s.agent->parsed(before);
+    CHECK(refused["id"] == "e1");
+    CHECK(refused["error"]["code"].GetInt() == -32602);
+    auto declined = s.agent->parsed(before + 1);
+    CHECK(declined["id"] == "e2");
+    CHECK(declined["result"]["action"] == "decline");
+    CHECK(asked == 1);
+    CHECK(completions == 0);
+}
+
+TEST_CASE("client: terminal/cancel follows the terminal's latest capabilities") {
+    // CLIENT-MUST-36
+    Scripted s;
+    s.initialize();
+    std::optional<Result<v2::CancelTerminalResponse>> refused;
+    s.client->cancel_terminal("s-1", "t1", [&](Result<v2::CancelTerminalResponse> r) { refused.emplace(std::move(r)); });
+    REQUIRE(s.loop.run_until([&] { return refused.has_value(); }));
+    CHECK(refused->status().message().find("CLIENT-MUST-36") != std::string::npos);
+    s.update("s-1", R"({"sessionUpdate":"terminal_update","terminalId":"t1","capabilities":{"cancel":{}}})");
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
+    std::optional<Result<v2::CancelTerminalResponse>> accepted;
+    s.client->cancel_terminal("s-1", "t1", [&](Result<v2::CancelTerminalResponse> r) { accepted.emplace(std::move(r)); });
+    s.answer_next("{}");
+    REQUIRE(s.loop.run_until([&] { return accepted.has_value(); }));
+    CHECK(accepted->ok());
+    s.update("s-1", R"({"sessionUpdate":"terminal_update","terminalId":"t1","exitStatus":{"exitCode":0},"capabilities":null})");
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 2; }));
+    std::optional<Result<v2::CancelTerminalResponse>> late;
+    s.client->cancel_terminal("s-1", "t1", [&](Result<v2::CancelTerminalResponse> r) { late.emplace(std::move(r)); });
+    REQUIRE(s.loop.run_until([&] { return late.has_value(); }));
+    CHECK(late->status().message().find("CLIENT-MUST-36") != std::string::npos);
+}
+
+TEST_CASE("client: unknown notifications reach the host with their params, never answered") {
+    // CLIENT-MUST-07, -09
+    Scripted s;
+    std::vector<std::pair<std::string, std::string>> seen;
+    s.client->on_unknown_notification([&](std::string_view method, const acp::RawJson& params) {
+        seen.emplace_back(std::string(method), params.text);
+    });
+    s.initialize();
+    const std::size_t before = s.agent->lines.size();
+    s.agent->send_line(R"({"jsonrpc":"2.0","method":"_acme/status","params":{"busy":true}})");
+    REQUIRE(s.loop.run_until([&] { return seen.size() == 1; }));
+    CHECK(seen[0] == std::make_pair(std::string("_acme/status"), std::string(R"({"busy":true})")));
+    s.loop.run_for(std::chrono::milliseconds(20));
+    CHECK(s.agent->lines.size() == before);
+}
