@@ -1214,8 +1214,13 @@ class Codec:
         i = indent
         t = f.type
         if f.presence == "required":
-            s = f"{i}if (Status s = {self.dec_expr(t, 'v', target, child)}; !s) return s;\n"
-            return s
+            if f.default_on_null:
+                raise GenError(f"{f.wire}: default-on-null on a required member")
+            if f.default_on_error:
+                # present but malformed: the member's default value (an empty list), no error
+                return (f"{i}if (Status s = {self.dec_expr(t, 'v', target, child)}; !s) {{\n"
+                        f"{i}    {target} = {cpp_type(self.m, t)}();\n{i}}}\n")
+            return f"{i}if (Status s = {self.dec_expr(t, 'v', target, child)}; !s) return s;\n"
         # optional or nullable: decode into the engaged value, fall back on errors when asked to
         on_error = f"{i}    {target}.reset();\n" if f.default_on_error else f"{i}    return s;\n"
         o = []

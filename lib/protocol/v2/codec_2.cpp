@@ -1121,7 +1121,9 @@ Status decode_fields(const JsonValue& object, SessionConfigSelectGroup& out, con
             if (Status s = detail::decode_value(v, out.name, path.key("name")); !s) return s;
         } else if (key == "options") {
             has_options = true;
-            if (Status s = detail::decode_array(v, out.options, path.key("options"), detail::ArrayRules{true, 1}, [](const JsonValue& j1, SessionConfigSelectOption& o1, const detail::DecodePath& p1) { return decode_value(j1, o1, p1); }); !s) return s;
+            if (Status s = detail::decode_array(v, out.options, path.key("options"), detail::ArrayRules{true, 1}, [](const JsonValue& j1, SessionConfigSelectOption& o1, const detail::DecodePath& p1) { return decode_value(j1, o1, p1); }); !s) {
+                out.options = std::vector<SessionConfigSelectOption>();
+            }
         } else if (key == "_meta") {
             if (v.IsNull()) {
                 out._meta.set_null();
@@ -1908,7 +1910,9 @@ Status decode_fields(const JsonValue& object, ListSessionsResponse& out, const d
         const JsonValue& v = member->value;
         if (key == "sessions") {
             has_sessions = true;
-            if (Status s = detail::decode_array(v, out.sessions, path.key("sessions"), detail::ArrayRules{true, 0}, [](const JsonValue& j1, SessionInfo& o1, const detail::DecodePath& p1) { return decode_value(j1, o1, p1); }); !s) return s;
+            if (Status s = detail::decode_array(v, out.sessions, path.key("sessions"), detail::ArrayRules{true, 0}, [](const JsonValue& j1, SessionInfo& o1, const detail::DecodePath& p1) { return decode_value(j1, o1, p1); }); !s) {
+                out.sessions = std::vector<SessionInfo>();
+            }
         } else if (key == "nextCursor") {
             if (v.IsNull()) {
                 out.nextCursor.set_null();
