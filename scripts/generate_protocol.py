@@ -268,7 +268,7 @@ class Model:
         alts = schema.get("anyOf") or schema.get("oneOf")
         if alts is not None:
             self.check_keys(name, schema, {"anyOf", "oneOf"})
-            enum = self.try_enum(name, alts, desc, closed_hint="oneOf" in schema)
+            enum = self.try_enum(name, alts, desc)
             if enum:
                 return self.add(enum)
             return self.build_union(name, alts, desc, flat=False)
@@ -281,7 +281,7 @@ class Model:
             return self.add(d)
         raise GenError(f"{name}: unhandled definition shape {sorted(keys)}")
 
-    def try_enum(self, name, alts, desc, closed_hint):
+    def try_enum(self, name, alts, desc):
         consts = [a for a in alts if "const" in a]
         rest = [a for a in alts if "const" not in a]
         if not consts or len(rest) > 1:
@@ -300,8 +300,6 @@ class Model:
         d = Def(name, "enum", desc)
         d.base = "string" if base == "string" else "int"
         d.open = bool(rest)
-        if not rest and not closed_hint and len(consts) > 1:
-            pass  # an anyOf of consts alone is a closed enum as well
         seen = set()
         for a in consts:
             if d.base == "string":
@@ -610,7 +608,6 @@ class Model:
                     continue
                 untagged.append((t, vdesc, None))
         # names of untagged variants
-        named = [u[2] for u in untagged]
         base_names = []
         for t, _, n in untagged:
             if n:
@@ -630,7 +627,6 @@ class Model:
             else:
                 kind = self.prim_kind(t)
             d.variants.append(Variant(ident(kind), None, t, vdesc))
-        del named
         kinds = [v.kind for v in d.variants]
         reserved = {"kind", "tag", "unknown", "discriminator", "value_"}
         if len(set(kinds)) != len(kinds) or reserved & set(kinds):
@@ -675,7 +671,7 @@ class Model:
             if uname in self.raw_defs:
                 raise GenError(f"{where}: synthesized union name {uname} clashes with a $def")
             self.build_union(uname, [{"allOf": [{"$ref": "#/$defs/" + r}]} for r in refs],
-                             f"The {member} of an object: one of {', '.join(refs)}.", flat=True, synthesized=True)
+                             f"One of {', '.join(refs)}.", flat=True, synthesized=True)
         return uname, member
 
     def check_not(self, where, schema, disc, alts):
@@ -895,6 +891,14 @@ using ExtraFields = std::vector<std::pair<std::string, RawJson>>;
     return "".join(out)
 
 
+def known_check(d):
+    line = f"    bool is_known() const {{ return {' || '.join(f'value == {cpp}' for _, cpp, _ in d.values)}; }}\n"
+    if len(line) <= 110:
+        return line
+    terms = [f"value == {cpp}" for _, cpp, _ in d.values]
+    return ("    bool is_known() const {\n        return " + " ||\n               ".join(terms) + ";\n    }\n")
+
+
 def emit_enum(d):
     o = []
     o.append(comment(d.desc))
@@ -911,8 +915,7 @@ def emit_enum(d):
     {d.name}(std::string_view init) : value(init) {{}}  // NOLINT
     {d.name}(const char* init) : value(init) {{}}  // NOLINT
 
-    bool is_known() const {{ return {' || '.join(f'value == {cpp}' for _, cpp, _ in d.values)}; }}
-    bool operator==(std::string_view rhs) const {{ return value == rhs; }}
+{known_check(d)}    bool operator==(std::string_view rhs) const {{ return value == rhs; }}
     bool operator!=(std::string_view rhs) const {{ return value != rhs; }}
     bool operator==(const std::string& rhs) const {{ return value == rhs; }}
     bool operator!=(const std::string& rhs) const {{ return value != rhs; }}
@@ -929,8 +932,7 @@ def emit_enum(d):
     {d.name}() = default;
     {d.name}(int64_t init) : value(init) {{}}  // NOLINT: implicit by design
 
-    bool is_known() const {{ return {' || '.join(f'value == {cpp}' for _, cpp, _ in d.values)}; }}
-    friend bool operator==(const {d.name}& a, const {d.name}& b) {{ return a.value == b.value; }}
+{known_check(d)}    friend bool operator==(const {d.name}& a, const {d.name}& b) {{ return a.value == b.value; }}
     friend bool operator!=(const {d.name}& a, const {d.name}& b) {{ return a.value != b.value; }}
 """)
     o.append("};\n")
@@ -1076,7 +1078,7 @@ class Codec:
         k = t.kind
         if k == "string":
             if t.min_length:
-                return f"detail::decode_string(*&{j}, {o}, {p}, {t.min_length})".replace("*&", "")
+                return f"detail::decode_string({j}, {o}, {p}, {t.min_length})"
             return f"detail::decode_value({j}, {o}, {p})"
         if k == "int":
             if (t.lo, t.hi) == (-(2 ** 63), 2 ** 63 - 1):
@@ -1212,8 +1214,13 @@ class Codec:
         i = indent
         t = f.type
         if f.presence == "required":
-            s = f"{i}if (Status s = {self.dec_expr(t, 'v', target, child)}; !s) return s;\n"
-            return s
+            if f.default_on_null:
+                raise GenError(f"{f.wire}: default-on-null on a required member")
+            if f.default_on_error:
+                # present but malformed: the member's default value (an empty list), no error
+                return (f"{i}if (Status s = {self.dec_expr(t, 'v', target, child)}; !s) {{\n"
+                        f"{i}    {target} = {cpp_type(self.m, t)}();\n{i}}}\n")
+            return f"{i}if (Status s = {self.dec_expr(t, 'v', target, child)}; !s) return s;\n"
         # optional or nullable: decode into the engaged value, fall back on errors when asked to
         on_error = f"{i}    {target}.reset();\n" if f.default_on_error else f"{i}    return s;\n"
         o = []
@@ -1361,7 +1368,7 @@ class Codec:
                 o.append(f" else {{\n{i}    return detail::missing(path.key({json.dumps(f.wire)}));\n{i}}}")
             o.append("\n")
         if flat:
-            o.append(f"{i}if ({flat} checked; true) {{\n")
+            o.append(f"{i}{{\n{i}    {flat} checked;\n")
             o.append(f"{i}    if (Status s = decode_flat({obj}, checked, path, nullptr); !s) return s;\n{i}}}\n")
         return "".join(o)
 
@@ -1476,14 +1483,14 @@ class Codec:
             o.append(f"\nStatus decode_flat(const JsonValue& object, {n}& out, const detail::DecodePath& path, "
                      "detail::OwnMemberFn parent_member) {\n")
             o.append("    (void)parent_member;\n")
-            o.append("    Status first_error;\n")
+            o.append("    Status first_error;  // the first variant's complaint, for the message\n")
             for v in d.variants:
                 ct = cpp_type(self.m, v.payload)
                 o.append("    {\n")
                 o.append(f"        {ct} payload;\n")
                 o.append(f"        Status s = decode_fields(object, payload, path, detail::FieldsContext{{\"\", false, \"\"}});\n")
                 o.append(f"        if (s) {{\n            out = {n}::make_{v.kind}(std::move(payload));\n            return {{}};\n        }}\n")
-                o.append("        if (first_error) first_error = s;\n")
+                o.append("        if (first_error.ok()) first_error = s;\n")
                 o.append("    }\n")
             names = " | ".join(cpp_type(self.m, v.payload) for v in d.variants)
             o.append(f"    return detail::no_variant(path, {json.dumps(names)}, first_error);\n}}\n")
@@ -1503,8 +1510,8 @@ class Codec:
             return "".join(o)
         o.append(f"\nStatus decode_value(const JsonValue& json, {n}& out, const detail::DecodePath& path) {{\n")
         gates = [self.m.json_gate(v.payload, "json") for v in d.variants]
-        single = len(d.variants) == 1 or len(set(gates)) == len(gates)
-        o.append("    Status first_error;\n")
+        if not d.unknown:
+            o.append("    Status first_error;  // the first variant's complaint, for the message\n")
         for v, gate in zip(d.variants, gates):
             ct = cpp_type(self.m, v.payload)
             init = default_init(self.m, v.payload)
@@ -1512,11 +1519,11 @@ class Codec:
             o.append(f"        {ct} payload{init};\n")
             o.append(f"        Status s = {self.dec_expr(v.payload, 'json', 'payload', 'path')};\n")
             o.append(f"        if (s) {{\n            out = {n}::make_{v.kind}(std::move(payload));\n            return {{}};\n        }}\n")
-            o.append("        if (first_error) first_error = s;\n")
+            if not d.unknown:
+                o.append("        if (first_error.ok()) first_error = s;\n")
             o.append("    }\n")
-        del single
         if d.unknown:
-            o.append(f"    (void)first_error;\n    out = {n}::make_unknown(detail::raw_of(json));\n    return {{}};\n}}\n")
+            o.append(f"    out = {n}::make_unknown(detail::raw_of(json));\n    return {{}};\n}}\n")
         else:
             names = " | ".join(v.kind for v in d.variants)
             o.append(f"    return detail::no_variant(path, {json.dumps(names)}, first_error);\n}}\n")
@@ -1584,11 +1591,17 @@ Status decode(const JsonValue& json, T& out) {
         idx = min(CODEC_PARTS - 1, acc * CODEC_PARTS // max(total, 1))
         parts[idx].append(b)
         acc += len(b)
+    check = ["\nnamespace {\n// Every $defs entry of the schema is a complete type of acp::v2 (sizeof refuses anything else).\n"
+             "[[maybe_unused]] constexpr std::size_t schema_type_sizes[] = {\n"]
+    check.extend(f"    sizeof({s}),\n" for s in schema_names)
+    check.append(f"}};\nstatic_assert(sizeof(schema_type_sizes) == {len(schema_names)} * sizeof(std::size_t));\n"
+                 "}  // namespace\n")
+    parts[0].insert(0, "".join(check))
     cpps = []
     for i, part in enumerate(parts):
         c = [BANNER, "//\n", f"// ACP v2 codec, part {i + 1} of {CODEC_PARTS} (declarations in codec.hpp).\n"]
-        c.append('#include "protocol/v2/codec.hpp"\n\n#include <cstdint>\n#include <limits>\n#include <string>\n'
-                 '#include <utility>\n\nnamespace acp::v2::codec {\n')
+        c.append('#include "protocol/v2/codec.hpp"\n\n#include <cstddef>\n#include <cstdint>\n#include <limits>\n'
+                 '#include <string>\n#include <utility>\n\nnamespace acp::v2::codec {\n')
         c.extend(part)
         c.append("\n}  // namespace acp::v2::codec\n")
         cpps.append("".join(c))

@@ -83,7 +83,18 @@ struct ToolKind {
     ToolKind(std::string_view init) : value(init) {}  // NOLINT
     ToolKind(const char* init) : value(init) {}  // NOLINT
 
-    bool is_known() const { return value == read || value == edit || value == delete_ || value == move || value == search || value == execute || value == think || value == fetch || value == switch_mode || value == other; }
+    bool is_known() const {
+        return value == read ||
+               value == edit ||
+               value == delete_ ||
+               value == move ||
+               value == search ||
+               value == execute ||
+               value == think ||
+               value == fetch ||
+               value == switch_mode ||
+               value == other;
+    }
     bool operator==(std::string_view rhs) const { return value == rhs; }
     bool operator!=(std::string_view rhs) const { return value != rhs; }
     bool operator==(const std::string& rhs) const { return value == rhs; }
@@ -111,7 +122,14 @@ struct ToolCallStatus {
     ToolCallStatus(std::string_view init) : value(init) {}  // NOLINT
     ToolCallStatus(const char* init) : value(init) {}  // NOLINT
 
-    bool is_known() const { return value == pending || value == in_progress || value == paused || value == completed || value == failed || value == cancelled; }
+    bool is_known() const {
+        return value == pending ||
+               value == in_progress ||
+               value == paused ||
+               value == completed ||
+               value == failed ||
+               value == cancelled;
+    }
     bool operator==(std::string_view rhs) const { return value == rhs; }
     bool operator!=(std::string_view rhs) const { return value != rhs; }
     bool operator==(const std::string& rhs) const { return value == rhs; }
@@ -446,7 +464,12 @@ struct DiffFileType {
     DiffFileType(std::string_view init) : value(init) {}  // NOLINT
     DiffFileType(const char* init) : value(init) {}  // NOLINT
 
-    bool is_known() const { return value == text || value == binary || value == directory || value == symlink; }
+    bool is_known() const {
+        return value == text ||
+               value == binary ||
+               value == directory ||
+               value == symlink;
+    }
     bool operator==(std::string_view rhs) const { return value == rhs; }
     bool operator!=(std::string_view rhs) const { return value != rhs; }
     bool operator==(const std::string& rhs) const { return value == rhs; }
@@ -827,7 +850,12 @@ struct PermissionOptionKind {
     PermissionOptionKind(std::string_view init) : value(init) {}  // NOLINT
     PermissionOptionKind(const char* init) : value(init) {}  // NOLINT
 
-    bool is_known() const { return value == allow_once || value == allow_always || value == reject_once || value == reject_always; }
+    bool is_known() const {
+        return value == allow_once ||
+               value == allow_always ||
+               value == reject_once ||
+               value == reject_always;
+    }
     bool operator==(std::string_view rhs) const { return value == rhs; }
     bool operator!=(std::string_view rhs) const { return value != rhs; }
     bool operator==(const std::string& rhs) const { return value == rhs; }
@@ -1218,7 +1246,7 @@ inline bool operator==(const ElicitationRequestScope& a, const ElicitationReques
 }
 inline bool operator!=(const ElicitationRequestScope& a, const ElicitationRequestScope& b) { return !(a == b); }
 
-// The scope of an object: one of ElicitationSessionScope, ElicitationRequestScope.
+// One of ElicitationSessionScope, ElicitationRequestScope.
 // (untagged: the first variant the JSON decodes as, in schema order; members live in the enclosing object)
 struct ElicitationScope {
     enum class Kind { session, request };
@@ -1711,7 +1739,12 @@ struct SessionConfigOptionCategory {
     SessionConfigOptionCategory(std::string_view init) : value(init) {}  // NOLINT
     SessionConfigOptionCategory(const char* init) : value(init) {}  // NOLINT
 
-    bool is_known() const { return value == mode || value == model || value == model_config || value == thought_level; }
+    bool is_known() const {
+        return value == mode ||
+               value == model ||
+               value == model_config ||
+               value == thought_level;
+    }
     bool operator==(std::string_view rhs) const { return value == rhs; }
     bool operator!=(std::string_view rhs) const { return value != rhs; }
     bool operator==(const std::string& rhs) const { return value == rhs; }
@@ -2255,7 +2288,17 @@ struct ErrorCode {
     ErrorCode() = default;
     ErrorCode(int64_t init) : value(init) {}  // NOLINT: implicit by design
 
-    bool is_known() const { return value == parse_error || value == invalid_request || value == method_not_found || value == invalid_params || value == internal_error || value == request_cancelled || value == authentication_required || value == resource_not_found || value == unsupported_protocol_version; }
+    bool is_known() const {
+        return value == parse_error ||
+               value == invalid_request ||
+               value == method_not_found ||
+               value == invalid_params ||
+               value == internal_error ||
+               value == request_cancelled ||
+               value == authentication_required ||
+               value == resource_not_found ||
+               value == unsupported_protocol_version;
+    }
     friend bool operator==(const ErrorCode& a, const ErrorCode& b) { return a.value == b.value; }
     friend bool operator!=(const ErrorCode& a, const ErrorCode& b) { return a.value != b.value; }
 };
@@ -2814,7 +2857,12 @@ struct PlanEntryStatus {
     PlanEntryStatus(std::string_view init) : value(init) {}  // NOLINT
     PlanEntryStatus(const char* init) : value(init) {}  // NOLINT
 
-    bool is_known() const { return value == pending || value == in_progress || value == completed || value == cancelled; }
+    bool is_known() const {
+        return value == pending ||
+               value == in_progress ||
+               value == completed ||
+               value == cancelled;
+    }
     bool operator==(std::string_view rhs) const { return value == rhs; }
     bool operator!=(std::string_view rhs) const { return value != rhs; }
     bool operator==(const std::string& rhs) const { return value == rhs; }
@@ -3037,7 +3085,12 @@ struct CompactionStatus {
     CompactionStatus(std::string_view init) : value(init) {}  // NOLINT
     CompactionStatus(const char* init) : value(init) {}  // NOLINT
 
-    bool is_known() const { return value == in_progress || value == completed || value == failed || value == cancelled; }
+    bool is_known() const {
+        return value == in_progress ||
+               value == completed ||
+               value == failed ||
+               value == cancelled;
+    }
     bool operator==(std::string_view rhs) const { return value == rhs; }
     bool operator!=(std::string_view rhs) const { return value != rhs; }
     bool operator==(const std::string& rhs) const { return value == rhs; }

@@ -3,6 +3,7 @@
 // ACP v2 codec, part 1 of 3 (declarations in codec.hpp).
 #include "protocol/v2/codec.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -10,8 +11,212 @@
 
 namespace acp::v2::codec {
 
+namespace {
+// Every $defs entry of the schema is a complete type of acp::v2 (sizeof refuses anything else).
+[[maybe_unused]] constexpr std::size_t schema_type_sizes[] = {
+    sizeof(AgentRequest),
+    sizeof(RequestId),
+    sizeof(RequestPermissionRequest),
+    sizeof(SessionId),
+    sizeof(RequestPermissionSubject),
+    sizeof(ToolCallUpdate),
+    sizeof(ToolCallId),
+    sizeof(ToolKind),
+    sizeof(ToolCallStatus),
+    sizeof(ToolCallContent),
+    sizeof(ContentBlock),
+    sizeof(Annotations),
+    sizeof(Role),
+    sizeof(TextContent),
+    sizeof(MediaType),
+    sizeof(ImageContent),
+    sizeof(AudioContent),
+    sizeof(Icon),
+    sizeof(IconTheme),
+    sizeof(ResourceLink),
+    sizeof(EmbeddedResourceResource),
+    sizeof(TextResourceContents),
+    sizeof(BlobResourceContents),
+    sizeof(EmbeddedResource),
+    sizeof(Content),
+    sizeof(DiffChange),
+    sizeof(DiffFileType),
+    sizeof(AbsolutePath),
+    sizeof(DiffPathChange),
+    sizeof(DiffPathPairChange),
+    sizeof(DiffPatch),
+    sizeof(DiffPatchFormat),
+    sizeof(Diff),
+    sizeof(TerminalId),
+    sizeof(Terminal),
+    sizeof(ToolCallLocation),
+    sizeof(ToolCallCapabilities),
+    sizeof(ToolCallCancelCapabilities),
+    sizeof(ToolCallPermissionSubject),
+    sizeof(CommandPermissionSubject),
+    sizeof(PermissionOption),
+    sizeof(PermissionOptionId),
+    sizeof(PermissionOptionKind),
+    sizeof(CreateElicitationRequest),
+    sizeof(ElicitationSessionScope),
+    sizeof(ElicitationRequestScope),
+    sizeof(ElicitationSchema),
+    sizeof(ElicitationSchemaType),
+    sizeof(ElicitationPropertySchema),
+    sizeof(StringFormat),
+    sizeof(EnumOption),
+    sizeof(StringPropertySchema),
+    sizeof(NumberPropertySchema),
+    sizeof(IntegerPropertySchema),
+    sizeof(BooleanPropertySchema),
+    sizeof(MultiSelectItems),
+    sizeof(StringMultiSelectItems),
+    sizeof(TitledMultiSelectItems),
+    sizeof(MultiSelectPropertySchema),
+    sizeof(ElicitationFormMode),
+    sizeof(ElicitationId),
+    sizeof(ElicitationUrlMode),
+    sizeof(ExtRequest),
+    sizeof(AgentResponse),
+    sizeof(InitializeResponse),
+    sizeof(ProtocolVersion),
+    sizeof(Implementation),
+    sizeof(AgentCapabilities),
+    sizeof(SessionCapabilities),
+    sizeof(PromptCapabilities),
+    sizeof(PromptImageCapabilities),
+    sizeof(PromptAudioCapabilities),
+    sizeof(PromptEmbeddedContextCapabilities),
+    sizeof(McpCapabilities),
+    sizeof(McpStdioCapabilities),
+    sizeof(McpHttpCapabilities),
+    sizeof(SessionDeleteCapabilities),
+    sizeof(SessionAdditionalDirectoriesCapabilities),
+    sizeof(AgentAuthCapabilities),
+    sizeof(AuthMethod),
+    sizeof(AuthMethodId),
+    sizeof(EnvVariable),
+    sizeof(AuthMethodTerminal),
+    sizeof(AuthMethodAgent),
+    sizeof(LoginAuthResponse),
+    sizeof(LogoutAuthResponse),
+    sizeof(NewSessionResponse),
+    sizeof(SessionConfigOption),
+    sizeof(SessionConfigId),
+    sizeof(SessionConfigOptionCategory),
+    sizeof(SessionConfigValueId),
+    sizeof(SessionConfigSelectOptions),
+    sizeof(SessionConfigSelectOption),
+    sizeof(SessionConfigSelectGroup),
+    sizeof(SessionConfigGroupId),
+    sizeof(SessionConfigSelect),
+    sizeof(SessionConfigBoolean),
+    sizeof(AvailableCommand),
+    sizeof(AvailableCommandInput),
+    sizeof(TextCommandInput),
+    sizeof(Command),
+    sizeof(ListSessionsResponse),
+    sizeof(SessionInfo),
+    sizeof(SessionListCursor),
+    sizeof(DeleteSessionResponse),
+    sizeof(ResumeSessionResponse),
+    sizeof(CloseSessionResponse),
+    sizeof(CancelToolCallResponse),
+    sizeof(CancelTerminalResponse),
+    sizeof(SetSessionConfigOptionResponse),
+    sizeof(PromptResponse),
+    sizeof(MessageId),
+    sizeof(ExtResponse),
+    sizeof(Error),
+    sizeof(ErrorCode),
+    sizeof(ErrorData),
+    sizeof(UnsupportedProtocolVersionErrorData),
+    sizeof(SessionNotFoundErrorData),
+    sizeof(AgentNotification),
+    sizeof(UpdateSessionNotification),
+    sizeof(SessionUpdate),
+    sizeof(ContentChunk),
+    sizeof(UserMessage),
+    sizeof(AgentMessage),
+    sizeof(AgentThought),
+    sizeof(BackgroundWork),
+    sizeof(BackgroundTerminal),
+    sizeof(BackgroundToolCall),
+    sizeof(RunningStateUpdate),
+    sizeof(ErrorStopReason),
+    sizeof(IdleStateUpdate),
+    sizeof(RequiresActionStateUpdate),
+    sizeof(StateUpdate),
+    sizeof(ToolCallContentChunk),
+    sizeof(TerminalOutput),
+    sizeof(TerminalExitStatus),
+    sizeof(TerminalSize),
+    sizeof(TerminalCapabilities),
+    sizeof(TerminalCancelCapabilities),
+    sizeof(TerminalUpdate),
+    sizeof(TerminalOutputChunk),
+    sizeof(PlanUpdateContent),
+    sizeof(PlanId),
+    sizeof(PlanEntry),
+    sizeof(PlanEntryPriority),
+    sizeof(PlanEntryStatus),
+    sizeof(PlanItems),
+    sizeof(PlanUpdate),
+    sizeof(AvailableCommandsUpdate),
+    sizeof(ConfigOptionUpdate),
+    sizeof(SessionInfoUpdate),
+    sizeof(Cost),
+    sizeof(UsageUpdate),
+    sizeof(NoticeSeverity),
+    sizeof(Notice),
+    sizeof(CompactionId),
+    sizeof(CompactionStatus),
+    sizeof(CompactionUpdate),
+    sizeof(CompactionSummaryChunk),
+    sizeof(CompleteElicitationNotification),
+    sizeof(ExtNotification),
+    sizeof(ClientRequest),
+    sizeof(InitializeRequest),
+    sizeof(ClientCapabilities),
+    sizeof(ClientAuthCapabilities),
+    sizeof(TerminalAuthCapabilities),
+    sizeof(ElicitationCapabilities),
+    sizeof(ElicitationFormCapabilities),
+    sizeof(ElicitationUrlCapabilities),
+    sizeof(LoginAuthRequest),
+    sizeof(LogoutAuthRequest),
+    sizeof(NewSessionRequest),
+    sizeof(McpServer),
+    sizeof(HttpHeader),
+    sizeof(McpServerHttp),
+    sizeof(McpServerStdio),
+    sizeof(ListSessionsRequest),
+    sizeof(DeleteSessionRequest),
+    sizeof(ResumeSessionRequest),
+    sizeof(ReplayFrom),
+    sizeof(ReplayFromStart),
+    sizeof(CloseSessionRequest),
+    sizeof(CancelToolCallRequest),
+    sizeof(CancelTerminalRequest),
+    sizeof(SetSessionConfigOptionRequest),
+    sizeof(PromptRequest),
+    sizeof(ClientResponse),
+    sizeof(RequestPermissionResponse),
+    sizeof(RequestPermissionOutcome),
+    sizeof(CancelledPermissionOutcome),
+    sizeof(SelectedPermissionOutcome),
+    sizeof(CreateElicitationResponse),
+    sizeof(ElicitationContentValue),
+    sizeof(ElicitationAcceptAction),
+    sizeof(ClientNotification),
+    sizeof(CancelSessionNotification),
+    sizeof(CancelRequestNotification),
+};
+static_assert(sizeof(schema_type_sizes) == 197 * sizeof(std::size_t));
+}  // namespace
+
 Status decode_value(const JsonValue& json, RequestId& out, const detail::DecodePath& path) {
-    Status first_error;
+    Status first_error;  // the first variant's complaint, for the message
     if (json.IsInt64()) {
         int64_t payload = 0;
         Status s = detail::decode_value(json, payload, path);
@@ -19,7 +224,7 @@ Status decode_value(const JsonValue& json, RequestId& out, const detail::DecodeP
             out = RequestId::make_integer(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsString()) {
         std::string payload;
@@ -28,7 +233,7 @@ Status decode_value(const JsonValue& json, RequestId& out, const detail::DecodeP
             out = RequestId::make_string(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     return detail::no_variant(path, "integer | string", first_error);
 }
@@ -815,7 +1020,7 @@ void encode(JsonWriter& writer, const BlobResourceContents& value) {
 }
 
 Status decode_value(const JsonValue& json, EmbeddedResourceResource& out, const detail::DecodePath& path) {
-    Status first_error;
+    Status first_error;  // the first variant's complaint, for the message
     if (json.IsObject()) {
         TextResourceContents payload;
         Status s = decode_value(json, payload, path);
@@ -823,7 +1028,7 @@ Status decode_value(const JsonValue& json, EmbeddedResourceResource& out, const 
             out = EmbeddedResourceResource::make_text(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         BlobResourceContents payload;
@@ -832,7 +1037,7 @@ Status decode_value(const JsonValue& json, EmbeddedResourceResource& out, const 
             out = EmbeddedResourceResource::make_blob(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     return detail::no_variant(path, "text | blob", first_error);
 }
@@ -3570,7 +3775,7 @@ void encode(JsonWriter& writer, const ElicitationRequestScope& value) {
 
 Status decode_flat(const JsonValue& object, ElicitationScope& out, const detail::DecodePath& path, detail::OwnMemberFn parent_member) {
     (void)parent_member;
-    Status first_error;
+    Status first_error;  // the first variant's complaint, for the message
     {
         ElicitationSessionScope payload;
         Status s = decode_fields(object, payload, path, detail::FieldsContext{"", false, ""});
@@ -3578,7 +3783,7 @@ Status decode_flat(const JsonValue& object, ElicitationScope& out, const detail:
             out = ElicitationScope::make_session(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     {
         ElicitationRequestScope payload;
@@ -3587,7 +3792,7 @@ Status decode_flat(const JsonValue& object, ElicitationScope& out, const detail:
             out = ElicitationScope::make_request(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     return detail::no_variant(path, "ElicitationSessionScope | ElicitationRequestScope", first_error);
 }
@@ -3744,7 +3949,8 @@ Status decode_flat(const JsonValue& object, CreateElicitationRequestMode& out, c
         out = CreateElicitationRequestMode::make_url(std::move(payload));
         return {};
     }
-    if (ElicitationScope checked; true) {
+    {
+        ElicitationScope checked;
         if (Status s = decode_flat(object, checked, path, nullptr); !s) return s;
     }
     out = CreateElicitationRequestMode::make_unknown(std::string(tag), detail::raw_without(object, parent_member));
@@ -3858,7 +4064,7 @@ void encode(JsonWriter& writer, const CreateElicitationRequest& value) {
 }
 
 Status decode_value(const JsonValue& json, AgentRequestParams& out, const detail::DecodePath& path) {
-    Status first_error;
+    Status first_error;  // the first variant's complaint, for the message
     if (json.IsObject()) {
         RequestPermissionRequest payload;
         Status s = decode_value(json, payload, path);
@@ -3866,7 +4072,7 @@ Status decode_value(const JsonValue& json, AgentRequestParams& out, const detail
             out = AgentRequestParams::make_request_permission(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         CreateElicitationRequest payload;
@@ -3875,7 +4081,7 @@ Status decode_value(const JsonValue& json, AgentRequestParams& out, const detail
             out = AgentRequestParams::make_create_elicitation(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (true) {
         ExtRequest payload;
@@ -3884,7 +4090,7 @@ Status decode_value(const JsonValue& json, AgentRequestParams& out, const detail
             out = AgentRequestParams::make_ext(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     return detail::no_variant(path, "request_permission | create_elicitation | ext", first_error);
 }

@@ -3,6 +3,7 @@
 // ACP v2 codec, part 2 of 3 (declarations in codec.hpp).
 #include "protocol/v2/codec.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -1120,7 +1121,9 @@ Status decode_fields(const JsonValue& object, SessionConfigSelectGroup& out, con
             if (Status s = detail::decode_value(v, out.name, path.key("name")); !s) return s;
         } else if (key == "options") {
             has_options = true;
-            if (Status s = detail::decode_array(v, out.options, path.key("options"), detail::ArrayRules{true, 1}, [](const JsonValue& j1, SessionConfigSelectOption& o1, const detail::DecodePath& p1) { return decode_value(j1, o1, p1); }); !s) return s;
+            if (Status s = detail::decode_array(v, out.options, path.key("options"), detail::ArrayRules{true, 1}, [](const JsonValue& j1, SessionConfigSelectOption& o1, const detail::DecodePath& p1) { return decode_value(j1, o1, p1); }); !s) {
+                out.options = std::vector<SessionConfigSelectOption>();
+            }
         } else if (key == "_meta") {
             if (v.IsNull()) {
                 out._meta.set_null();
@@ -1175,7 +1178,7 @@ void encode(JsonWriter& writer, const SessionConfigSelectGroup& value) {
 }
 
 Status decode_value(const JsonValue& json, SessionConfigSelectOptions& out, const detail::DecodePath& path) {
-    Status first_error;
+    Status first_error;  // the first variant's complaint, for the message
     if (json.IsArray()) {
         std::vector<SessionConfigSelectOption> payload;
         Status s = detail::decode_array(json, payload, path, detail::ArrayRules{false, 1}, [](const JsonValue& j1, SessionConfigSelectOption& o1, const detail::DecodePath& p1) { return decode_value(j1, o1, p1); });
@@ -1183,7 +1186,7 @@ Status decode_value(const JsonValue& json, SessionConfigSelectOptions& out, cons
             out = SessionConfigSelectOptions::make_options(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsArray()) {
         std::vector<SessionConfigSelectGroup> payload;
@@ -1192,7 +1195,7 @@ Status decode_value(const JsonValue& json, SessionConfigSelectOptions& out, cons
             out = SessionConfigSelectOptions::make_groups(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     return detail::no_variant(path, "options | groups", first_error);
 }
@@ -1907,7 +1910,9 @@ Status decode_fields(const JsonValue& object, ListSessionsResponse& out, const d
         const JsonValue& v = member->value;
         if (key == "sessions") {
             has_sessions = true;
-            if (Status s = detail::decode_array(v, out.sessions, path.key("sessions"), detail::ArrayRules{true, 0}, [](const JsonValue& j1, SessionInfo& o1, const detail::DecodePath& p1) { return decode_value(j1, o1, p1); }); !s) return s;
+            if (Status s = detail::decode_array(v, out.sessions, path.key("sessions"), detail::ArrayRules{true, 0}, [](const JsonValue& j1, SessionInfo& o1, const detail::DecodePath& p1) { return decode_value(j1, o1, p1); }); !s) {
+                out.sessions = std::vector<SessionInfo>();
+            }
         } else if (key == "nextCursor") {
             if (v.IsNull()) {
                 out.nextCursor.set_null();
@@ -2361,7 +2366,7 @@ void encode(JsonWriter& writer, const PromptResponse& value) {
 }
 
 Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const detail::DecodePath& path) {
-    Status first_error;
+    Status first_error;  // the first variant's complaint, for the message
     if (json.IsObject()) {
         InitializeResponse payload;
         Status s = decode_value(json, payload, path);
@@ -2369,7 +2374,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_initialize(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         LoginAuthResponse payload;
@@ -2378,7 +2383,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_login_auth(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         LogoutAuthResponse payload;
@@ -2387,7 +2392,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_logout_auth(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         NewSessionResponse payload;
@@ -2396,7 +2401,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_new_session(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         ListSessionsResponse payload;
@@ -2405,7 +2410,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_list_sessions(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         DeleteSessionResponse payload;
@@ -2414,7 +2419,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_delete_session(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         ResumeSessionResponse payload;
@@ -2423,7 +2428,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_resume_session(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         CloseSessionResponse payload;
@@ -2432,7 +2437,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_close_session(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         CancelToolCallResponse payload;
@@ -2441,7 +2446,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_cancel_tool_call(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         CancelTerminalResponse payload;
@@ -2450,7 +2455,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_cancel_terminal(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         SetSessionConfigOptionResponse payload;
@@ -2459,7 +2464,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_set_session_config_option(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         PromptResponse payload;
@@ -2468,7 +2473,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_prompt(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (true) {
         ExtResponse payload;
@@ -2477,7 +2482,7 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
             out = AgentResponseResultResult::make_ext(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     return detail::no_variant(path, "initialize | login_auth | logout_auth | new_session | list_sessions | delete_session | resume_session | close_session | cancel_tool_call | cancel_terminal | set_session_config_option | prompt | ext", first_error);
 }
@@ -2712,7 +2717,6 @@ void encode(JsonWriter& writer, const SessionNotFoundErrorData& value) {
 }
 
 Status decode_value(const JsonValue& json, ErrorData& out, const detail::DecodePath& path) {
-    Status first_error;
     if (json.IsObject()) {
         UnsupportedProtocolVersionErrorData payload;
         Status s = decode_value(json, payload, path);
@@ -2720,7 +2724,6 @@ Status decode_value(const JsonValue& json, ErrorData& out, const detail::DecodeP
             out = ErrorData::make_unsupported_protocol_version(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
     }
     if (json.IsObject()) {
         SessionNotFoundErrorData payload;
@@ -2729,9 +2732,7 @@ Status decode_value(const JsonValue& json, ErrorData& out, const detail::DecodeP
             out = ErrorData::make_session_not_found(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
     }
-    (void)first_error;
     out = ErrorData::make_unknown(detail::raw_of(json));
     return {};
 }
@@ -2872,7 +2873,7 @@ void encode(JsonWriter& writer, const AgentResponseError& value) {
 }
 
 Status decode_value(const JsonValue& json, AgentResponse& out, const detail::DecodePath& path) {
-    Status first_error;
+    Status first_error;  // the first variant's complaint, for the message
     if (json.IsObject()) {
         AgentResponseResult payload;
         Status s = decode_value(json, payload, path);
@@ -2880,7 +2881,7 @@ Status decode_value(const JsonValue& json, AgentResponse& out, const detail::Dec
             out = AgentResponse::make_result(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         AgentResponseError payload;
@@ -2889,7 +2890,7 @@ Status decode_value(const JsonValue& json, AgentResponse& out, const detail::Dec
             out = AgentResponse::make_error(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     return detail::no_variant(path, "result | error", first_error);
 }

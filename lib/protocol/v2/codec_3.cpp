@@ -3,6 +3,7 @@
 // ACP v2 codec, part 3 of 3 (declarations in codec.hpp).
 #include "protocol/v2/codec.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -1300,7 +1301,7 @@ void encode(JsonWriter& writer, const CompleteElicitationNotification& value) {
 }
 
 Status decode_value(const JsonValue& json, AgentNotificationParams& out, const detail::DecodePath& path) {
-    Status first_error;
+    Status first_error;  // the first variant's complaint, for the message
     if (json.IsObject()) {
         UpdateSessionNotification payload;
         Status s = decode_value(json, payload, path);
@@ -1308,7 +1309,7 @@ Status decode_value(const JsonValue& json, AgentNotificationParams& out, const d
             out = AgentNotificationParams::make_update_session(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         CompleteElicitationNotification payload;
@@ -1317,7 +1318,7 @@ Status decode_value(const JsonValue& json, AgentNotificationParams& out, const d
             out = AgentNotificationParams::make_complete_elicitation(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (true) {
         ExtNotification payload;
@@ -1326,7 +1327,7 @@ Status decode_value(const JsonValue& json, AgentNotificationParams& out, const d
             out = AgentNotificationParams::make_ext(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     return detail::no_variant(path, "update_session | complete_elicitation | ext", first_error);
 }
@@ -3138,7 +3139,7 @@ void encode(JsonWriter& writer, const PromptRequest& value) {
 }
 
 Status decode_value(const JsonValue& json, ClientRequestParams& out, const detail::DecodePath& path) {
-    Status first_error;
+    Status first_error;  // the first variant's complaint, for the message
     if (json.IsObject()) {
         InitializeRequest payload;
         Status s = decode_value(json, payload, path);
@@ -3146,7 +3147,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_initialize(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         LoginAuthRequest payload;
@@ -3155,7 +3156,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_login_auth(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         LogoutAuthRequest payload;
@@ -3164,7 +3165,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_logout_auth(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         NewSessionRequest payload;
@@ -3173,7 +3174,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_new_session(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         ListSessionsRequest payload;
@@ -3182,7 +3183,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_list_sessions(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         DeleteSessionRequest payload;
@@ -3191,7 +3192,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_delete_session(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         ResumeSessionRequest payload;
@@ -3200,7 +3201,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_resume_session(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         CloseSessionRequest payload;
@@ -3209,7 +3210,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_close_session(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         CancelToolCallRequest payload;
@@ -3218,7 +3219,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_cancel_tool_call(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         CancelTerminalRequest payload;
@@ -3227,7 +3228,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_cancel_terminal(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         SetSessionConfigOptionRequest payload;
@@ -3236,7 +3237,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_set_session_config_option(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         PromptRequest payload;
@@ -3245,7 +3246,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_prompt(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (true) {
         ExtRequest payload;
@@ -3254,7 +3255,7 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
             out = ClientRequestParams::make_ext(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     return detail::no_variant(path, "initialize | login_auth | logout_auth | new_session | list_sessions | delete_session | resume_session | close_session | cancel_tool_call | cancel_terminal | set_session_config_option | prompt | ext", first_error);
 }
@@ -3588,7 +3589,6 @@ void encode(JsonWriter& writer, const RequestPermissionResponse& value) {
 }
 
 Status decode_value(const JsonValue& json, ElicitationContentValue& out, const detail::DecodePath& path) {
-    Status first_error;
     if (json.IsString()) {
         std::string payload;
         Status s = detail::decode_value(json, payload, path);
@@ -3596,7 +3596,6 @@ Status decode_value(const JsonValue& json, ElicitationContentValue& out, const d
             out = ElicitationContentValue::make_string(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
     }
     if (json.IsInt64()) {
         int64_t payload = 0;
@@ -3605,7 +3604,6 @@ Status decode_value(const JsonValue& json, ElicitationContentValue& out, const d
             out = ElicitationContentValue::make_integer(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
     }
     if (json.IsNumber()) {
         double payload = 0.0;
@@ -3614,7 +3612,6 @@ Status decode_value(const JsonValue& json, ElicitationContentValue& out, const d
             out = ElicitationContentValue::make_number(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
     }
     if (json.IsBool()) {
         bool payload = false;
@@ -3623,7 +3620,6 @@ Status decode_value(const JsonValue& json, ElicitationContentValue& out, const d
             out = ElicitationContentValue::make_boolean(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
     }
     if (json.IsArray()) {
         std::vector<std::string> payload;
@@ -3632,9 +3628,7 @@ Status decode_value(const JsonValue& json, ElicitationContentValue& out, const d
             out = ElicitationContentValue::make_strings(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
     }
-    (void)first_error;
     out = ElicitationContentValue::make_unknown(detail::raw_of(json));
     return {};
 }
@@ -3850,7 +3844,7 @@ void encode(JsonWriter& writer, const CreateElicitationResponse& value) {
 }
 
 Status decode_value(const JsonValue& json, ClientResponseResultResult& out, const detail::DecodePath& path) {
-    Status first_error;
+    Status first_error;  // the first variant's complaint, for the message
     if (json.IsObject()) {
         RequestPermissionResponse payload;
         Status s = decode_value(json, payload, path);
@@ -3858,7 +3852,7 @@ Status decode_value(const JsonValue& json, ClientResponseResultResult& out, cons
             out = ClientResponseResultResult::make_request_permission(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         CreateElicitationResponse payload;
@@ -3867,7 +3861,7 @@ Status decode_value(const JsonValue& json, ClientResponseResultResult& out, cons
             out = ClientResponseResultResult::make_create_elicitation(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (true) {
         ExtResponse payload;
@@ -3876,7 +3870,7 @@ Status decode_value(const JsonValue& json, ClientResponseResultResult& out, cons
             out = ClientResponseResultResult::make_ext(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     return detail::no_variant(path, "request_permission | create_elicitation | ext", first_error);
 }
@@ -4004,7 +3998,7 @@ void encode(JsonWriter& writer, const ClientResponseError& value) {
 }
 
 Status decode_value(const JsonValue& json, ClientResponse& out, const detail::DecodePath& path) {
-    Status first_error;
+    Status first_error;  // the first variant's complaint, for the message
     if (json.IsObject()) {
         ClientResponseResult payload;
         Status s = decode_value(json, payload, path);
@@ -4012,7 +4006,7 @@ Status decode_value(const JsonValue& json, ClientResponse& out, const detail::De
             out = ClientResponse::make_result(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (json.IsObject()) {
         ClientResponseError payload;
@@ -4021,7 +4015,7 @@ Status decode_value(const JsonValue& json, ClientResponse& out, const detail::De
             out = ClientResponse::make_error(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     return detail::no_variant(path, "result | error", first_error);
 }
@@ -4095,7 +4089,7 @@ void encode(JsonWriter& writer, const CancelSessionNotification& value) {
 }
 
 Status decode_value(const JsonValue& json, ClientNotificationParams& out, const detail::DecodePath& path) {
-    Status first_error;
+    Status first_error;  // the first variant's complaint, for the message
     if (json.IsObject()) {
         CancelSessionNotification payload;
         Status s = decode_value(json, payload, path);
@@ -4103,7 +4097,7 @@ Status decode_value(const JsonValue& json, ClientNotificationParams& out, const 
             out = ClientNotificationParams::make_cancel_session(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     if (true) {
         ExtNotification payload;
@@ -4112,7 +4106,7 @@ Status decode_value(const JsonValue& json, ClientNotificationParams& out, const 
             out = ClientNotificationParams::make_ext(std::move(payload));
             return {};
         }
-        if (first_error) first_error = s;
+        if (first_error.ok()) first_error = s;
     }
     return detail::no_variant(path, "cancel_session | ext", first_error);
 }

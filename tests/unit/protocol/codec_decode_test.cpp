@@ -103,8 +103,10 @@ TEST_CASE("codec decode: default-on-error makes a malformed optional member abse
     CHECK(update.extra_fields.empty());
     CHECK(codec_test::encode(update) == R"({"toolCallId":"c"})");
 
-    // a required member gets no such leniency
+    // a required member gets no such leniency, unless it carries the annotation too
     CHECK(decode_error<ToolCallUpdate>(R"({"toolCallId":5})") == "$.toolCallId: expected string");
+    CHECK(decode_ok<ListSessionsResponse>(R"({"sessions":"broken"})").sessions.empty());
+    CHECK(decode_error<ListSessionsResponse>(R"({})") == "$.sessions: required member missing");
     // nor does an optional member without the annotation
     CHECK(decode_error<ListSessionsRequest>(R"({"cwd":5})") == "$.cwd: expected string");
 }
