@@ -581,3 +581,19 @@ TEST_CASE("client v2: an outstanding request can be withdrawn - its callback say
     peer.client->cancel(session);
     peer.loop.run_until([&] { return peer.idle_count() >= 1; });
 }
+
+TEST_CASE("client v2: an http-only agent gets http MCP servers and no stdio ones") {
+    // CLIENT-MUST-33
+    TsPeer peer({"--caps=http-only"});
+    REQUIRE(peer.initialize().ok());
+    v2::NewSessionRequest stdio;
+    stdio.cwd = "/tmp";
+    stdio.mcpServers = std::vector<v2::McpServer>{stdio_server("db", "/bin/db")};
+    auto refused = peer.wait<v2::NewSessionResponse>([&](auto done) { peer.client->new_session(stdio, done); });
+    CHECK(refused.status().message().find("over stdio") != std::string::npos);
+    v2::NewSessionRequest http;
+    http.cwd = "/tmp";
+    http.mcpServers = std::vector<v2::McpServer>{http_server("web")};
+    auto accepted = peer.wait<v2::NewSessionResponse>([&](auto done) { peer.client->new_session(http, done); });
+    CHECK_MESSAGE(accepted.ok(), accepted.status().to_string());
+}

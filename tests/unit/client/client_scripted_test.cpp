@@ -136,7 +136,7 @@ TEST_CASE("client: a prompt answered {} (older drafts) is accepted") {
     CHECK(answered->status().message().find("messageId") != std::string::npos);
 }
 
-TEST_CASE("client: an invalid session/update is reported with its path; later ones still arrive") {
+TEST_CASE("client: an invalid session/update is reported with its path, later ones still arrive") {
     Scripted s;
     s.initialize();
     s.update("s-1", R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":7}})");
@@ -149,7 +149,7 @@ TEST_CASE("client: an invalid session/update is reported with its path; later on
     CHECK(s.updates[0].update.tag() == "_acme_progress");
 }
 
-TEST_CASE("client: elicitation in a mode not advertised is refused -32602; unknown completions are ignored") {
+TEST_CASE("client: elicitation in a mode not advertised is refused -32602 and unknown completions are ignored") {
     // CLIENT-MUST-72, -78
     Scripted s;
     int completions = 0;
