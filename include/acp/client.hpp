@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "acp/error_codes.hpp"
 #include "acp/export.hpp"
 #include "acp/json.hpp"
 #include "acp/log.hpp"
@@ -44,16 +45,6 @@ namespace acp {
 
 template <class T>
 using Callback = std::function<void(Result<T>)>;
-
-// ACP error codes a host acts on (the JSON-RPC ones are in Status::rpc_code()).
-namespace error_code {
-inline constexpr int auth_required = -32000;
-inline constexpr int resource_not_found = -32002;
-inline constexpr int unsupported_protocol_version = -32022;
-inline constexpr int request_cancelled = -32800;
-inline constexpr int invalid_params = -32602;
-inline constexpr int method_not_found = -32601;
-}  // namespace error_code
 
 // True when the agent refused a request because the client must log in first (-32000):
 // show the agent's auth methods, login(), then retry.

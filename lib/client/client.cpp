@@ -224,8 +224,7 @@ public:
     int64_t call(std::string_view name, const Request& request, Callback<Response> done,
                  std::function<void(const Response&)> after = nullptr,
                  std::function<std::optional<Response>(const Status&)> on_error = nullptr) {
-        detail::RequestOptions request_options;
-        request_options.timeout = options_.request_timeout;
+        sent_other_request_ = true;  // initialize may not follow (CLIENT-MUST-21)
         std::string method_name(name);
         return rpc_->send_request(
             name, [&request](JsonWriter& w) { codec::encode(w, request); },
@@ -261,7 +260,7 @@ public:
                 if (after) after(response);
                 done(std::move(response));
             },
-            request_options);
+            request_options());
     }
 
     // Everything but initialize needs a successful initialize first (CLIENT-MUST-20).
@@ -576,21 +575,18 @@ void Client::login(const std::string& method_id, Callback<av2::LoginAuthResponse
     if (Status s = detail::v2::check_login(method_id, *impl_->agent_); !s) return impl_->refuse(done, s);
     av2::LoginAuthRequest request;
     request.methodId = method_id;
-    impl_->sent_other_request_ = true;
     impl_->call(method::auth_login, request, std::move(done));
 }
 
 void Client::logout(Callback<av2::LogoutAuthResponse> done) {
     if (!impl_->ready(done, method::auth_logout)) return;
     if (Status s = detail::v2::check_logout(*impl_->agent_); !s) return impl_->refuse(done, s);
-    impl_->sent_other_request_ = true;
     impl_->call(method::auth_logout, av2::LogoutAuthRequest{}, std::move(done));
 }
 
 void Client::new_session(av2::NewSessionRequest request, Callback<av2::NewSessionResponse> done) {
     if (!impl_->ready(done, method::session_new)) return;
     if (Status s = detail::v2::check_new_session(request, *impl_->agent_); !s) return impl_->refuse(done, s);
-    impl_->sent_other_request_ = true;
     ++impl_->pending_new_sessions_;
     Impl* impl = impl_.get();
     impl_->call<av2::NewSessionResponse>(
@@ -613,7 +609,6 @@ void Client::new_session(av2::NewSessionRequest request, Callback<av2::NewSessio
 void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::ResumeSessionResponse> done) {
     if (!impl_->ready(done, method::session_resume)) return;
     if (Status s = detail::v2::check_resume_session(request, *impl_->agent_); !s) return impl_->refuse(done, s);
-    impl_->sent_other_request_ = true;
     // The replay names this session before the answer does.
     impl_->tracker_.add(request.sessionId);
     const std::string session_id = request.sessionId;
@@ -630,7 +625,6 @@ void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::Res
 void Client::list_sessions(av2::ListSessionsRequest request, Callback<av2::ListSessionsResponse> done) {
     if (!impl_->ready(done, method::session_list)) return;
     if (Status s = detail::v2::check_list_sessions(request, *impl_->agent_); !s) return impl_->refuse(done, s);
-    impl_->sent_other_request_ = true;
     impl_->call(method::session_list, request, std::move(done));
 }
 
@@ -687,7 +681,6 @@ void Client::close_session(const std::string& session_id, Callback<av2::CloseSes
     if (Status s = detail::v2::check_session_capability(*impl_->agent_, method::session_close); !s) {
         return impl_->refuse(done, s);
     }
-    impl_->sent_other_request_ = true;
     av2::CloseSessionRequest request;
     request.sessionId = session_id;
     Impl* impl = impl_.get();
@@ -700,7 +693,6 @@ void Client::close_session(const std::string& session_id, Callback<av2::CloseSes
 void Client::delete_session(const std::string& session_id, Callback<av2::DeleteSessionResponse> done) {
     if (!impl_->ready(done, method::session_delete)) return;
     if (Status s = detail::v2::check_delete_session(*impl_->agent_); !s) return impl_->refuse(done, s);
-    impl_->sent_other_request_ = true;
     av2::DeleteSessionRequest request;
     request.sessionId = session_id;
     impl_->call<av2::DeleteSessionResponse>(method::session_delete, request, std::move(done), nullptr,
@@ -713,7 +705,6 @@ RequestHandle Client::prompt(av2::PromptRequest request, Callback<av2::PromptRes
         impl_->refuse(done, s);
         return {};
     }
-    impl_->sent_other_request_ = true;
     return RequestHandle{impl_->call<av2::PromptResponse>(method::session_prompt, request, std::move(done))};
 }
 
@@ -740,7 +731,6 @@ void Client::set_config_option(av2::SetSessionConfigOptionRequest request,
         !s) {
         return impl_->refuse(done, s);
     }
-    impl_->sent_other_request_ = true;
     const std::string session_id = request.sessionId;
     Impl* impl = impl_.get();
     // CLIENT-MUST-56: the answer is the complete list; it replaces ours.
@@ -759,7 +749,6 @@ void Client::cancel_tool_call(const std::string& session_id, const std::string& 
                                           "CLIENT-MUST-36: tool call '" + tool_call_id +
                                               "' does not currently advertise capabilities.cancel"));
     }
-    impl_->sent_other_request_ = true;
     av2::CancelToolCallRequest request;
     request.sessionId = session_id;
     request.toolCallId = tool_call_id;
@@ -774,7 +763,6 @@ void Client::cancel_terminal(const std::string& session_id, const std::string& t
                                           "CLIENT-MUST-36: terminal '" + terminal_id +
                                               "' does not currently advertise capabilities.cancel"));
     }
-    impl_->sent_other_request_ = true;
     av2::CancelTerminalRequest request;
     request.sessionId = session_id;
     request.terminalId = terminal_id;

@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 
+#include "acp/error_codes.hpp"
 #include "acp/status.hpp"
 #include "acp/traffic.hpp"
 #include "jsonrpc/json.hpp"
@@ -38,15 +39,7 @@
 
 namespace acp::detail {
 
-// JSON-RPC and ACP error codes the connection itself produces.
-namespace rpc_code {
-inline constexpr int parse_error = -32700;
-inline constexpr int invalid_request = -32600;
-inline constexpr int method_not_found = -32601;
-inline constexpr int invalid_params = -32602;
-inline constexpr int internal_error = -32603;
-inline constexpr int request_cancelled = -32800;
-}  // namespace rpc_code
+namespace rpc_code = acp::error_code;
 
 using acp::Direction;
 using acp::TrafficObserver;
