@@ -118,7 +118,8 @@ public:
     static Result<std::unique_ptr<Client>> spawn(uv_loop_t* loop, const SpawnOptions& agent,
                                                  ClientOptions options = {});
     static Result<std::unique_ptr<Client>> adopt(uv_loop_t* loop, const AdoptedFds& fds, ClientOptions options = {});
-    // Destroying closes the connection; pending callbacks are dropped. Prefer close().
+    // Destroying closes the connection; pending callbacks are dropped. Allowed inside any of
+    // the client's callbacks. Prefer close() for an orderly end.
     ~Client();
     Client(const Client&) = delete;
     Client& operator=(const Client&) = delete;
@@ -187,8 +188,8 @@ public:
     class Impl;
 
 private:
-    explicit Client(std::unique_ptr<Impl> impl);
-    std::unique_ptr<Impl> impl_;
+    explicit Client(std::shared_ptr<Impl> impl);
+    std::shared_ptr<Impl> impl_;
 };
 
 // Runs the loop until done() holds or the loop has nothing left to do. For scripts and

@@ -175,7 +175,9 @@ namespace acp {
 
 // --- the client ------------------------------------------------------------------------
 
-class Client::Impl {
+// Shared so that a host callback may destroy the Client: whatever runs keeps the Impl
+// alive until it returns, and orphaned_ stops every further host callback.
+class Client::Impl : public std::enable_shared_from_this<Impl> {
 public:
     Impl(uv_loop_t* loop, std::unique_ptr<detail::Transport> transport, ClientOptions options)
         : loop_(loop),
@@ -185,19 +187,29 @@ public:
           rpc_(std::make_unique<detail::Connection>(loop, std::move(transport), logger_, connection_options())) {
         if (options_.info.name.empty()) options_.info.name = "libacp";
         if (options_.info.version.empty()) options_.info.version = ACP_VERSION_STRING;
-        rpc_->on_notification(std::string(method::session_update),
-                              [this](const JsonValue* params) { on_session_update_notification(params); });
-        rpc_->on_notification(std::string(method::elicitation_complete),
-                              [this](const JsonValue* params) { on_elicitation_complete_notification(params); });
-        rpc_->on_request(std::string(method::session_request_permission),
-                         [this](const JsonValue* params, Responder r) { on_permission(params, std::move(r)); });
-        rpc_->on_request(std::string(method::elicitation_create),
-                         [this](const JsonValue* params, Responder r) { on_elicitation_request(params, std::move(r)); });
+        rpc_->on_notification(std::string(method::session_update), [this](const JsonValue* params) {
+            auto keep_alive = shared_from_this();
+            on_session_update_notification(params);
+        });
+        rpc_->on_notification(std::string(method::elicitation_complete), [this](const JsonValue* params) {
+            auto keep_alive = shared_from_this();
+            on_elicitation_complete_notification(params);
+        });
+        rpc_->on_request(std::string(method::session_request_permission), [this](const JsonValue* params, Responder r) {
+            auto keep_alive = shared_from_this();
+            on_permission(params, std::move(r));
+        });
+        rpc_->on_request(std::string(method::elicitation_create), [this](const JsonValue* params, Responder r) {
+            auto keep_alive = shared_from_this();
+            on_elicitation_request(params, std::move(r));
+        });
         rpc_->on_unknown_notification([this](std::string_view name, const JsonValue* params) {
-            if (unknown_notification_) unknown_notification_(name, raw_of(params));
+            auto keep_alive = shared_from_this();
+            if (unknown_notification_ && !orphaned_) unknown_notification_(name, raw_of(params));
         });
         rpc_->on_closed([this](const Status& why) {
-            if (closed_handler_) closed_handler_(why);
+            auto keep_alive = shared_from_this();
+            if (closed_handler_ && !orphaned_) closed_handler_(why);
         });
         rpc_->start();
     }
@@ -230,6 +242,8 @@ public:
             name, [&request](JsonWriter& w) { codec::encode(w, request); },
             [this, method_name, done = std::move(done), after = std::move(after),
              on_error = std::move(on_error)](const Reply& reply) {
+                auto keep_alive = shared_from_this();
+                if (orphaned_) return;
                 if (!reply.status) {
                     if (on_error) {
                         if (auto replaced = on_error(reply.status)) {
@@ -300,7 +314,10 @@ public:
         request.capabilities = std::move(capabilities);
         rpc_->send_request(
             method::initialize, [&request](JsonWriter& w) { codec::encode(w, request); },
-            [this, done = std::move(done)](const Reply& reply) { on_initialize_reply(reply, done); },
+            [this, done = std::move(done)](const Reply& reply) {
+                auto keep_alive = shared_from_this();
+                if (!orphaned_) on_initialize_reply(reply, done);
+            },
             request_options());
     }
 
@@ -366,8 +383,8 @@ public:
 
     void fail_and_close(const Callback<av2::InitializeResponse>& done, Status why) {
         logger_(LogLevel::error, log_source::jsonrpc, why.message());
+        rpc_->close();  // first: done may destroy the client
         done(why);
-        rpc_->close();
     }
 
     // --- session/update and friends --------------------------------------------------
@@ -391,7 +408,7 @@ public:
 
     void deliver(const av2::UpdateSessionNotification& notification) {
         tracker_.apply(notification);
-        if (session_update_) session_update_(notification);
+        if (session_update_ && !orphaned_) session_update_(notification);
     }
 
     // After a session/new answer: hand out what was held for it; once no session/new is
@@ -401,6 +418,7 @@ public:
         std::vector<av2::UpdateSessionNotification> held;
         held.swap(held_updates_);
         for (auto& notification : held) {
+            if (orphaned_) return;
             if ((session_id != nullptr && notification.sessionId == *session_id) || pending_new_sessions_ == 0) {
                 if (pending_new_sessions_ == 0 && (session_id == nullptr || notification.sessionId != *session_id)) {
                     logger_(LogLevel::warning, log_source::jsonrpc,
@@ -441,7 +459,7 @@ public:
             it = it->second.expired() ? pending_permissions_.erase(it) : std::next(it);
         }
         pending_permissions_.emplace(request.sessionId, weak);
-        if (!permission_handler_) return;  // the state dies here: answered "cancelled"
+        if (!permission_handler_ || orphaned_) return;  // the state dies here: answered "cancelled"
         permission_handler_(request, PermissionResponder(std::move(state)));
     }
 
@@ -463,6 +481,7 @@ public:
             return;
         }
         if (const auto* url = request.mode.url()) open_url_elicitations_.insert(url->elicitationId);
+        if (orphaned_) return;  // the responder dies here: answered "cancel"
         elicitation_handler_(request, ElicitationResponder(std::make_shared<ElicitationResponder::State>(responder)));
     }
 
@@ -478,7 +497,7 @@ public:
                     "elicitation/complete for unknown id " + notification.elicitationId + " ignored");
             return;
         }
-        if (elicitation_complete_) elicitation_complete_(notification);
+        if (elicitation_complete_ && !orphaned_) elicitation_complete_(notification);
     }
 
     // --- state -----------------------------------------------------------------------
@@ -490,6 +509,7 @@ public:
     std::unique_ptr<detail::Connection> rpc_;
     std::optional<av2::InitializeResponse> agent_;
     bool sent_other_request_ = false;
+    bool orphaned_ = false;  // the Client is gone; no more host callbacks
 
     detail::SessionTracker tracker_;
     int pending_new_sessions_ = 0;
@@ -515,18 +535,18 @@ Result<std::unique_ptr<Client>> Client::spawn(uv_loop_t* loop, const SpawnOption
     auto transport = detail::ProcessTransport::spawn(loop, agent, detail::Logger(options.log));
     if (!transport) return transport.status();
     return std::unique_ptr<Client>(
-        new Client(std::make_unique<Impl>(loop, std::move(transport.value()), std::move(options))));
+        new Client(std::make_shared<Impl>(loop, std::move(transport.value()), std::move(options))));
 }
 
 Result<std::unique_ptr<Client>> Client::adopt(uv_loop_t* loop, const AdoptedFds& fds, ClientOptions options) {
     auto transport = detail::FdTransport::adopt(loop, fds, detail::Logger(options.log));
     if (!transport) return transport.status();
     return std::unique_ptr<Client>(
-        new Client(std::make_unique<Impl>(loop, std::move(transport.value()), std::move(options))));
+        new Client(std::make_shared<Impl>(loop, std::move(transport.value()), std::move(options))));
 }
 
-Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Client::~Client() = default;
+Client::Client(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Client::~Client() { impl_->orphaned_ = true; }
 
 void Client::on_session_update(std::function<void(const av2::UpdateSessionNotification&)> handler) {
     impl_->session_update_ = std::move(handler);
@@ -780,7 +800,9 @@ RequestHandle Client::ext_request(const std::string& name, RawJson params, Callb
     impl_->sent_other_request_ = true;
     return RequestHandle{impl_->rpc_->send_request(
         name, [&params](JsonWriter& w) { write_raw(w, params); },
-        [done = std::move(done)](const Reply& reply) {
+        [impl = impl_.get(), done = std::move(done)](const Reply& reply) {
+            auto keep_alive = impl->shared_from_this();
+            if (impl->orphaned_) return;
             if (!reply.status) return done(reply.status);
             done(raw_of(reply.result));
         },

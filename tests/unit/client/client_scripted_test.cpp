@@ -213,3 +213,46 @@ TEST_CASE("client: unknown notifications reach the host with their params, never
     s.loop.run_for(std::chrono::milliseconds(20));
     CHECK(s.agent->lines.size() == before);
 }
+
+TEST_CASE("client: the host may destroy the client inside its callbacks") {
+    SUBCASE("inside a session update, with more updates in the same read") {
+        Scripted s;
+        s.initialize();
+        int calls = 0;
+        s.client->on_session_update([&](const v2::UpdateSessionNotification&) {
+            ++calls;
+            s.client.reset();
+        });
+        const std::string update =
+            R"({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"state_update","state":"idle"}}})";
+        s.agent->send(update + "\n" + update + "\n");
+        REQUIRE(s.loop.run_until([&] { return s.client == nullptr; }));
+        s.loop.run_for(std::chrono::milliseconds(20));
+        CHECK(calls == 1);
+    }
+    SUBCASE("inside a completion, with other requests pending") {
+        Scripted s;
+        s.initialize();
+        int completions = 0;
+        for (int i = 0; i < 2; ++i) {
+            s.client->ext_request("_x/y", acp::RawJson{"{}"}, [&](Result<acp::RawJson>) {
+                ++completions;
+                s.client.reset();
+            });
+        }
+        s.agent->close();
+        REQUIRE(s.loop.run_until([&] { return s.client == nullptr; }));
+        s.loop.run_for(std::chrono::milliseconds(20));
+        CHECK(completions == 1);
+    }
+    SUBCASE("inside a refused call's callback") {
+        Scripted s;
+        bool called = false;
+        s.client->logout([&](Result<v2::LogoutAuthResponse> r) {
+            CHECK(r.status().code() == Errc::invalid_argument);
+            called = true;
+            s.client.reset();
+        });
+        CHECK(s.loop.run_until([&] { return called; }));
+    }
+}
