@@ -1434,7 +1434,7 @@ class Codec:
                 if v.payload is None:
                     o.append(f"        case {n}::Kind::{v.kind}: return false;\n")
                 else:
-                    o.append(f"        case {n}::Kind::{v.kind}: return has_member(*value.{v.kind}(), key);\n")
+                    o.append(f"        case {n}::Kind::{v.kind}: return has_member(detail::must(value.{v.kind}()), key);\n")
             if d.unknown:
                 o.append(f"        case {n}::Kind::unknown: return true;\n")
             o.append("    }\n    return false;\n}\n")
@@ -1447,18 +1447,18 @@ class Codec:
         for v in d.variants:
             o.append(f"        case {n}::Kind::{v.kind}:\n")
             if v.tag is None:
-                o.append(f"            encode_fields(writer, *value.{v.kind}());\n            return;\n")
+                o.append(f"            encode_fields(writer, detail::must(value.{v.kind}()));\n            return;\n")
                 continue
             o.append(start)
             o.append(f"            detail::write_key(writer, {disc});\n            detail::write_string(writer, value.tag());\n")
             if v.payload is not None:
                 fn2 = "encode_body" if self.is_body_union(v.payload) else "encode_fields"
-                o.append(f"            {fn2}(writer, *value.{v.kind}());\n")
+                o.append(f"            {fn2}(writer, detail::must(value.{v.kind}()));\n")
             o.append(end)
             o.append("            return;\n")
         if d.unknown:
             o.append(f"        case {n}::Kind::unknown:\n")
-            o.append(f"            detail::write_unknown_members(writer, {disc}, value.tag(), *value.unknown());\n")
+            o.append(f"            detail::write_unknown_members(writer, {disc}, value.tag(), detail::must(value.unknown()));\n")
             o.append("            return;\n")
         o.append("    }\n}\n")
         o.append(f"\nvoid encode(JsonWriter& writer, const {n}& value) {{\n")
@@ -1499,11 +1499,11 @@ class Codec:
                      "    return decode_flat(json, out, path, nullptr);\n}\n")
             o.append(f"\nbool has_member(const {n}& value, std::string_view key) {{\n    switch (value.kind()) {{\n")
             for v in d.variants:
-                o.append(f"        case {n}::Kind::{v.kind}: return has_member(*value.{v.kind}(), key);\n")
+                o.append(f"        case {n}::Kind::{v.kind}: return has_member(detail::must(value.{v.kind}()), key);\n")
             o.append("    }\n    return false;\n}\n")
             o.append(f"\nvoid encode_flat(JsonWriter& writer, const {n}& value) {{\n    switch (value.kind()) {{\n")
             for v in d.variants:
-                o.append(f"        case {n}::Kind::{v.kind}: encode_fields(writer, *value.{v.kind}()); return;\n")
+                o.append(f"        case {n}::Kind::{v.kind}: encode_fields(writer, detail::must(value.{v.kind}())); return;\n")
             o.append("    }\n}\n")
             o.append(f"\nvoid encode(JsonWriter& writer, const {n}& value) {{\n"
                      "    writer.StartObject();\n    encode_flat(writer, value);\n    writer.EndObject();\n}\n")
@@ -1530,10 +1530,10 @@ class Codec:
         o.append(f"\nvoid encode(JsonWriter& writer, const {n}& value) {{\n    switch (value.kind()) {{\n")
         for v in d.variants:
             o.append(f"        case {n}::Kind::{v.kind}:\n")
-            o.append(self.enc_stmt(v.payload, "writer", f"*value.{v.kind}()", "            "))
+            o.append(self.enc_stmt(v.payload, "writer", f"detail::must(value.{v.kind}())", "            "))
             o.append("            return;\n")
         if d.unknown:
-            o.append(f"        case {n}::Kind::unknown:\n            detail::write_raw(writer, *value.unknown());\n            return;\n")
+            o.append(f"        case {n}::Kind::unknown:\n            detail::write_raw(writer, detail::must(value.unknown()));\n            return;\n")
         o.append("    }\n}\n")
         return "".join(o)
 

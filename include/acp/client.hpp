@@ -87,6 +87,8 @@ public:
     void decline() const;
     void cancel() const;
     bool answered() const;
+    // The agent withdrew the request ($/cancel_request); libacp answers "cancel" itself.
+    void on_withdrawn(std::function<void()> fn) const;
 
     struct State;
     explicit ElicitationResponder(std::shared_ptr<State> state);

@@ -2,8 +2,6 @@
 
 #include "acp/version.hpp"
 
-#include <iterator>
-#include <map>
 #include <type_traits>
 #include <set>
 #include <utility>
@@ -110,6 +108,7 @@ void PermissionResponder::on_withdrawn(std::function<void()> fn) const { state_-
 
 struct ElicitationResponder::State {
     Responder responder;
+    std::function<void()> on_withdrawn;
     explicit State(Responder r) : responder(std::move(r)) {}
     ~State() {
         if (!responder.answered()) send(av2::CreateElicitationResponseAction::make_cancel());
@@ -151,6 +150,8 @@ void ElicitationResponder::cancel() const {
 }
 
 bool ElicitationResponder::answered() const { return state_->responder.answered(); }
+
+void ElicitationResponder::on_withdrawn(std::function<void()> fn) const { state_->on_withdrawn = std::move(fn); }
 
 struct ExtResponder::State {
     Responder responder;
@@ -300,6 +301,7 @@ public:
                                 "CLIENT-MUST-21: initialize cannot be repeated after other requests were sent"));
             return;
         }
+        agent_.reset();  // until this attempt succeeds, the connection is uninitialized
         av2::InitializeRequest request;
         request.protocolVersion = kProtocolVersion;
         request.info = options_.info;
@@ -419,14 +421,16 @@ public:
         held.swap(held_updates_);
         for (auto& notification : held) {
             if (orphaned_) return;
-            if ((session_id != nullptr && notification.sessionId == *session_id) || pending_new_sessions_ == 0) {
-                if (pending_new_sessions_ == 0 && (session_id == nullptr || notification.sessionId != *session_id)) {
-                    logger_(LogLevel::warning, log_source::jsonrpc,
-                            "session/update for unknown session " + notification.sessionId);
-                }
+            if (session_id != nullptr && notification.sessionId == *session_id) {
                 deliver(notification);
-            } else {
+            } else if (pending_new_sessions_ > 0) {
                 keep.push_back(std::move(notification));
+            } else {
+                // No session/new can claim it any more: its session failed to be created
+                // (CLIENT-GUIDE §4.3: drop them). Said, not silently.
+                logger_(LogLevel::warning, log_source::jsonrpc,
+                        "dropped a session/update (" + notification.update.tag() + ") for session " +
+                            notification.sessionId + ", which no session/new created");
             }
         }
         keep.insert(keep.end(), std::make_move_iterator(held_updates_.begin()),
@@ -455,10 +459,6 @@ public:
                 if (!s->responder.answered()) s->send_cancelled();
             }
         });
-        for (auto it = pending_permissions_.begin(); it != pending_permissions_.end();) {
-            it = it->second.expired() ? pending_permissions_.erase(it) : std::next(it);
-        }
-        pending_permissions_.emplace(request.sessionId, weak);
         if (!permission_handler_ || orphaned_) return;  // the state dies here: answered "cancelled"
         permission_handler_(request, PermissionResponder(std::move(state)));
     }
@@ -481,8 +481,17 @@ public:
             return;
         }
         if (const auto* url = request.mode.url()) open_url_elicitations_.insert(url->elicitationId);
+        auto state = std::make_shared<ElicitationResponder::State>(responder);
+        std::weak_ptr<ElicitationResponder::State> weak = state;
+        // The agent withdrew it: tell the host, answer "cancel" (CLIENT-GUIDE §5.3).
+        responder.on_cancel([weak] {
+            if (auto s = weak.lock()) {
+                if (s->on_withdrawn) s->on_withdrawn();
+                if (!s->responder.answered()) s->send(av2::CreateElicitationResponseAction::make_cancel());
+            }
+        });
         if (orphaned_) return;  // the responder dies here: answered "cancel"
-        elicitation_handler_(request, ElicitationResponder(std::make_shared<ElicitationResponder::State>(responder)));
+        elicitation_handler_(request, ElicitationResponder(std::move(state)));
     }
 
     void on_elicitation_complete_notification(const JsonValue* params) {
@@ -514,7 +523,6 @@ public:
     detail::SessionTracker tracker_;
     int pending_new_sessions_ = 0;
     std::vector<av2::UpdateSessionNotification> held_updates_;
-    std::multimap<std::string, std::weak_ptr<PermissionResponder::State>> pending_permissions_;
     std::set<std::string> open_url_elicitations_;
 
     std::function<void(const av2::UpdateSessionNotification&)> session_update_;
@@ -574,6 +582,10 @@ void Client::on_ext_request(std::string name, std::function<void(const RawJson&,
     });
 }
 void Client::on_ext_notification(std::string name, std::function<void(const RawJson&)> handler) {
+    if (!detail::v2::check_extension_method(name)) {
+        impl_->logger_(LogLevel::error, log_source::jsonrpc, "extension handler for '" + name + "' ignored: no '_'");
+        return;
+    }
     impl_->rpc_->on_notification(name, [handler = std::move(handler)](const JsonValue* params) {
         handler(raw_of(params));
     });
@@ -633,13 +645,16 @@ void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::Res
     impl_->tracker_.add(request.sessionId);
     const std::string session_id = request.sessionId;
     Impl* impl = impl_.get();
-    impl_->call<av2::ResumeSessionResponse>(method::session_resume, request, std::move(done),
-                                            [impl, session_id](const av2::ResumeSessionResponse& response) {
-                                                if (response.configOptions) {
-                                                    impl->tracker_.set_config_options(session_id,
-                                                                                      *response.configOptions);
-                                                }
-                                            });
+    impl_->call<av2::ResumeSessionResponse>(
+        method::session_resume, request,
+        [impl, session_id, done = std::move(done)](Result<av2::ResumeSessionResponse> result) {
+            if (!result) {
+                impl->tracker_.remove(session_id);
+            } else if (result->configOptions) {
+                impl->tracker_.set_config_options(session_id, *result->configOptions);
+            }
+            done(std::move(result));
+        });
 }
 
 void Client::list_sessions(av2::ListSessionsRequest request, Callback<av2::ListSessionsResponse> done) {
@@ -704,10 +719,14 @@ void Client::close_session(const std::string& session_id, Callback<av2::CloseSes
     av2::CloseSessionRequest request;
     request.sessionId = session_id;
     Impl* impl = impl_.get();
+    // Forgotten whether the agent confirms or never knew it (-32002 counts as success).
     impl_->call<av2::CloseSessionResponse>(
-        method::session_close, request, std::move(done),
-        [impl, session_id](const av2::CloseSessionResponse&) { impl->tracker_.remove(session_id); },
-        not_found_is_success<av2::CloseSessionResponse>);
+        method::session_close, request,
+        [impl, session_id, done = std::move(done)](Result<av2::CloseSessionResponse> result) {
+            if (result) impl->tracker_.remove(session_id);
+            done(std::move(result));
+        },
+        nullptr, not_found_is_success<av2::CloseSessionResponse>);
 }
 
 void Client::delete_session(const std::string& session_id, Callback<av2::DeleteSessionResponse> done) {
@@ -735,13 +754,9 @@ void Client::cancel(const std::string& session_id) {
         notification.sessionId = session_id;
         codec::encode(w, notification);
     });
-    // Permission requests of the cancelled turn are answered "cancelled" now
-    // (CLIENT-MUST-68 allows it for requests known to belong to the cancelled work).
-    auto range = impl_->pending_permissions_.equal_range(session_id);
-    for (auto it = range.first; it != range.second; ++it) {
-        if (auto state = it->second.lock()) state->send_cancelled();
-    }
-    impl_->pending_permissions_.erase(range.first, range.second);
+    // Pending permission requests stay open: the agent withdraws those of the cancelled
+    // foreground work with $/cancel_request (answered "cancelled", CLIENT-MUST-68); those
+    // of background work stay valid, and libacp cannot tell the two apart itself.
 }
 
 void Client::set_config_option(av2::SetSessionConfigOptionRequest request,

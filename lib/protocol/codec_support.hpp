@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,6 +19,14 @@
 #include "jsonrpc/json.hpp"
 
 namespace acp::detail {
+
+// The payload of the variant a union's kind() names. The switch on kind() guarantees it
+// exists; saying so lets the optimizer (and -Wnull-dereference) see it too.
+template <class T>
+const T& must(const T* payload) {
+    if (payload == nullptr) throw std::logic_error("union payload does not match its kind");
+    return *payload;
+}
 
 class DecodePath {
 public:

@@ -77,6 +77,7 @@ TEST_CASE("client v2: an unknown version or -32022 closes with the versions invo
         auto agent = peer.initialize();
         REQUIRE_FALSE(agent.ok());
         CHECK(agent.status().message().find("protocolVersion 3 to our 2") != std::string::npos);
+        CHECK(peer.loop.run_until([&] { return peer.closed.has_value(); }));
     }
     {
         TsPeer peer({"--reject-version"});
@@ -84,6 +85,7 @@ TEST_CASE("client v2: an unknown version or -32022 closes with the versions invo
         REQUIRE_FALSE(agent.ok());
         CHECK(agent.status().rpc_code() == acp::error_code::unsupported_protocol_version);
         CHECK(agent.status().message().find("it supports: 1") != std::string::npos);
+        CHECK(peer.loop.run_until([&] { return peer.closed.has_value(); }));
     }
 }
 
@@ -315,10 +317,14 @@ TEST_CASE("client v2: without a handler, or with an option never offered, permis
         const std::string session = peer.new_session();
         REQUIRE(peer.prompt_turn(session, "permission").ok());
         CHECK(peer.last_stop_reason() == "cancelled");
+        // What went out is "cancelled", not the unoffered id.
+        CHECK(sent_contains(peer, R"("result":{"outcome":{"outcome":"cancelled"}})"));
+        CHECK_FALSE(sent_contains(peer, "allow-everything"));
     }
 }
 
-TEST_CASE("client v2: cancelling a turn answers its pending permission request and ends in cancelled") {
+TEST_CASE("client v2: cancelling a turn - the agent withdraws its permission request, libacp answers cancelled") {
+    // CLIENT-MUST-68: answered "cancelled" when the agent withdraws it; the host is told.
     TsPeer peer;
     std::optional<acp::PermissionResponder> pending;
     bool withdrawn = false;
@@ -333,10 +339,15 @@ TEST_CASE("client v2: cancelling a turn answers its pending permission request a
                 }).ok());
     REQUIRE(peer.loop.run_until([&] { return pending.has_value(); }));
     peer.client->cancel(session);
-    CHECK(pending->answered());  // answered "cancelled" at once
+    REQUIRE(peer.loop.run_until([&] { return withdrawn; }));
+    CHECK(pending->answered());
+    CHECK(sent_contains(peer, R"("result":{"outcome":{"outcome":"cancelled"}})"));
     REQUIRE(peer.loop.run_until([&] { return peer.idle_count() == 1; }));
     CHECK(peer.last_stop_reason() == "cancelled");
+    const std::size_t sent_before = peer.sent.size();
     pending->select("allow-once");  // too late: dropped, never a second answer
+    peer.loop.run_for(std::chrono::milliseconds(20));
+    CHECK(peer.sent.size() == sent_before);
 }
 
 TEST_CASE("client v2: session/cancel stops a running turn - updates keep coming until idle") {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -142,8 +143,10 @@ private:
     void check_recorded_traffic() {
         std::string command = std::string(ACP_NODE) + " " + ACP_TS_AGENT_DIR + "/validate.mjs --schema=" +
                               ACP_V2_SCHEMA_PATH + " " + record_ + " 2>&1";
+        // Runs from the destructor: CHECK only, a REQUIRE would throw out of it.
         FILE* pipe = popen(command.c_str(), "r");
-        REQUIRE(pipe != nullptr);
+        CHECK(pipe != nullptr);
+        if (pipe == nullptr) return;
         std::string output;
         char buffer[4096];
         while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
@@ -153,8 +156,8 @@ private:
         CHECK(output.find(", 0 invalid") != std::string::npos);
         // It really looked at the traffic: at least the initialize request.
         const auto checked = output.find("checked ");
-        REQUIRE(checked != std::string::npos);
-        CHECK(std::stoi(output.substr(checked + 8)) > 0);
+        CHECK(checked != std::string::npos);
+        if (checked != std::string::npos) CHECK(std::atoi(output.c_str() + checked + 8) > 0);
     }
 
     std::string record_;

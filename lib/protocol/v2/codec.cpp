@@ -241,10 +241,10 @@ Status decode_value(const JsonValue& json, RequestId& out, const detail::DecodeP
 void encode(JsonWriter& writer, const RequestId& value) {
     switch (value.kind()) {
         case RequestId::Kind::integer:
-            writer.Int64(*value.integer());
+            writer.Int64(detail::must(value.integer()));
             return;
         case RequestId::Kind::string:
-            detail::write_string(writer, *value.string());
+            detail::write_string(writer, detail::must(value.string()));
             return;
     }
 }
@@ -1045,10 +1045,10 @@ Status decode_value(const JsonValue& json, EmbeddedResourceResource& out, const 
 void encode(JsonWriter& writer, const EmbeddedResourceResource& value) {
     switch (value.kind()) {
         case EmbeddedResourceResource::Kind::text:
-            encode(writer, *value.text());
+            encode(writer, detail::must(value.text()));
             return;
         case EmbeddedResourceResource::Kind::blob:
-            encode(writer, *value.blob());
+            encode(writer, detail::must(value.blob()));
             return;
     }
 }
@@ -1174,30 +1174,30 @@ void encode_body(JsonWriter& writer, const ContentBlock& value) {
         case ContentBlock::Kind::text:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.text());
+            encode_fields(writer, detail::must(value.text()));
             return;
         case ContentBlock::Kind::image:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.image());
+            encode_fields(writer, detail::must(value.image()));
             return;
         case ContentBlock::Kind::audio:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.audio());
+            encode_fields(writer, detail::must(value.audio()));
             return;
         case ContentBlock::Kind::resource_link:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.resource_link());
+            encode_fields(writer, detail::must(value.resource_link()));
             return;
         case ContentBlock::Kind::resource:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.resource());
+            encode_fields(writer, detail::must(value.resource()));
             return;
         case ContentBlock::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -1423,11 +1423,11 @@ Status decode_value(const JsonValue& json, DiffChangeOperation& out, const detai
 bool has_member(const DiffChangeOperation& value, std::string_view key) {
     if (key == "operation") return true;
     switch (value.kind()) {
-        case DiffChangeOperation::Kind::add: return has_member(*value.add(), key);
-        case DiffChangeOperation::Kind::delete_: return has_member(*value.delete_(), key);
-        case DiffChangeOperation::Kind::modify: return has_member(*value.modify(), key);
-        case DiffChangeOperation::Kind::move: return has_member(*value.move(), key);
-        case DiffChangeOperation::Kind::copy: return has_member(*value.copy(), key);
+        case DiffChangeOperation::Kind::add: return has_member(detail::must(value.add()), key);
+        case DiffChangeOperation::Kind::delete_: return has_member(detail::must(value.delete_()), key);
+        case DiffChangeOperation::Kind::modify: return has_member(detail::must(value.modify()), key);
+        case DiffChangeOperation::Kind::move: return has_member(detail::must(value.move()), key);
+        case DiffChangeOperation::Kind::copy: return has_member(detail::must(value.copy()), key);
         case DiffChangeOperation::Kind::unknown: return true;
     }
     return false;
@@ -1438,30 +1438,30 @@ void encode_flat(JsonWriter& writer, const DiffChangeOperation& value) {
         case DiffChangeOperation::Kind::add:
             detail::write_key(writer, "operation");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.add());
+            encode_fields(writer, detail::must(value.add()));
             return;
         case DiffChangeOperation::Kind::delete_:
             detail::write_key(writer, "operation");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.delete_());
+            encode_fields(writer, detail::must(value.delete_()));
             return;
         case DiffChangeOperation::Kind::modify:
             detail::write_key(writer, "operation");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.modify());
+            encode_fields(writer, detail::must(value.modify()));
             return;
         case DiffChangeOperation::Kind::move:
             detail::write_key(writer, "operation");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.move());
+            encode_fields(writer, detail::must(value.move()));
             return;
         case DiffChangeOperation::Kind::copy:
             detail::write_key(writer, "operation");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.copy());
+            encode_fields(writer, detail::must(value.copy()));
             return;
         case DiffChangeOperation::Kind::unknown:
-            detail::write_unknown_members(writer, "operation", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "operation", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -1802,20 +1802,20 @@ void encode_body(JsonWriter& writer, const ToolCallContent& value) {
         case ToolCallContent::Kind::content:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.content());
+            encode_fields(writer, detail::must(value.content()));
             return;
         case ToolCallContent::Kind::diff:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.diff());
+            encode_fields(writer, detail::must(value.diff()));
             return;
         case ToolCallContent::Kind::terminal:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.terminal());
+            encode_fields(writer, detail::must(value.terminal()));
             return;
         case ToolCallContent::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -2375,15 +2375,15 @@ void encode_body(JsonWriter& writer, const RequestPermissionSubject& value) {
         case RequestPermissionSubject::Kind::tool_call:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.tool_call());
+            encode_fields(writer, detail::must(value.tool_call()));
             return;
         case RequestPermissionSubject::Kind::command:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.command());
+            encode_fields(writer, detail::must(value.command()));
             return;
         case RequestPermissionSubject::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -3324,13 +3324,13 @@ void encode_body(JsonWriter& writer, const MultiSelectItems& value) {
         case MultiSelectItems::Kind::string:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.string());
+            encode_fields(writer, detail::must(value.string()));
             return;
         case MultiSelectItems::Kind::titled_multi_select_items:
-            encode_fields(writer, *value.titled_multi_select_items());
+            encode_fields(writer, detail::must(value.titled_multi_select_items()));
             return;
         case MultiSelectItems::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -3522,30 +3522,30 @@ void encode_body(JsonWriter& writer, const ElicitationPropertySchema& value) {
         case ElicitationPropertySchema::Kind::string:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.string());
+            encode_fields(writer, detail::must(value.string()));
             return;
         case ElicitationPropertySchema::Kind::number:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.number());
+            encode_fields(writer, detail::must(value.number()));
             return;
         case ElicitationPropertySchema::Kind::integer:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.integer());
+            encode_fields(writer, detail::must(value.integer()));
             return;
         case ElicitationPropertySchema::Kind::boolean:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.boolean());
+            encode_fields(writer, detail::must(value.boolean()));
             return;
         case ElicitationPropertySchema::Kind::array:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.array());
+            encode_fields(writer, detail::must(value.array()));
             return;
         case ElicitationPropertySchema::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -3804,16 +3804,16 @@ Status decode_value(const JsonValue& json, ElicitationScope& out, const detail::
 
 bool has_member(const ElicitationScope& value, std::string_view key) {
     switch (value.kind()) {
-        case ElicitationScope::Kind::session: return has_member(*value.session(), key);
-        case ElicitationScope::Kind::request: return has_member(*value.request(), key);
+        case ElicitationScope::Kind::session: return has_member(detail::must(value.session()), key);
+        case ElicitationScope::Kind::request: return has_member(detail::must(value.request()), key);
     }
     return false;
 }
 
 void encode_flat(JsonWriter& writer, const ElicitationScope& value) {
     switch (value.kind()) {
-        case ElicitationScope::Kind::session: encode_fields(writer, *value.session()); return;
-        case ElicitationScope::Kind::request: encode_fields(writer, *value.request()); return;
+        case ElicitationScope::Kind::session: encode_fields(writer, detail::must(value.session())); return;
+        case ElicitationScope::Kind::request: encode_fields(writer, detail::must(value.request())); return;
     }
 }
 
@@ -3965,8 +3965,8 @@ Status decode_value(const JsonValue& json, CreateElicitationRequestMode& out, co
 bool has_member(const CreateElicitationRequestMode& value, std::string_view key) {
     if (key == "mode") return true;
     switch (value.kind()) {
-        case CreateElicitationRequestMode::Kind::form: return has_member(*value.form(), key);
-        case CreateElicitationRequestMode::Kind::url: return has_member(*value.url(), key);
+        case CreateElicitationRequestMode::Kind::form: return has_member(detail::must(value.form()), key);
+        case CreateElicitationRequestMode::Kind::url: return has_member(detail::must(value.url()), key);
         case CreateElicitationRequestMode::Kind::unknown: return true;
     }
     return false;
@@ -3977,15 +3977,15 @@ void encode_flat(JsonWriter& writer, const CreateElicitationRequestMode& value) 
         case CreateElicitationRequestMode::Kind::form:
             detail::write_key(writer, "mode");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.form());
+            encode_fields(writer, detail::must(value.form()));
             return;
         case CreateElicitationRequestMode::Kind::url:
             detail::write_key(writer, "mode");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.url());
+            encode_fields(writer, detail::must(value.url()));
             return;
         case CreateElicitationRequestMode::Kind::unknown:
-            detail::write_unknown_members(writer, "mode", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "mode", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -4098,13 +4098,13 @@ Status decode_value(const JsonValue& json, AgentRequestParams& out, const detail
 void encode(JsonWriter& writer, const AgentRequestParams& value) {
     switch (value.kind()) {
         case AgentRequestParams::Kind::request_permission:
-            encode(writer, *value.request_permission());
+            encode(writer, detail::must(value.request_permission()));
             return;
         case AgentRequestParams::Kind::create_elicitation:
-            encode(writer, *value.create_elicitation());
+            encode(writer, detail::must(value.create_elicitation()));
             return;
         case AgentRequestParams::Kind::ext:
-            detail::write_raw(writer, *value.ext());
+            detail::write_raw(writer, detail::must(value.ext()));
             return;
     }
 }

@@ -806,15 +806,15 @@ void encode_body(JsonWriter& writer, const AuthMethod& value) {
         case AuthMethod::Kind::terminal:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.terminal());
+            encode_fields(writer, detail::must(value.terminal()));
             return;
         case AuthMethod::Kind::agent:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.agent());
+            encode_fields(writer, detail::must(value.agent()));
             return;
         case AuthMethod::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -1204,14 +1204,14 @@ void encode(JsonWriter& writer, const SessionConfigSelectOptions& value) {
     switch (value.kind()) {
         case SessionConfigSelectOptions::Kind::options:
             writer.StartArray();
-            for (const auto& e1 : *value.options()) {
+            for (const auto& e1 : detail::must(value.options())) {
                 encode(writer, e1);
             }
             writer.EndArray();
             return;
         case SessionConfigSelectOptions::Kind::groups:
             writer.StartArray();
-            for (const auto& e1 : *value.groups()) {
+            for (const auto& e1 : detail::must(value.groups())) {
                 encode(writer, e1);
             }
             writer.EndArray();
@@ -1345,8 +1345,8 @@ Status decode_value(const JsonValue& json, SessionConfigOptionType& out, const d
 bool has_member(const SessionConfigOptionType& value, std::string_view key) {
     if (key == "type") return true;
     switch (value.kind()) {
-        case SessionConfigOptionType::Kind::select: return has_member(*value.select(), key);
-        case SessionConfigOptionType::Kind::boolean: return has_member(*value.boolean(), key);
+        case SessionConfigOptionType::Kind::select: return has_member(detail::must(value.select()), key);
+        case SessionConfigOptionType::Kind::boolean: return has_member(detail::must(value.boolean()), key);
         case SessionConfigOptionType::Kind::unknown: return true;
     }
     return false;
@@ -1357,15 +1357,15 @@ void encode_flat(JsonWriter& writer, const SessionConfigOptionType& value) {
         case SessionConfigOptionType::Kind::select:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.select());
+            encode_fields(writer, detail::must(value.select()));
             return;
         case SessionConfigOptionType::Kind::boolean:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.boolean());
+            encode_fields(writer, detail::must(value.boolean()));
             return;
         case SessionConfigOptionType::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -1560,10 +1560,10 @@ void encode_body(JsonWriter& writer, const AvailableCommandInput& value) {
         case AvailableCommandInput::Kind::text:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.text());
+            encode_fields(writer, detail::must(value.text()));
             return;
         case AvailableCommandInput::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -1694,10 +1694,10 @@ void encode_body(JsonWriter& writer, const AvailableCommand& value) {
         case AvailableCommand::Kind::command:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.command());
+            encode_fields(writer, detail::must(value.command()));
             return;
         case AvailableCommand::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -2490,43 +2490,43 @@ Status decode_value(const JsonValue& json, AgentResponseResultResult& out, const
 void encode(JsonWriter& writer, const AgentResponseResultResult& value) {
     switch (value.kind()) {
         case AgentResponseResultResult::Kind::initialize:
-            encode(writer, *value.initialize());
+            encode(writer, detail::must(value.initialize()));
             return;
         case AgentResponseResultResult::Kind::login_auth:
-            encode(writer, *value.login_auth());
+            encode(writer, detail::must(value.login_auth()));
             return;
         case AgentResponseResultResult::Kind::logout_auth:
-            encode(writer, *value.logout_auth());
+            encode(writer, detail::must(value.logout_auth()));
             return;
         case AgentResponseResultResult::Kind::new_session:
-            encode(writer, *value.new_session());
+            encode(writer, detail::must(value.new_session()));
             return;
         case AgentResponseResultResult::Kind::list_sessions:
-            encode(writer, *value.list_sessions());
+            encode(writer, detail::must(value.list_sessions()));
             return;
         case AgentResponseResultResult::Kind::delete_session:
-            encode(writer, *value.delete_session());
+            encode(writer, detail::must(value.delete_session()));
             return;
         case AgentResponseResultResult::Kind::resume_session:
-            encode(writer, *value.resume_session());
+            encode(writer, detail::must(value.resume_session()));
             return;
         case AgentResponseResultResult::Kind::close_session:
-            encode(writer, *value.close_session());
+            encode(writer, detail::must(value.close_session()));
             return;
         case AgentResponseResultResult::Kind::cancel_tool_call:
-            encode(writer, *value.cancel_tool_call());
+            encode(writer, detail::must(value.cancel_tool_call()));
             return;
         case AgentResponseResultResult::Kind::cancel_terminal:
-            encode(writer, *value.cancel_terminal());
+            encode(writer, detail::must(value.cancel_terminal()));
             return;
         case AgentResponseResultResult::Kind::set_session_config_option:
-            encode(writer, *value.set_session_config_option());
+            encode(writer, detail::must(value.set_session_config_option()));
             return;
         case AgentResponseResultResult::Kind::prompt:
-            encode(writer, *value.prompt());
+            encode(writer, detail::must(value.prompt()));
             return;
         case AgentResponseResultResult::Kind::ext:
-            detail::write_raw(writer, *value.ext());
+            detail::write_raw(writer, detail::must(value.ext()));
             return;
     }
 }
@@ -2740,13 +2740,13 @@ Status decode_value(const JsonValue& json, ErrorData& out, const detail::DecodeP
 void encode(JsonWriter& writer, const ErrorData& value) {
     switch (value.kind()) {
         case ErrorData::Kind::unsupported_protocol_version:
-            encode(writer, *value.unsupported_protocol_version());
+            encode(writer, detail::must(value.unsupported_protocol_version()));
             return;
         case ErrorData::Kind::session_not_found:
-            encode(writer, *value.session_not_found());
+            encode(writer, detail::must(value.session_not_found()));
             return;
         case ErrorData::Kind::unknown:
-            detail::write_raw(writer, *value.unknown());
+            detail::write_raw(writer, detail::must(value.unknown()));
             return;
     }
 }
@@ -2898,10 +2898,10 @@ Status decode_value(const JsonValue& json, AgentResponse& out, const detail::Dec
 void encode(JsonWriter& writer, const AgentResponse& value) {
     switch (value.kind()) {
         case AgentResponse::Kind::result:
-            encode(writer, *value.result());
+            encode(writer, detail::must(value.result()));
             return;
         case AgentResponse::Kind::error:
-            encode(writer, *value.error());
+            encode(writer, detail::must(value.error()));
             return;
     }
 }
@@ -3339,15 +3339,15 @@ void encode_body(JsonWriter& writer, const BackgroundWork& value) {
         case BackgroundWork::Kind::terminal:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.terminal());
+            encode_fields(writer, detail::must(value.terminal()));
             return;
         case BackgroundWork::Kind::tool_call:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.tool_call());
+            encode_fields(writer, detail::must(value.tool_call()));
             return;
         case BackgroundWork::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -3529,7 +3529,7 @@ bool has_member(const IdleStateUpdateStopReason& value, std::string_view key) {
         case IdleStateUpdateStopReason::Kind::max_turn_requests: return false;
         case IdleStateUpdateStopReason::Kind::refusal: return false;
         case IdleStateUpdateStopReason::Kind::cancelled: return false;
-        case IdleStateUpdateStopReason::Kind::error: return has_member(*value.error(), key);
+        case IdleStateUpdateStopReason::Kind::error: return has_member(detail::must(value.error()), key);
         case IdleStateUpdateStopReason::Kind::unknown: return true;
     }
     return false;
@@ -3560,10 +3560,10 @@ void encode_flat(JsonWriter& writer, const IdleStateUpdateStopReason& value) {
         case IdleStateUpdateStopReason::Kind::error:
             detail::write_key(writer, "stopReason");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.error());
+            encode_fields(writer, detail::must(value.error()));
             return;
         case IdleStateUpdateStopReason::Kind::unknown:
-            detail::write_unknown_members(writer, "stopReason", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "stopReason", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -3768,20 +3768,20 @@ void encode_body(JsonWriter& writer, const StateUpdate& value) {
         case StateUpdate::Kind::running:
             detail::write_key(writer, "state");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.running());
+            encode_fields(writer, detail::must(value.running()));
             return;
         case StateUpdate::Kind::idle:
             detail::write_key(writer, "state");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.idle());
+            encode_fields(writer, detail::must(value.idle()));
             return;
         case StateUpdate::Kind::requires_action:
             detail::write_key(writer, "state");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.requires_action());
+            encode_fields(writer, detail::must(value.requires_action()));
             return;
         case StateUpdate::Kind::unknown:
-            detail::write_unknown_members(writer, "state", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "state", value.tag(), detail::must(value.unknown()));
             return;
     }
 }

@@ -267,10 +267,10 @@ void encode_body(JsonWriter& writer, const PlanUpdateContent& value) {
         case PlanUpdateContent::Kind::items:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.items());
+            encode_fields(writer, detail::must(value.items()));
             return;
         case PlanUpdateContent::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -1071,100 +1071,100 @@ void encode_body(JsonWriter& writer, const SessionUpdate& value) {
         case SessionUpdate::Kind::user_message_chunk:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.user_message_chunk());
+            encode_fields(writer, detail::must(value.user_message_chunk()));
             return;
         case SessionUpdate::Kind::user_message:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.user_message());
+            encode_fields(writer, detail::must(value.user_message()));
             return;
         case SessionUpdate::Kind::agent_message_chunk:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.agent_message_chunk());
+            encode_fields(writer, detail::must(value.agent_message_chunk()));
             return;
         case SessionUpdate::Kind::agent_message:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.agent_message());
+            encode_fields(writer, detail::must(value.agent_message()));
             return;
         case SessionUpdate::Kind::agent_thought_chunk:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.agent_thought_chunk());
+            encode_fields(writer, detail::must(value.agent_thought_chunk()));
             return;
         case SessionUpdate::Kind::agent_thought:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.agent_thought());
+            encode_fields(writer, detail::must(value.agent_thought()));
             return;
         case SessionUpdate::Kind::state_update:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_body(writer, *value.state_update());
+            encode_body(writer, detail::must(value.state_update()));
             return;
         case SessionUpdate::Kind::tool_call_content_chunk:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.tool_call_content_chunk());
+            encode_fields(writer, detail::must(value.tool_call_content_chunk()));
             return;
         case SessionUpdate::Kind::tool_call_update:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.tool_call_update());
+            encode_fields(writer, detail::must(value.tool_call_update()));
             return;
         case SessionUpdate::Kind::terminal_update:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.terminal_update());
+            encode_fields(writer, detail::must(value.terminal_update()));
             return;
         case SessionUpdate::Kind::terminal_output_chunk:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.terminal_output_chunk());
+            encode_fields(writer, detail::must(value.terminal_output_chunk()));
             return;
         case SessionUpdate::Kind::plan_update:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.plan_update());
+            encode_fields(writer, detail::must(value.plan_update()));
             return;
         case SessionUpdate::Kind::available_commands_update:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.available_commands_update());
+            encode_fields(writer, detail::must(value.available_commands_update()));
             return;
         case SessionUpdate::Kind::config_option_update:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.config_option_update());
+            encode_fields(writer, detail::must(value.config_option_update()));
             return;
         case SessionUpdate::Kind::session_info_update:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.session_info_update());
+            encode_fields(writer, detail::must(value.session_info_update()));
             return;
         case SessionUpdate::Kind::usage_update:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.usage_update());
+            encode_fields(writer, detail::must(value.usage_update()));
             return;
         case SessionUpdate::Kind::notice:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.notice());
+            encode_fields(writer, detail::must(value.notice()));
             return;
         case SessionUpdate::Kind::compaction_update:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.compaction_update());
+            encode_fields(writer, detail::must(value.compaction_update()));
             return;
         case SessionUpdate::Kind::compaction_summary_chunk:
             detail::write_key(writer, "sessionUpdate");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.compaction_summary_chunk());
+            encode_fields(writer, detail::must(value.compaction_summary_chunk()));
             return;
         case SessionUpdate::Kind::unknown:
-            detail::write_unknown_members(writer, "sessionUpdate", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "sessionUpdate", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -1335,13 +1335,13 @@ Status decode_value(const JsonValue& json, AgentNotificationParams& out, const d
 void encode(JsonWriter& writer, const AgentNotificationParams& value) {
     switch (value.kind()) {
         case AgentNotificationParams::Kind::update_session:
-            encode(writer, *value.update_session());
+            encode(writer, detail::must(value.update_session()));
             return;
         case AgentNotificationParams::Kind::complete_elicitation:
-            encode(writer, *value.complete_elicitation());
+            encode(writer, detail::must(value.complete_elicitation()));
             return;
         case AgentNotificationParams::Kind::ext:
-            detail::write_raw(writer, *value.ext());
+            detail::write_raw(writer, detail::must(value.ext()));
             return;
     }
 }
@@ -2214,15 +2214,15 @@ void encode_body(JsonWriter& writer, const McpServer& value) {
         case McpServer::Kind::http:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.http());
+            encode_fields(writer, detail::must(value.http()));
             return;
         case McpServer::Kind::stdio:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.stdio());
+            encode_fields(writer, detail::must(value.stdio()));
             return;
         case McpServer::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -2532,10 +2532,10 @@ void encode_body(JsonWriter& writer, const ReplayFrom& value) {
         case ReplayFrom::Kind::start:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.start());
+            encode_fields(writer, detail::must(value.start()));
             return;
         case ReplayFrom::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -2965,8 +2965,8 @@ Status decode_value(const JsonValue& json, SetSessionConfigOptionRequestType& ou
 bool has_member(const SetSessionConfigOptionRequestType& value, std::string_view key) {
     if (key == "type") return true;
     switch (value.kind()) {
-        case SetSessionConfigOptionRequestType::Kind::id: return has_member(*value.id(), key);
-        case SetSessionConfigOptionRequestType::Kind::boolean: return has_member(*value.boolean(), key);
+        case SetSessionConfigOptionRequestType::Kind::id: return has_member(detail::must(value.id()), key);
+        case SetSessionConfigOptionRequestType::Kind::boolean: return has_member(detail::must(value.boolean()), key);
         case SetSessionConfigOptionRequestType::Kind::unknown: return true;
     }
     return false;
@@ -2977,15 +2977,15 @@ void encode_flat(JsonWriter& writer, const SetSessionConfigOptionRequestType& va
         case SetSessionConfigOptionRequestType::Kind::id:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.id());
+            encode_fields(writer, detail::must(value.id()));
             return;
         case SetSessionConfigOptionRequestType::Kind::boolean:
             detail::write_key(writer, "type");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.boolean());
+            encode_fields(writer, detail::must(value.boolean()));
             return;
         case SetSessionConfigOptionRequestType::Kind::unknown:
-            detail::write_unknown_members(writer, "type", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "type", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -3263,43 +3263,43 @@ Status decode_value(const JsonValue& json, ClientRequestParams& out, const detai
 void encode(JsonWriter& writer, const ClientRequestParams& value) {
     switch (value.kind()) {
         case ClientRequestParams::Kind::initialize:
-            encode(writer, *value.initialize());
+            encode(writer, detail::must(value.initialize()));
             return;
         case ClientRequestParams::Kind::login_auth:
-            encode(writer, *value.login_auth());
+            encode(writer, detail::must(value.login_auth()));
             return;
         case ClientRequestParams::Kind::logout_auth:
-            encode(writer, *value.logout_auth());
+            encode(writer, detail::must(value.logout_auth()));
             return;
         case ClientRequestParams::Kind::new_session:
-            encode(writer, *value.new_session());
+            encode(writer, detail::must(value.new_session()));
             return;
         case ClientRequestParams::Kind::list_sessions:
-            encode(writer, *value.list_sessions());
+            encode(writer, detail::must(value.list_sessions()));
             return;
         case ClientRequestParams::Kind::delete_session:
-            encode(writer, *value.delete_session());
+            encode(writer, detail::must(value.delete_session()));
             return;
         case ClientRequestParams::Kind::resume_session:
-            encode(writer, *value.resume_session());
+            encode(writer, detail::must(value.resume_session()));
             return;
         case ClientRequestParams::Kind::close_session:
-            encode(writer, *value.close_session());
+            encode(writer, detail::must(value.close_session()));
             return;
         case ClientRequestParams::Kind::cancel_tool_call:
-            encode(writer, *value.cancel_tool_call());
+            encode(writer, detail::must(value.cancel_tool_call()));
             return;
         case ClientRequestParams::Kind::cancel_terminal:
-            encode(writer, *value.cancel_terminal());
+            encode(writer, detail::must(value.cancel_terminal()));
             return;
         case ClientRequestParams::Kind::set_session_config_option:
-            encode(writer, *value.set_session_config_option());
+            encode(writer, detail::must(value.set_session_config_option()));
             return;
         case ClientRequestParams::Kind::prompt:
-            encode(writer, *value.prompt());
+            encode(writer, detail::must(value.prompt()));
             return;
         case ClientRequestParams::Kind::ext:
-            detail::write_raw(writer, *value.ext());
+            detail::write_raw(writer, detail::must(value.ext()));
             return;
     }
 }
@@ -3508,15 +3508,15 @@ void encode_body(JsonWriter& writer, const RequestPermissionOutcome& value) {
         case RequestPermissionOutcome::Kind::cancelled:
             detail::write_key(writer, "outcome");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.cancelled());
+            encode_fields(writer, detail::must(value.cancelled()));
             return;
         case RequestPermissionOutcome::Kind::selected:
             detail::write_key(writer, "outcome");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.selected());
+            encode_fields(writer, detail::must(value.selected()));
             return;
         case RequestPermissionOutcome::Kind::unknown:
-            detail::write_unknown_members(writer, "outcome", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "outcome", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -3636,26 +3636,26 @@ Status decode_value(const JsonValue& json, ElicitationContentValue& out, const d
 void encode(JsonWriter& writer, const ElicitationContentValue& value) {
     switch (value.kind()) {
         case ElicitationContentValue::Kind::string:
-            detail::write_string(writer, *value.string());
+            detail::write_string(writer, detail::must(value.string()));
             return;
         case ElicitationContentValue::Kind::integer:
-            writer.Int64(*value.integer());
+            writer.Int64(detail::must(value.integer()));
             return;
         case ElicitationContentValue::Kind::number:
-            detail::write_double(writer, *value.number());
+            detail::write_double(writer, detail::must(value.number()));
             return;
         case ElicitationContentValue::Kind::boolean:
-            writer.Bool(*value.boolean());
+            writer.Bool(detail::must(value.boolean()));
             return;
         case ElicitationContentValue::Kind::strings:
             writer.StartArray();
-            for (const auto& e1 : *value.strings()) {
+            for (const auto& e1 : detail::must(value.strings())) {
                 detail::write_string(writer, e1);
             }
             writer.EndArray();
             return;
         case ElicitationContentValue::Kind::unknown:
-            detail::write_raw(writer, *value.unknown());
+            detail::write_raw(writer, detail::must(value.unknown()));
             return;
     }
 }
@@ -3748,7 +3748,7 @@ Status decode_value(const JsonValue& json, CreateElicitationResponseAction& out,
 bool has_member(const CreateElicitationResponseAction& value, std::string_view key) {
     if (key == "action") return true;
     switch (value.kind()) {
-        case CreateElicitationResponseAction::Kind::accept: return has_member(*value.accept(), key);
+        case CreateElicitationResponseAction::Kind::accept: return has_member(detail::must(value.accept()), key);
         case CreateElicitationResponseAction::Kind::decline: return false;
         case CreateElicitationResponseAction::Kind::cancel: return false;
         case CreateElicitationResponseAction::Kind::unknown: return true;
@@ -3761,7 +3761,7 @@ void encode_flat(JsonWriter& writer, const CreateElicitationResponseAction& valu
         case CreateElicitationResponseAction::Kind::accept:
             detail::write_key(writer, "action");
             detail::write_string(writer, value.tag());
-            encode_fields(writer, *value.accept());
+            encode_fields(writer, detail::must(value.accept()));
             return;
         case CreateElicitationResponseAction::Kind::decline:
             detail::write_key(writer, "action");
@@ -3772,7 +3772,7 @@ void encode_flat(JsonWriter& writer, const CreateElicitationResponseAction& valu
             detail::write_string(writer, value.tag());
             return;
         case CreateElicitationResponseAction::Kind::unknown:
-            detail::write_unknown_members(writer, "action", value.tag(), *value.unknown());
+            detail::write_unknown_members(writer, "action", value.tag(), detail::must(value.unknown()));
             return;
     }
 }
@@ -3878,13 +3878,13 @@ Status decode_value(const JsonValue& json, ClientResponseResultResult& out, cons
 void encode(JsonWriter& writer, const ClientResponseResultResult& value) {
     switch (value.kind()) {
         case ClientResponseResultResult::Kind::request_permission:
-            encode(writer, *value.request_permission());
+            encode(writer, detail::must(value.request_permission()));
             return;
         case ClientResponseResultResult::Kind::create_elicitation:
-            encode(writer, *value.create_elicitation());
+            encode(writer, detail::must(value.create_elicitation()));
             return;
         case ClientResponseResultResult::Kind::ext:
-            detail::write_raw(writer, *value.ext());
+            detail::write_raw(writer, detail::must(value.ext()));
             return;
     }
 }
@@ -4023,10 +4023,10 @@ Status decode_value(const JsonValue& json, ClientResponse& out, const detail::De
 void encode(JsonWriter& writer, const ClientResponse& value) {
     switch (value.kind()) {
         case ClientResponse::Kind::result:
-            encode(writer, *value.result());
+            encode(writer, detail::must(value.result()));
             return;
         case ClientResponse::Kind::error:
-            encode(writer, *value.error());
+            encode(writer, detail::must(value.error()));
             return;
     }
 }
@@ -4114,10 +4114,10 @@ Status decode_value(const JsonValue& json, ClientNotificationParams& out, const 
 void encode(JsonWriter& writer, const ClientNotificationParams& value) {
     switch (value.kind()) {
         case ClientNotificationParams::Kind::cancel_session:
-            encode(writer, *value.cancel_session());
+            encode(writer, detail::must(value.cancel_session()));
             return;
         case ClientNotificationParams::Kind::ext:
-            detail::write_raw(writer, *value.ext());
+            detail::write_raw(writer, detail::must(value.ext()));
             return;
     }
 }

@@ -91,6 +91,11 @@ Status check_mcp_servers(const std::optional<std::vector<av2::McpServer>>& serve
     return Status();
 }
 
+Status no_session_capability(std::string_view method) {
+    return Status(Errc::unsupported, "CLIENT-MUST-31: the agent has no session capability; " + std::string(method) +
+                                         " cannot be called");
+}
+
 }  // namespace
 
 bool is_absolute_path(std::string_view path) {
@@ -105,21 +110,22 @@ bool is_absolute_path(std::string_view path) {
 
 Status check_session_capability(const av2::InitializeResponse& agent, std::string_view method) {
     if (session_caps(agent) != nullptr) return Status();
-    return Status(Errc::unsupported, "CLIENT-MUST-31: the agent has no session capability; " + std::string(method) +
-                                         " cannot be called");
+    return no_session_capability(method);
 }
 
 Status check_new_session(const av2::NewSessionRequest& request, const av2::InitializeResponse& agent) {
-    if (Status s = check_session_capability(agent, "session/new"); !s) return s;
-    const auto& caps = *session_caps(agent);
+    const av2::SessionCapabilities* session = session_caps(agent);
+    if (session == nullptr) return no_session_capability("session/new");
+    const auto& caps = *session;
     if (Status s = check_path("cwd", request.cwd); !s) return s;
     if (Status s = check_directories(request.additionalDirectories, caps); !s) return s;
     return check_mcp_servers(request.mcpServers, caps);
 }
 
 Status check_resume_session(const av2::ResumeSessionRequest& request, const av2::InitializeResponse& agent) {
-    if (Status s = check_session_capability(agent, "session/resume"); !s) return s;
-    const auto& caps = *session_caps(agent);
+    const av2::SessionCapabilities* session = session_caps(agent);
+    if (session == nullptr) return no_session_capability("session/resume");
+    const auto& caps = *session;
     if (request.sessionId.empty()) return refuse("session/resume needs a sessionId");
     if (Status s = check_path("cwd", request.cwd); !s) return s;
     if (Status s = check_directories(request.additionalDirectories, caps); !s) return s;
@@ -141,15 +147,17 @@ Status check_list_sessions(const av2::ListSessionsRequest& request, const av2::I
 }
 
 Status check_delete_session(const av2::InitializeResponse& agent) {
-    if (Status s = check_session_capability(agent, "session/delete"); !s) return s;
-    if (session_caps(agent)->delete_.has_value()) return Status();
+    const av2::SessionCapabilities* session = session_caps(agent);
+    if (session == nullptr) return no_session_capability("session/delete");
+    if (session->delete_.has_value()) return Status();
     return Status(Errc::unsupported, "CLIENT-MUST-34: the agent does not advertise session.delete");
 }
 
 Status check_prompt(const av2::PromptRequest& request, const av2::InitializeResponse& agent) {
-    if (Status s = check_session_capability(agent, "session/prompt"); !s) return s;
+    const av2::SessionCapabilities* session = session_caps(agent);
+    if (session == nullptr) return no_session_capability("session/prompt");
     if (request.prompt.empty()) return refuse("CLIENT-MUST-39: a prompt needs at least one content block");
-    const auto& caps = *session_caps(agent);
+    const auto& caps = *session;
     const av2::PromptCapabilities* prompt = caps.prompt.has_value() ? &*caps.prompt : nullptr;
     for (std::size_t i = 0; i < request.prompt.size(); ++i) {
         const auto& block = request.prompt[i];
@@ -209,7 +217,10 @@ Status check_logout(const av2::InitializeResponse& agent) {
 
 Status check_set_config_option(const av2::SetSessionConfigOptionRequest& request,
                                const std::vector<av2::SessionConfigOption>* options) {
-    if (options == nullptr) return Status();  // nothing known about this session's options
+    if (options == nullptr) {
+        return refuse("session/set_config_option: session " + quoted(request.sessionId) +
+                      " has reported no config options");
+    }
     for (const auto& option : *options) {
         if (option.configId != request.configId) continue;
         const auto& wanted = option.type;

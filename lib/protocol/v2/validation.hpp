@@ -25,7 +25,8 @@ Status check_delete_session(const acp::v2::InitializeResponse& agent);
 Status check_prompt(const acp::v2::PromptRequest& request, const acp::v2::InitializeResponse& agent);
 Status check_login(std::string_view method_id, const acp::v2::InitializeResponse& agent);
 Status check_logout(const acp::v2::InitializeResponse& agent);
-// options: the session's current config options as last reported by the agent.
+// options: the session's current config options as last reported by the agent, nullptr
+// when it reported none (then nothing can be set).
 Status check_set_config_option(const acp::v2::SetSessionConfigOptionRequest& request,
                                const std::vector<acp::v2::SessionConfigOption>* options);
 Status check_extension_method(std::string_view method);

@@ -256,3 +256,75 @@ TEST_CASE("client: the host may destroy the client inside its callbacks") {
         CHECK(s.loop.run_until([&] { return called; }));
     }
 }
+
+TEST_CASE("client: updates held for a session/new that fails are dropped, and said so") {
+    Scripted s;
+    s.initialize();
+    std::optional<Result<v2::NewSessionResponse>> created;
+    v2::NewSessionRequest request;
+    request.cwd = "/work";
+    s.client->new_session(request, [&](Result<v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
+    const std::size_t index = s.agent->lines.size();
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > index; }));
+    s.update("s-lost", R"({"sessionUpdate":"state_update","state":"running"})");
+    const auto id = s.agent->parsed(index)["id"].GetInt64();
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+                       R"(,"error":{"code":-32602,"message":"bad cwd"}})");
+    REQUIRE(s.loop.run_until([&] { return created.has_value(); }));
+    CHECK(created->status().rpc_code() == -32602);
+    s.loop.run_for(std::chrono::milliseconds(20));
+    CHECK(s.updates.empty());
+    CHECK(s.logged("dropped a session/update (state_update) for session s-lost"));
+}
+
+TEST_CASE("client: closing a session the agent does not know is success, and the client forgets it") {
+    // CLIENT-MUST-46
+    Scripted s;
+    s.initialize();
+    s.update("s-1", R"({"sessionUpdate":"terminal_update","terminalId":"t1","capabilities":{"cancel":{}}})");
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
+    std::optional<Result<v2::CloseSessionResponse>> closed;
+    s.client->close_session("s-1", [&](Result<v2::CloseSessionResponse> r) { closed.emplace(std::move(r)); });
+    const std::size_t index = s.agent->lines.size();
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > index; }));
+    const auto id = s.agent->parsed(index)["id"].GetInt64();
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+                       R"(,"error":{"code":-32002,"message":"Resource not found","data":{"sessionId":"s-1"}}})");
+    REQUIRE(s.loop.run_until([&] { return closed.has_value(); }));
+    CHECK(closed->ok());
+    std::optional<Result<v2::CancelTerminalResponse>> late;
+    s.client->cancel_terminal("s-1", "t1", [&](Result<v2::CancelTerminalResponse> r) { late.emplace(std::move(r)); });
+    REQUIRE(s.loop.run_until([&] { return late.has_value(); }));
+    CHECK(late->status().code() == Errc::invalid_argument);
+}
+
+TEST_CASE("client: an elicitation the agent withdraws is answered cancel and the host is told") {
+    Scripted s;
+    std::optional<acp::ElicitationResponder> held;
+    bool withdrawn = false;
+    s.client->on_elicitation(true, false, [&](const v2::CreateElicitationRequest&, acp::ElicitationResponder r) {
+        r.on_withdrawn([&] { withdrawn = true; });
+        held = r;
+    });
+    s.initialize();
+    const std::size_t before = s.agent->lines.size();
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"mode":"form","sessionId":"s-1","message":"m","requestedSchema":{"type":"object","properties":{}}}})");
+    REQUIRE(s.loop.run_until([&] { return held.has_value(); }));
+    s.agent->send_line(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"e1"}})");
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > before; }));
+    CHECK(withdrawn);
+    CHECK(s.agent->parsed(before)["result"]["action"] == "cancel");
+    CHECK(held->answered());
+}
+
+TEST_CASE("client: extension handlers are only for '_' methods") {
+    // CLIENT-MUST-16: a spec method cannot be taken over through the extension API.
+    Scripted s;
+    int ext_calls = 0;
+    s.client->on_ext_notification("session/update", [&](const acp::RawJson&) { ++ext_calls; });
+    s.initialize();
+    s.update("s-1", R"({"sessionUpdate":"state_update","state":"idle"})");
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
+    CHECK(ext_calls == 0);
+    CHECK(s.logged("ignored: no '_'"));
+}

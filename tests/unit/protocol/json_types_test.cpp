@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <sstream>
 #include <iterator>
 #include <set>
 #include <string>
@@ -119,7 +120,9 @@ TEST_CASE("method names come from meta.json") {
 TEST_CASE("every $defs entry of the schema has a generated type") {
     std::ifstream file(ACP_V2_SCHEMA_PATH);
     REQUIRE(file.good());
-    const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::ostringstream contents;
+    contents << file.rdbuf();
+    const std::string text = contents.str();
     rapidjson::Document schema = codec_test::parse(text);
     REQUIRE(schema.HasMember("$defs"));
     std::set<std::string> in_schema;

@@ -96,3 +96,67 @@ TEST_CASE("validation: extension methods start with '_'") {
     CHECK_FALSE(check_extension_method("acme/x").ok());
     CHECK_FALSE(check_extension_method("").ok());
 }
+
+TEST_CASE("validation: login only with an advertised method that goes through auth/login") {
+    // CLIENT-MUST-27, -28
+    v2::InitializeResponse agent = agent_with("full");
+    CHECK(check_login("x", agent).message().find("CLIENT-MUST-27") != std::string::npos);
+    v2::AuthMethodTerminal terminal;
+    terminal.methodId = "tty";
+    terminal.name = "Terminal login";
+    v2::AuthMethodAgent oauth;
+    oauth.methodId = "oauth";
+    oauth.name = "Browser";
+    agent.authMethods = std::vector<v2::AuthMethod>{v2::AuthMethod::make_terminal(terminal),
+                                                    v2::AuthMethod::make_agent(oauth)};
+    CHECK(check_login("oauth", agent).ok());
+    CHECK(check_login("tty", agent).message().find("terminal method") != std::string::npos);
+    CHECK(check_login("other", agent).message().find("did not advertise") != std::string::npos);
+    CHECK(check_logout(agent).ok());
+}
+
+TEST_CASE("validation: stdio MCP servers with a repeated environment variable are refused") {
+    // CLIENT-MUST-42a
+    v2::InitializeResponse agent = agent_with("full");
+    v2::McpCapabilities mcp;
+    mcp.stdio = v2::McpStdioCapabilities{};
+    agent.capabilities->session->mcp = mcp;
+    v2::McpServerStdio server;
+    server.name = "db";
+    server.command = "/bin/db";
+    server.env = std::vector<v2::EnvVariable>{{"TOKEN", "a", {}, {}}, {"TOKEN", "b", {}, {}}};
+    v2::NewSessionRequest request;
+    request.cwd = "/p";
+    request.mcpServers = std::vector<v2::McpServer>{v2::McpServer::make_stdio(server)};
+    CHECK(check_new_session(request, agent).message().find("'TOKEN' twice") != std::string::npos);
+}
+
+TEST_CASE("validation: session/list and session/resume paths and cursors") {
+    // CLIENT-MUST-38, -47
+    v2::ListSessionsRequest list;
+    list.cwd = "relative";
+    CHECK(check_list_sessions(list, agent_with("full")).message().find("the cwd filter") != std::string::npos);
+    list.cwd = acp::Nullable<std::string>::null();
+    CHECK(check_list_sessions(list, agent_with("full")).ok());
+    v2::ResumeSessionRequest resume;
+    resume.sessionId = "s";
+    resume.cwd = "/p";
+    resume.replayFrom = v2::ReplayFrom::make_start({});
+    CHECK(check_resume_session(resume, agent_with("full")).ok());
+    resume.replayFrom = v2::ReplayFrom::make_unknown("_acme_from", acp::RawJson{R"({"type":"_acme_from"})"});
+    CHECK(check_resume_session(resume, agent_with("full")).ok());
+    resume.replayFrom = v2::ReplayFrom::make_unknown("message", acp::RawJson{R"({"type":"message"})"});
+    CHECK(check_resume_session(resume, agent_with("full")).message().find("CLIENT-MUST-47") != std::string::npos);
+    resume.replayFrom = acp::Nullable<v2::ReplayFrom>();
+    resume.sessionId.clear();
+    CHECK_FALSE(check_resume_session(resume, agent_with("full")).ok());
+}
+
+TEST_CASE("validation: config options can only be set where the session reported them") {
+    v2::SetSessionConfigOptionRequest request;
+    request.sessionId = "s";
+    request.configId = "model";
+    CHECK(check_set_config_option(request, nullptr).message().find("reported no config options") != std::string::npos);
+    std::vector<v2::SessionConfigOption> none;
+    CHECK(check_set_config_option(request, &none).message().find("no config option 'model'") != std::string::npos);
+}
