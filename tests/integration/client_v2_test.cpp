@@ -334,9 +334,7 @@ TEST_CASE("client v2: cancelling a turn - the agent withdraws its permission req
     });
     REQUIRE(peer.initialize().ok());
     const std::string session = peer.new_session();
-    REQUIRE(peer.wait<v2::PromptResponse>([&](auto done) {
-                    peer.client->prompt(TsPeer::text_prompt(session, "permission"), done);
-                }).ok());
+    REQUIRE(peer.start_prompt(session, "permission").ok());
     REQUIRE(peer.loop.run_until([&] { return pending.has_value(); }));
     peer.client->cancel(session);
     REQUIRE(peer.loop.run_until([&] { return withdrawn; }));
@@ -355,9 +353,7 @@ TEST_CASE("client v2: session/cancel stops a running turn - updates keep coming 
     TsPeer peer({"--slow-ms=20"});
     REQUIRE(peer.initialize().ok());
     const std::string session = peer.new_session();
-    REQUIRE(peer.wait<v2::PromptResponse>([&](auto done) {
-                    peer.client->prompt(TsPeer::text_prompt(session, "slow"), done);
-                }).ok());
+    REQUIRE(peer.start_prompt(session, "slow").ok());
     REQUIRE(peer.loop.run_until([&] { return peer.agent_text("m1").find("tick 2") != std::string::npos; }));
     peer.client->cancel(session);
     REQUIRE(peer.loop.run_until([&] { return peer.idle_count() == 1; }));
@@ -374,9 +370,7 @@ TEST_CASE("client v2: tool_call/cancel only while the tool call advertises cance
         peer.client->cancel_tool_call(session, "tc1", done);
     });
     CHECK(early.status().message().find("CLIENT-MUST-36") != std::string::npos);
-    REQUIRE(peer.wait<v2::PromptResponse>([&](auto done) {
-                    peer.client->prompt(TsPeer::text_prompt(session, "slow"), done);
-                }).ok());
+    REQUIRE(peer.start_prompt(session, "slow").ok());
     REQUIRE(peer.loop.run_until([&] { return peer.agent_text("m1").find("tick 1") != std::string::npos; }));
     auto cancelled = peer.wait<v2::CancelToolCallResponse>([&](auto done) {
         peer.client->cancel_tool_call(session, "tc1", done);
@@ -578,9 +572,7 @@ TEST_CASE("client v2: an outstanding request can be withdrawn - its callback say
     TsPeer peer({"--slow-ms=20"});
     REQUIRE(peer.initialize().ok());
     const std::string session = peer.new_session();
-    REQUIRE(peer.wait<v2::PromptResponse>([&](auto done) {
-                    peer.client->prompt(TsPeer::text_prompt(session, "slow"), done);
-                }).ok());
+    REQUIRE(peer.start_prompt(session, "slow").ok());
     // A second prompt is held by the agent while the first turn runs.
     std::optional<Result<v2::PromptResponse>> held;
     acp::RequestHandle handle = peer.client->prompt(TsPeer::text_prompt(session, "hello"),

@@ -84,10 +84,15 @@ public:
         return request;
     }
 
+    // Sends a prompt and runs until the agent acknowledged it (the turn goes on).
+    Result<v2::PromptResponse> start_prompt(const std::string& session_id, const std::string& text) {
+        return wait<v2::PromptResponse>([&](auto done) { client->prompt(text_prompt(session_id, text), done); });
+    }
+
     // Sends a prompt and runs until the turn's idle state update arrived.
     Result<v2::PromptResponse> prompt_turn(const std::string& session_id, const std::string& text) {
         const std::size_t idle_before = idle_count();
-        auto response = wait<v2::PromptResponse>([&](auto done) { client->prompt(text_prompt(session_id, text), done); });
+        auto response = start_prompt(session_id, text);
         if (response) loop.run_until([&] { return idle_count() > idle_before; });
         return response;
     }
