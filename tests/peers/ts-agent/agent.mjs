@@ -34,11 +34,17 @@
 //       append every line received from the client as {"dir":"in","msg":...} and every
 //       line sent as {"dir":"out","msg":...} (a line that is not JSON: "raw" instead of
 //       "msg"), so validate.mjs can schema-check the client's traffic afterwards.
+//   --state-dir=DIR                         [ACP_PEER_STATE_DIR]
+//       persist every session (ids, cwd, directories, title, config, replay history,
+//       id counters, deleted flag) to DIR/sessions.json after every change (temp file +
+//       rename) and load it at startup, so sessions survive an agent restart: a new
+//       process can session/list and session/resume (with replay) them.
 //
 // The scripted turns selected by the prompt text are documented in README.md.
 
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 
 // ---------------------------------------------------------------------------
@@ -46,10 +52,12 @@ import { Readable } from "node:stream";
 
 function readOptions(argv, env) {
   const flags = new Map();
+  const valued = new Set(); // flags given as --name=value
   for (const arg of argv) {
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
     if (!m) throw new Error(`unknown argument: ${arg}`);
     flags.set(m[1], m[2] ?? "1");
+    if (m[2] !== undefined) valued.add(m[1]);
   }
   const pick = (flag, envName, fallback) =>
     flags.has(flag) ? flags.get(flag) : env[envName] !== undefined && env[envName] !== "" ? env[envName] : fallback;
@@ -60,12 +68,16 @@ function readOptions(argv, env) {
     if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} needs a non-negative integer, got ${v}`);
     return n;
   };
-  const known = new Set(["caps", "auth-required", "protocol-version", "reject-version", "page-size", "slow-ms", "slow-ticks", "record"]);
+  const known = new Set(["caps", "auth-required", "protocol-version", "reject-version", "page-size", "slow-ms", "slow-ticks", "record", "state-dir"]);
   for (const k of flags.keys()) if (!known.has(k)) throw new Error(`unknown option --${k}`);
   const caps = pick("caps", "ACP_PEER_CAPS", "full");
   if (!["full", "none", "stdio-only", "http-only"].includes(caps)) throw new Error(`bad --caps=${caps}`);
   const pageSize = int(pick("page-size", "ACP_PEER_PAGE_SIZE", "2"), "page-size");
   if (pageSize < 1) throw new Error("--page-size must be at least 1");
+  if (flags.has("state-dir") && (!valued.has("state-dir") || flags.get("state-dir") === "")) {
+    throw new Error("--state-dir needs a directory: --state-dir=DIR");
+  }
+  const stateDir = pick("state-dir", "ACP_PEER_STATE_DIR", undefined);
   return {
     caps,
     authRequired: truthy(pick("auth-required", "ACP_PEER_AUTH_REQUIRED", undefined)),
@@ -75,6 +87,7 @@ function readOptions(argv, env) {
     slowMs: int(pick("slow-ms", "ACP_PEER_SLOW_MS", "100"), "slow-ms"),
     slowTicks: int(pick("slow-ticks", "ACP_PEER_SLOW_TICKS", "50"), "slow-ticks"),
     record: pick("record", "ACP_PEER_RECORD", undefined),
+    stateDir: stateDir === undefined ? undefined : resolve(stateDir),
   };
 }
 
@@ -266,7 +279,44 @@ class Session {
   nextId(prefix) {
     const n = (this.counters.get(prefix) ?? 0) + 1;
     this.counters.set(prefix, n);
+    saveState();
     return `${prefix}${n}`;
+  }
+
+  /** Appends an update to the replay history (and to the state file, if any). */
+  remember(update) {
+    this.history.push(structuredClone(update));
+    saveState();
+  }
+
+  /** The persisted form (see "State directory" in README.md); the live-only parts stay out. */
+  toState() {
+    const state = {
+      sessionId: this.sessionId,
+      cwd: this.cwd,
+      additionalDirectories: [...this.additionalDirectories],
+      config: { ...this.config },
+      counters: Object.fromEntries(this.counters),
+      deleted: this.deleted,
+      history: this.history,
+    };
+    if (this.title !== undefined) state.title = this.title;
+    if (this.updatedAt !== undefined) state.updatedAt = this.updatedAt;
+    if (this.lastStopReason !== undefined) state.lastStopReason = this.lastStopReason;
+    return state;
+  }
+
+  static fromState(st) {
+    const s = new Session(st.sessionId, st.cwd, st.additionalDirectories);
+    s.active = false; // a restarted agent has no attached sessions: session/resume first
+    s.deleted = st.deleted === true;
+    if (st.title !== undefined) s.title = st.title;
+    if (st.updatedAt !== undefined) s.updatedAt = st.updatedAt;
+    if (st.lastStopReason !== undefined) s.lastStopReason = st.lastStopReason;
+    s.config = { ...s.config, ...st.config };
+    s.counters = new Map(Object.entries(st.counters ?? {}));
+    s.history = st.history ?? [];
+    return s;
   }
 
   configOptions() {
@@ -323,6 +373,64 @@ let loggedIn = false;
 let clientCaps = {};
 let client; // AgentContext of the connection, set after connect
 
+// ---------------------------------------------------------------------------
+// State directory (--state-dir): DIR/sessions.json, rewritten after every change.
+
+const STATE_FORMAT = "libacp-ts-peer-state";
+const STATE_VERSION = 1;
+const stateFile = opts.stateDir ? join(opts.stateDir, "sessions.json") : undefined;
+let stateFrozen = false; // set at shutdown: what a dying turn does afterwards is not saved
+
+function saveState() {
+  if (!stateFile || stateFrozen) return;
+  const state = {
+    format: STATE_FORMAT,
+    version: STATE_VERSION,
+    sessionCounter,
+    sessions: [...sessions.values()].map((s) => s.toState()),
+  };
+  // Whole-file rewrite via rename: a reader (or a later process) never sees half a file.
+  const tmp = `${stateFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(state, null, 2) + "\n");
+  renameSync(tmp, stateFile);
+}
+
+function loadState() {
+  if (!stateFile) return;
+  mkdirSync(opts.stateDir, { recursive: true });
+  if (!existsSync(stateFile)) {
+    log(`state: ${stateFile} does not exist yet; starting empty`);
+    return;
+  }
+  const state = JSON.parse(readFileSync(stateFile, "utf8"));
+  if (state?.format !== STATE_FORMAT || state.version !== STATE_VERSION) {
+    throw new Error(`${stateFile}: not a ${STATE_FORMAT} version ${STATE_VERSION} file`);
+  }
+  if (!Number.isInteger(state.sessionCounter) || state.sessionCounter < 0 || !Array.isArray(state.sessions)) {
+    throw new Error(`${stateFile}: bad sessionCounter or sessions`);
+  }
+  let highest = state.sessionCounter;
+  for (const st of state.sessions) {
+    if (typeof st?.sessionId !== "string" || typeof st.cwd !== "string" || !Array.isArray(st.additionalDirectories) || !Array.isArray(st.history)) {
+      throw new Error(`${stateFile}: malformed session entry ${JSON.stringify(st?.sessionId)}`);
+    }
+    if (sessions.has(st.sessionId)) throw new Error(`${stateFile}: duplicate session ${st.sessionId}`);
+    sessions.set(st.sessionId, Session.fromState(st));
+    const n = /^sess-(\d+)$/.exec(st.sessionId);
+    if (n) highest = Math.max(highest, Number(n[1]));
+  }
+  // Never hand out an id again, even if the counter was edited by hand.
+  sessionCounter = highest;
+  log(`state: loaded ${sessions.size} session(s) from ${stateFile}, next id sess-${sessionCounter + 1}`);
+}
+
+try {
+  loadState();
+} catch (err) {
+  log(`cannot load --state-dir: ${err.message}`);
+  process.exit(2);
+}
+
 function requireAuth() {
   if (opts.authRequired && !loggedIn) {
     throw acp.RequestError.authRequired({ authMethods: [AUTH_METHOD.methodId] }, "log in with auth/login first");
@@ -340,7 +448,8 @@ async function emit(session, update, { store = true } = {}) {
     if ("title" in update) session.title = update.title ?? undefined;
     if ("updatedAt" in update) session.updatedAt = update.updatedAt ?? undefined;
   }
-  if (store) session.history.push(structuredClone(update));
+  if (store) session.remember(update);
+  else if (update.sessionUpdate === "session_info_update") saveState();
   await client.notify(acp.methods.client.session.update, { sessionId: session.sessionId, update });
 }
 
@@ -454,6 +563,7 @@ async function runTurn(session, turn, promptText) {
       await emit(session, { sessionUpdate: "tool_call_update", toolCallId, status: "cancelled", capabilities: null });
     }
     session.lastStopReason = stop.stopReason;
+    saveState();
     await emit(session, { sessionUpdate: "state_update", state: "idle", ...stop }, { store: false });
   } catch (err) {
     log(`could not finish turn: ${err?.message ?? err}`);
@@ -584,7 +694,7 @@ async function permissionScript(t) {
   };
   // The subject creates the tool call on the client; history gets the equivalent
   // upsert so a replay still introduces it before its later updates.
-  s.history.push({ sessionUpdate: "tool_call_update", ...structuredClone(toolCall) });
+  s.remember({ sessionUpdate: "tool_call_update", ...toolCall });
   t.openToolCalls.add(tc);
   await t.emit({ sessionUpdate: "state_update", state: "requires_action" }, { store: false });
   const response = await t.request(acp.methods.client.session.requestPermission, {
@@ -786,6 +896,7 @@ if (SESSION_CAPS) {
     acp.assertSupportedMcpServers(params.mcpServers, SESSION_CAPS.mcp);
     const s = new Session(`sess-${++sessionCounter}`, params.cwd, dirs);
     sessions.set(s.sessionId, s);
+    saveState();
     return { sessionId: s.sessionId, configOptions: s.configOptions(), availableCommands: AVAILABLE_COMMANDS };
   });
 
@@ -823,6 +934,7 @@ if (SESSION_CAPS) {
     }
     s.additionalDirectories = dirs;
     s.active = true;
+    saveState();
     if (replayFrom) {
       for (const update of s.history) {
         await client.notify(acp.methods.client.session.update, { sessionId: s.sessionId, update: structuredClone(update) });
@@ -854,6 +966,7 @@ if (SESSION_CAPS) {
       if (turn) await turn.done;
       s.active = false;
       s.deleted = true;
+      saveState();
       return {};
     });
   }
@@ -876,6 +989,7 @@ if (SESSION_CAPS) {
     s.config[params.configId] = params.value;
     // Leaving model-b drops its effort knob back to the default.
     if (params.configId === "model" && params.value === "model-a") s.config.effort = "medium";
+    saveState();
     return { configOptions: s.configOptions() };
   });
 
@@ -962,6 +1076,7 @@ connection.closed.then(
 );
 
 function shutdown(code) {
+  stateFrozen = true;
   for (const s of sessions.values()) if (s.turn) s.turn.controller.abort();
   process.stdout.write("", () => process.exit(code));
 }

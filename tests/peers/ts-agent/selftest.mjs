@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,8 +23,8 @@ const workDir = mkdtempSync(join(tmpdir(), "ts-agent-selftest-"));
 process.on("exit", () => rmSync(workDir, { recursive: true, force: true }));
 
 class RawClient {
-  constructor(args = []) {
-    this.child = spawn(process.execPath, [AGENT, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  constructor(args = [], env = {}) {
+    this.child = spawn(process.execPath, [AGENT, ...args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
     this.stderr = "";
     this.child.stderr.on("data", (d) => (this.stderr += d));
     this.inbox = [];
@@ -344,4 +344,82 @@ test("elicitation, extension calls, held prompts; all traffic validates", async 
   assert.equal(await c.close(), 0);
   const r = spawnSync(process.execPath, [VALIDATE, "--agent", recordFile], { encoding: "utf8" });
   assert.equal(r.status, 0, r.stdout + r.stderr);
+});
+
+test("--state-dir: sessions survive an agent restart; replay is identical", async (t) => {
+  const spawned = [];
+  const start = (...args) => {
+    const c = new RawClient(...args);
+    spawned.push(c);
+    return c;
+  };
+  // A failed assertion must not leave an agent running (it would keep the test alive).
+  t.after(() => {
+    for (const c of spawned) if (c.child.exitCode === null) c.child.kill();
+  });
+  const stateDir = join(workDir, "state");
+  const recordFile = join(workDir, "restart.jsonl");
+  const liveOnly = (u) => u.sessionUpdate !== "state_update" && u.sessionUpdate !== "notice";
+
+  // First process: a tool turn (plus a config change and a deleted session).
+  const a = start([`--state-dir=${stateDir}`]);
+  await a.initialize();
+  assert.equal((await a.call("session/new", { cwd: CWD, mcpServers: [], additionalDirectories: ["/tmp/extra"] })).response.result.sessionId, "sess-1");
+  await a.call("session/set_config_option", { sessionId: "sess-1", configId: "model", type: "id", value: "model-b" });
+  const { response, before } = await a.call("session/prompt", { sessionId: "sess-1", prompt: prompt("tool") });
+  assert.deepEqual(response.result, { messageId: "u1" });
+  const first = [...updatesOf(before), ...updatesOf(await a.untilIdle("sess-1"))].filter(liveOnly);
+  assert.deepEqual(kinds(first), ["user_message", ...TOOL_TURN.slice(0, -1)]);
+  assert.equal((await a.call("session/new", { cwd: CWD })).response.result.sessionId, "sess-2");
+  assert.deepEqual((await a.call("session/delete", { sessionId: "sess-2" })).response.result, {});
+  assert.equal(await a.close(), 0);
+
+  // The state file is complete JSON (no temp file left behind).
+  assert.deepEqual(readdirSync(stateDir), ["sessions.json"]);
+  const saved = JSON.parse(readFileSync(join(stateDir, "sessions.json"), "utf8"));
+  assert.equal(saved.format, "libacp-ts-peer-state");
+  assert.equal(saved.sessionCounter, 2);
+  assert.deepEqual(saved.sessions.map((s) => [s.sessionId, s.deleted]), [["sess-1", false], ["sess-2", true]]);
+
+  // Second process, same state dir (the env twin this time): list, resume with replay.
+  const b = start([`--record=${recordFile}`], { ACP_PEER_STATE_DIR: stateDir });
+  await b.initialize();
+  const listed = (await b.call("session/list", {})).response.result;
+  assert.deepEqual(listed, {
+    sessions: [{ sessionId: "sess-1", cwd: CWD, additionalDirectories: ["/tmp/extra"], title: "Edit hello.txt", updatedAt: "2026-01-01T00:00:00Z" }],
+  });
+  // Not attached to the new connection until resumed.
+  assert.equal((await b.call("session/prompt", { sessionId: "sess-1", prompt: prompt("hello") })).response.error.code, -32002);
+  assert.equal((await b.call("session/resume", { sessionId: "sess-2", cwd: CWD })).response.error.code, -32002);
+  const resumed = await b.call("session/resume", { sessionId: "sess-1", cwd: CWD, additionalDirectories: ["/tmp/extra"], replayFrom: { type: "start" } });
+  assert.deepEqual(resumed.response.result.configOptions.map((o) => [o.configId, o.currentValue]), [
+    ["model", "model-b"],
+    ["fast", false],
+    ["effort", "medium"],
+  ]);
+  const replay = updatesOf(resumed.before);
+  assert.deepEqual(replay.at(-1), { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
+  assert.deepEqual(replay.slice(0, -1), first);
+
+  // Counters continue: per-session ids and session ids are not reused.
+  const next = await b.call("session/prompt", { sessionId: "sess-1", prompt: prompt("hello") });
+  assert.deepEqual(next.response.result, { messageId: "u2" });
+  const hello = [...updatesOf(next.before), ...updatesOf(await b.untilIdle("sess-1"))].filter(liveOnly);
+  assert.deepEqual(hello.map((u) => u.messageId), ["u2", "m3", "m3"]);
+  assert.equal((await b.call("session/new", { cwd: CWD })).response.result.sessionId, "sess-3");
+  assert.equal(await b.close(), 0);
+  const r = spawnSync(process.execPath, [VALIDATE, "--agent", recordFile], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+
+  // A third process sees the second one's changes; one without the flag sees nothing.
+  const c = start([`--state-dir=${stateDir}`]);
+  await c.initialize();
+  assert.deepEqual((await c.call("session/list", {})).response.result.sessions.map((s) => s.sessionId), ["sess-1", "sess-3"]);
+  const again = await c.call("session/resume", { sessionId: "sess-1", cwd: CWD, replayFrom: { type: "start" } });
+  assert.deepEqual(updatesOf(again.before).slice(0, -1), [...first, ...hello]);
+  assert.equal(await c.close(), 0);
+  const plain = start([], { ACP_PEER_STATE_DIR: "" });
+  await plain.initialize();
+  assert.deepEqual((await plain.call("session/list", {})).response.result, { sessions: [] });
+  assert.equal(await plain.close(), 0);
 });
