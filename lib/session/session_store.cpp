@@ -20,6 +20,9 @@ struct SessionObservers {
     struct Entry {
         std::uint64_t id;
         SessionObserver observer;
+        // Cleared on unsubscribe; the function itself is destroyed only outside a dispatch,
+        // so an observer may unsubscribe itself while it runs.
+        bool active = true;
     };
     std::vector<Entry> entries;
     // Subscribed while a dispatch runs: joined afterwards, so the vector being iterated
@@ -35,7 +38,7 @@ struct SessionObservers {
         ++dispatching;
         const std::size_t count = entries.size();
         for (std::size_t i = 0; i < count; ++i) {
-            if (entries[i].observer) entries[i].observer(event);
+            if (entries[i].active) entries[i].observer(event);
         }
         if (--dispatching == 0) settle();
     }
@@ -43,7 +46,7 @@ struct SessionObservers {
     void remove(std::uint64_t id) {
         for (auto* list : {&entries, &added}) {
             for (auto& entry : *list) {
-                if (entry.id == id) entry.observer = nullptr;
+                if (entry.id == id) entry.active = false;
             }
         }
         has_removed = true;
@@ -54,7 +57,7 @@ struct SessionObservers {
         for (auto& entry : added) entries.push_back(std::move(entry));
         added.clear();
         if (has_removed) {
-            entries.erase(std::remove_if(entries.begin(), entries.end(), [](const Entry& e) { return !e.observer; }),
+            entries.erase(std::remove_if(entries.begin(), entries.end(), [](const Entry& e) { return !e.active; }),
                           entries.end());
             has_removed = false;
         }
@@ -597,7 +600,7 @@ const SessionState* SessionStore::find(std::string_view session_id) const {
 SessionSubscription SessionStore::subscribe(SessionObserver observer) {
     const std::uint64_t id = observers_->next_id++;
     auto& list = observers_->dispatching > 0 ? observers_->added : observers_->entries;
-    list.push_back({id, std::move(observer)});
+    list.push_back({id, std::move(observer), true});
     return SessionSubscription(observers_, id);
 }
 
