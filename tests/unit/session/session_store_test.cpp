@@ -1,0 +1,291 @@
+// SessionStore behaviour beyond single updates: replay, cancel, permission subjects,
+// removal and the change events observers receive.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "unit/session/session_test_util.hpp"
+
+using acp::SessionEvent;
+using session_test::apply_all;
+using session_test::dump;
+using session_test::select;
+
+namespace {
+
+constexpr const char* running = R"({"sessionUpdate":"state_update","state":"running"})";
+constexpr const char* idle_end_turn = R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})";
+
+std::string describe(const SessionEvent& e) {
+    std::string text;
+    switch (e.type) {
+        case SessionEvent::Type::session_added: text = "added"; break;
+        case SessionEvent::Type::session_reset: text = "reset"; break;
+        case SessionEvent::Type::session_removed: text = "removed"; break;
+        case SessionEvent::Type::item_inserted: text = "inserted"; break;
+        case SessionEvent::Type::item_changed: text = "changed"; break;
+        case SessionEvent::Type::state_changed: text = "state"; break;
+        case SessionEvent::Type::turn_ended: text = "turn_ended"; break;
+        case SessionEvent::Type::config_options_changed: text = "config"; break;
+        case SessionEvent::Type::commands_changed: text = "commands"; break;
+        case SessionEvent::Type::info_changed: text = "info"; break;
+        case SessionEvent::Type::usage_changed: text = "usage"; break;
+        case SessionEvent::Type::notice_added: text = "notice"; break;
+        case SessionEvent::Type::replay_ended: text = "replay_ended"; break;
+    }
+    if (e.type == SessionEvent::Type::item_inserted || e.type == SessionEvent::Type::item_changed) {
+        text += " " + std::to_string(e.index) + " " + std::string(acp::item_kind_name(e.item_kind)) + ":" + std::string(e.item_id);
+    }
+    return std::string(e.session_id) + " " + text;
+}
+
+struct Recorder {
+    std::vector<std::string> events;
+    acp::SessionSubscription subscription;
+    explicit Recorder(acp::SessionStore& store)
+        : subscription(store.subscribe([this](const SessionEvent& e) { events.push_back(describe(e)); })) {}
+};
+
+}  // namespace
+
+TEST_CASE("session store: a permission subject is applied like a tool_call_update") {
+    // CLIENT-MUST-70
+    acp::SessionStore store;
+    apply_all(store, {R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Edit","status":"in_progress"})"});
+    acp::v2::ToolCallUpdate subject;
+    subject.toolCallId = "c1";
+    subject.status = acp::v2::ToolCallStatus{"pending"};
+    subject.rawInput = acp::RawJson{R"({"path":"/a"})"};
+    CHECK(store.apply_permission_subject("s1", subject).ok());
+    const std::string json = dump(store);
+    CHECK(select(json, "items[0].status") == R"("pending")");
+    CHECK(select(json, "items[0].title") == R"("Edit")");
+    CHECK(select(json, "items[0].rawInput") == R"({"path":"/a"})");
+}
+
+TEST_CASE("session store: a permission subject with a new id creates the tool call") {
+    // CLIENT-MUST-70, CLIENT-MUST-50
+    acp::SessionStore store;
+    acp::v2::ToolCallUpdate subject;
+    subject.toolCallId = "c9";
+    subject.title = "Run tests";
+    CHECK(store.apply_permission_subject("s1", subject).ok());
+    CHECK(select(dump(store), "items[0].id") == R"("c9")");
+}
+
+TEST_CASE("session store: a full replay into a store that holds the session gives the fresh model") {
+    // CLIENT-GUIDE 7.6: reset, then replay; no duplicated text
+    const std::vector<const char*> live = {
+        running,
+        R"({"sessionUpdate":"user_message","messageId":"u1","content":[{"type":"text","text":"Fix it"}]})",
+        R"({"sessionUpdate":"agent_message_chunk","messageId":"a1","content":{"type":"text","text":"Look"}})",
+        R"({"sessionUpdate":"agent_message_chunk","messageId":"a1","content":{"type":"text","text":"ing"}})",
+        R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Read","status":"completed"})",
+        R"({"sessionUpdate":"notice","severity":"info","title":"live only"})",
+        idle_end_turn,
+    };
+    const std::vector<const char*> replay = {
+        R"({"sessionUpdate":"user_message","messageId":"u1","content":[{"type":"text","text":"Fix it"}]})",
+        R"({"sessionUpdate":"agent_message_chunk","messageId":"a1","content":{"type":"text","text":"Look"}})",
+        R"({"sessionUpdate":"agent_message_chunk","messageId":"a1","content":{"type":"text","text":"ing"}})",
+        R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Read","status":"completed"})",
+        idle_end_turn,
+    };
+    acp::SessionStore warm;
+    for (const char* u : live) CHECK(warm.apply(session_test::notification(u)).ok());
+    warm.begin_replay("s1");
+    for (const char* u : replay) CHECK(warm.apply(session_test::notification(u)).ok());
+    warm.end_replay("s1");
+
+    acp::SessionStore fresh;
+    fresh.begin_replay("s1");
+    for (const char* u : replay) CHECK(fresh.apply(session_test::notification(u)).ok());
+    fresh.end_replay("s1");
+
+    CHECK(dump(warm) == dump(fresh));
+    CHECK(select(dump(warm), "items[1].content") == R"([{"type":"text","text":"Looking"}])");
+}
+
+TEST_CASE("session store: replayed and resumed idle snapshots are not completions") {
+    // CLIENT-MUST-58
+    acp::SessionStore store;
+    Recorder recorder(store);
+    apply_all(store, {running, idle_end_turn, idle_end_turn});
+    store.begin_resume("s1");
+    apply_all(store, {idle_end_turn});
+    store.end_replay("s1");
+    apply_all(store, {running});
+    store.begin_replay("s1");
+    apply_all(store, {running, idle_end_turn});
+    store.end_replay("s1");
+    int completions = 0;
+    for (const auto& e : recorder.events) completions += e == "s1 turn_ended" ? 1 : 0;
+    CHECK(completions == 1);
+}
+
+TEST_CASE("session store: a repeated identical state snapshot emits nothing") {
+    // CLIENT-GUIDE 6.6: repeats are idempotent
+    acp::SessionStore store;
+    apply_all(store, {running});
+    Recorder recorder(store);
+    apply_all(store, {running});
+    CHECK(recorder.events.empty());
+}
+
+TEST_CASE("session store: an unknown state is busy and ending it is a completion") {
+    // CLIENT-MUST-57
+    acp::SessionStore store;
+    Recorder recorder(store);
+    apply_all(store, {R"({"sessionUpdate":"state_update","state":"_acme_thinking"})"});
+    const acp::SessionState* state = store.find("s1");
+    REQUIRE(state != nullptr);
+    CHECK(state->foreground().is_busy());
+    CHECK_FALSE(state->foreground().is_known());
+    apply_all(store, {idle_end_turn});
+    CHECK(recorder.events == std::vector<std::string>{"s1 added", "s1 state", "s1 state", "s1 turn_ended"});
+}
+
+TEST_CASE("session store: mark_cancelled cancels unfinished foreground tool calls only") {
+    // CLIENT-MUST-69
+    acp::SessionStore store;
+    apply_all(store, {
+        R"({"sessionUpdate":"tool_call_update","toolCallId":"done","status":"completed"})",
+        R"({"sessionUpdate":"tool_call_update","toolCallId":"running","status":"in_progress"})",
+        R"({"sessionUpdate":"tool_call_update","toolCallId":"pending"})",
+        R"({"sessionUpdate":"tool_call_update","toolCallId":"custom","status":"_acme_queued"})",
+        R"({"sessionUpdate":"tool_call_update","toolCallId":"watcher","status":"paused"})",
+        R"({"sessionUpdate":"state_update","state":"running","background":[{"type":"tool_call","toolCallId":"watcher"}]})",
+    });
+    store.mark_cancelled("s1");
+    const std::string json = dump(store);
+    CHECK(select(json, "items[0].status") == R"("completed")");
+    CHECK(select(json, "items[1].status") == R"("cancelled")");
+    CHECK(select(json, "items[2].status") == R"("cancelled")");
+    CHECK(select(json, "items[3].status") == R"("cancelled")");
+    CHECK(select(json, "items[4].status") == R"("paused")");
+}
+
+TEST_CASE("session store: the agent's later status wins over a local cancel") {
+    // CLIENT-MUST-69, CLIENT-MUST-60
+    acp::SessionStore store;
+    apply_all(store, {running, R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress"})"});
+    store.mark_cancelled("s1");
+    apply_all(store, {R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"})"});
+    CHECK(select(dump(store), "items[0].status") == R"("completed")");
+}
+
+TEST_CASE("session store: mark_cancelled does nothing while idle") {
+    acp::SessionStore store;
+    apply_all(store, {R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress"})"});
+    store.mark_cancelled("s1");
+    CHECK(select(dump(store), "items[0].status") == R"("in_progress")");
+}
+
+TEST_CASE("session store: observers get ordered item events with index and id") {
+    acp::SessionStore store;
+    Recorder recorder(store);
+    apply_all(store, {
+        R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})",
+        R"({"sessionUpdate":"tool_call_update","toolCallId":"c1"})",
+        R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"b"}})",
+        R"({"sessionUpdate":"usage_update","used":1,"size":2})",
+        R"({"sessionUpdate":"config_option_update","configOptions":[]})",
+        R"({"sessionUpdate":"available_commands_update","availableCommands":[]})",
+        R"({"sessionUpdate":"session_info_update","title":"T"})",
+        R"({"sessionUpdate":"notice","severity":"info","title":"n"})",
+    });
+    store.remove("s1");
+    CHECK(recorder.events == std::vector<std::string>{
+                                 "s1 added", "s1 inserted 0 agent_message:m1", "s1 inserted 1 tool_call:c1",
+                                 "s1 changed 0 agent_message:m1", "s1 usage", "s1 config", "s1 commands", "s1 info",
+                                 "s1 notice", "s1 removed"});
+    CHECK(store.find("s1") == nullptr);
+}
+
+TEST_CASE("session store: begin_replay emits a reset and end_replay its end") {
+    acp::SessionStore store;
+    apply_all(store, {R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})"});
+    Recorder recorder(store);
+    store.begin_replay("s1");
+    CHECK(store.find("s1")->items().empty());
+    CHECK(store.find("s1")->replaying());
+    store.end_replay("s1");
+    CHECK(recorder.events == std::vector<std::string>{"s1 reset", "s1 replay_ended"});
+}
+
+TEST_CASE("session store: a dropped subscription receives nothing") {
+    acp::SessionStore store;
+    int calls = 0;
+    {
+        auto subscription = store.subscribe([&](const SessionEvent&) { ++calls; });
+        apply_all(store, {running});
+    }
+    apply_all(store, {idle_end_turn});
+    CHECK(calls == 2);  // added, state
+}
+
+TEST_CASE("session store: an observer may unsubscribe and subscribe during a dispatch") {
+    acp::SessionStore store;
+    int first = 0;
+    int second = 0;
+    acp::SessionSubscription self;
+    acp::SessionSubscription later;
+    self = store.subscribe([&](const SessionEvent&) {
+        ++first;
+        self.reset();
+        later = store.subscribe([&](const SessionEvent&) { ++second; });
+    });
+    apply_all(store, {running, idle_end_turn});
+    CHECK(first == 1);
+    CHECK(second == 3);  // state, state, turn_ended after the added event
+}
+
+TEST_CASE("session store: a subscription may outlive its store") {
+    acp::SessionSubscription subscription;
+    {
+        acp::SessionStore store;
+        subscription = store.subscribe([](const SessionEvent&) {});
+    }
+    subscription.reset();
+    CHECK(true);
+}
+
+TEST_CASE("session store: sessions are kept apart") {
+    // CLIENT-MUST-48: each session's updates apply to that session only
+    acp::SessionStore store;
+    CHECK(store.apply(session_test::notification(R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})", "s1")).ok());
+    CHECK(store.apply(session_test::notification(R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"b"}})", "s2")).ok());
+    CHECK(store.size() == 2);
+    CHECK(select(dump(store, "s1"), "items[0].content[0].text") == R"("a")");
+    CHECK(select(dump(store, "s2"), "items[0].content[0].text") == R"("b")");
+}
+
+TEST_CASE("session store: responses replace config options and commands, list info replaces info") {
+    // CLIENT-MUST-56, CLIENT-MUST-44
+    acp::SessionStore store;
+    apply_all(store, {R"({"sessionUpdate":"config_option_update","configOptions":[{"configId":"a","name":"A","type":"boolean","currentValue":true}]})"});
+    store.set_config_options("s1", {});
+    store.set_available_commands("s1", {});
+    acp::v2::SessionInfo info;
+    info.sessionId = "s1";
+    info.cwd = "/w";
+    info.title = "T";
+    info.additionalDirectories = std::vector<std::string>{"/x"};
+    store.set_session_info(info);
+    const std::string json = dump(store);
+    CHECK(select(json, "configOptions") == "[]");
+    CHECK(select(json, "availableCommands") == "[]");
+    CHECK(select(json, "info") == R"({"title":"T","updatedAt":null,"cwd":"/w","additionalDirectories":["/x"],"_meta":{}})");
+}
+
+TEST_CASE("session store: find by kind and id") {
+    acp::SessionStore store;
+    apply_all(store, {R"({"sessionUpdate":"tool_call_update","toolCallId":"c1"})",
+                      R"({"sessionUpdate":"agent_message_chunk","messageId":"c1","content":{"type":"text","text":"a"}})"});
+    const acp::SessionState& state = *store.find("s1");
+    CHECK(state.find(acp::ItemKind::agent_message, "c1") == std::optional<std::size_t>(1));
+    CHECK(state.find(acp::ItemKind::user_message, "c1") == std::nullopt);
+    REQUIRE(state.item(acp::ItemKind::tool_call, "c1") != nullptr);
+    CHECK(state.item(acp::ItemKind::tool_call, "c1")->tool_call()->status == "pending");
+}
