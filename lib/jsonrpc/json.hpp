@@ -24,7 +24,10 @@ using WriteFn = std::function<void(JsonWriter&)>;
 // The member named key of an object value, or nullptr (also when value is no object).
 inline const JsonValue* find_member(const JsonValue& value, std::string_view key) {
     if (!value.IsObject()) return nullptr;
-    auto it = value.FindMember(rapidjson::Value::StringRefType(key.data(), static_cast<rapidjson::SizeType>(key.size())));
+    // A Value name, not a const char*: the key need not be NUL-terminated (the const char*
+    // overload would measure it with strlen).
+    const rapidjson::Value name(rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size())));
+    auto it = value.FindMember(name);
     return it == value.MemberEnd() ? nullptr : &it->value;
 }
 
