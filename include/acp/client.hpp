@@ -36,6 +36,7 @@
 #include "acp/export.hpp"
 #include "acp/json.hpp"
 #include "acp/log.hpp"
+#include "acp/session.hpp"
 #include "acp/status.hpp"
 #include "acp/traffic.hpp"
 #include "acp/transport_options.hpp"
@@ -178,6 +179,12 @@ public:
     // --- extensions ----------------------------------------------------------------------
     RequestHandle ext_request(const std::string& method, RawJson params, Callback<RawJson> done);
     Status ext_notification(const std::string& method, RawJson params);
+
+    // --- the session model ------------------------------------------------------------
+    // Every session/update (and permission subject) is applied here before on_session_update
+    // runs; subscribe() for fine-grained change events. See docs/session-model.md.
+    SessionStore& sessions();
+    const SessionStore& sessions() const;
 
     // Withdraws an outstanding request; its callback runs with Errc::cancelled.
     bool cancel_request(RequestHandle handle);

@@ -6,7 +6,6 @@
 #include <set>
 #include <utility>
 
-#include "client/session_tracker.hpp"
 #include "jsonrpc/connection.hpp"
 #include "protocol/v2/codec.hpp"
 #include "protocol/v2/methods.hpp"
@@ -401,7 +400,7 @@ public:
         }
         // Updates for a session whose session/new answer is still on its way are held
         // until it arrives (AGENT-MUST-07: they may come first).
-        if (!tracker_.knows(notification.sessionId) && pending_new_sessions_ > 0) {
+        if (known_sessions_.count(notification.sessionId) == 0 && pending_new_sessions_ > 0) {
             held_updates_.push_back(std::move(notification));
             return;
         }
@@ -409,7 +408,11 @@ public:
     }
 
     void deliver(const av2::UpdateSessionNotification& notification) {
-        tracker_.apply(notification);
+        // The model first, so the host's callback sees the session with this update applied.
+        if (Status applied = store_.apply(notification); !applied) {
+            logger_(LogLevel::warning, log_source::jsonrpc,
+                    "session/update " + notification.update.tag() + " only partly applied: " + applied.message());
+        }
         if (session_update_ && !orphaned_) session_update_(notification);
     }
 
@@ -438,6 +441,27 @@ public:
         held_updates_.swap(keep);
     }
 
+    // Lists a response carries replace the session's (CLIENT-MUST-56).
+    void apply_session_lists(const std::string& session_id,
+                             const std::optional<std::vector<av2::SessionConfigOption>>& options,
+                             const std::optional<std::vector<av2::AvailableCommand>>& commands) {
+        if (options) store_.set_config_options(session_id, *options);
+        if (commands) store_.set_available_commands(session_id, *commands);
+    }
+
+    // CLIENT-MUST-36: an entity may be cancelled only while its latest state says so.
+    bool cancellable(const std::string& session_id, ItemKind kind, const std::string& id) const {
+        if (closed_sessions_.count(session_id) != 0) return false;
+        const SessionState* state = store_.find(session_id);
+        const SessionItem* item = state ? state->item(kind, id) : nullptr;
+        if (item == nullptr) return false;
+        if (const auto* tool = item->tool_call()) return tool->capabilities && tool->capabilities->cancel.has_value();
+        if (const auto* terminal = item->terminal()) {
+            return terminal->capabilities && terminal->capabilities->cancel.has_value();
+        }
+        return false;
+    }
+
     void on_permission(const JsonValue* params, Responder responder) {
         av2::RequestPermissionRequest request;
         Status decoded = params ? codec::decode(*params, request) : Status(Errc::protocol_error, "no params");
@@ -449,7 +473,8 @@ public:
         for (const auto& option : request.options) state->offered.insert(option.optionId);
         // The tool call a permission is about counts as an update of that tool call.
         if (request.subject.has_value() && request.subject->tool_call() != nullptr) {
-            tracker_.apply_tool_call(request.sessionId, request.subject->tool_call()->toolCall);
+            // CLIENT-MUST-70: applied before the host sees the request.
+            store_.apply_permission_subject(request.sessionId, request.subject->tool_call()->toolCall);
         }
         std::weak_ptr<PermissionResponder::State> weak = state;
         // CLIENT-MUST-68: the agent withdrew it: answer "cancelled" (once).
@@ -520,7 +545,10 @@ public:
     bool sent_other_request_ = false;
     bool orphaned_ = false;  // the Client is gone; no more host callbacks
 
-    detail::SessionTracker tracker_;
+    // Sessions this client created or resumed (their updates flow straight through).
+    std::set<std::string> known_sessions_;
+    std::set<std::string> closed_sessions_;  // until resumed again
+    SessionStore store_;
     int pending_new_sessions_ = 0;
     std::vector<av2::UpdateSessionNotification> held_updates_;
     std::set<std::string> open_url_elicitations_;
@@ -626,11 +654,11 @@ void Client::new_session(av2::NewSessionRequest request, Callback<av2::NewSessio
         [impl, done = std::move(done)](Result<av2::NewSessionResponse> result) {
             --impl->pending_new_sessions_;
             if (result) {
-                impl->tracker_.add(result->sessionId);
-                if (result->configOptions) impl->tracker_.set_config_options(result->sessionId, *result->configOptions);
+                impl->known_sessions_.insert(result->sessionId);
                 // Updates that came before this answer go first (CLIENT-MUST-59: the
                 // answer never overrides a state they reported).
                 impl->release_held_updates(&result->sessionId);
+                impl->apply_session_lists(result->sessionId, result->configOptions, result->availableCommands);
             } else {
                 impl->release_held_updates(nullptr);
             }
@@ -642,17 +670,26 @@ void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::Res
     if (!impl_->ready(done, method::session_resume)) return;
     if (Status s = detail::v2::check_resume_session(request, *impl_->agent_); !s) return impl_->refuse(done, s);
     // The replay names this session before the answer does.
-    impl_->tracker_.add(request.sessionId);
+    impl_->known_sessions_.insert(request.sessionId);
+    impl_->closed_sessions_.erase(request.sessionId);
     const std::string session_id = request.sessionId;
+    // A full replay rebuilds the session from nothing, so a client that already held it
+    // ends up with exactly what a fresh client would (docs/session-model.md).
+    if (request.replayFrom.has_value()) {
+        impl_->store_.begin_replay(session_id);
+    } else {
+        impl_->store_.begin_resume(session_id);
+    }
     Impl* impl = impl_.get();
     impl_->call<av2::ResumeSessionResponse>(
         method::session_resume, request,
         [impl, session_id, done = std::move(done)](Result<av2::ResumeSessionResponse> result) {
             if (!result) {
-                impl->tracker_.remove(session_id);
-            } else if (result->configOptions) {
-                impl->tracker_.set_config_options(session_id, *result->configOptions);
+                impl->known_sessions_.erase(session_id);
+            } else {
+                impl->apply_session_lists(session_id, result->configOptions, result->availableCommands);
             }
+            impl->store_.end_replay(session_id);
             done(std::move(result));
         });
 }
@@ -660,7 +697,16 @@ void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::Res
 void Client::list_sessions(av2::ListSessionsRequest request, Callback<av2::ListSessionsResponse> done) {
     if (!impl_->ready(done, method::session_list)) return;
     if (Status s = detail::v2::check_list_sessions(request, *impl_->agent_); !s) return impl_->refuse(done, s);
-    impl_->call(method::session_list, request, std::move(done));
+    Impl* impl = impl_.get();
+    // What the list says of sessions the model holds (title, cwd, roots) goes into them.
+    impl_->call<av2::ListSessionsResponse>(method::session_list, request, std::move(done),
+                                           [impl](const av2::ListSessionsResponse& response) {
+                                               for (const auto& info : response.sessions) {
+                                                   if (impl->store_.find(info.sessionId)) {
+                                                       impl->store_.set_session_info(info);
+                                                   }
+                                               }
+                                           });
 }
 
 namespace {
@@ -723,7 +769,11 @@ void Client::close_session(const std::string& session_id, Callback<av2::CloseSes
     impl_->call<av2::CloseSessionResponse>(
         method::session_close, request,
         [impl, session_id, done = std::move(done)](Result<av2::CloseSessionResponse> result) {
-            if (result) impl->tracker_.remove(session_id);
+            if (result) {
+                // Its model stays for the host to show; nothing in it can be cancelled now.
+                impl->known_sessions_.erase(session_id);
+                impl->closed_sessions_.insert(session_id);
+            }
             done(std::move(result));
         },
         nullptr, not_found_is_success<av2::CloseSessionResponse>);
@@ -754,6 +804,9 @@ void Client::cancel(const std::string& session_id) {
         notification.sessionId = session_id;
         codec::encode(w, notification);
     });
+    // CLIENT-MUST-69: unfinished tool calls of the cancelled work show as cancelled now;
+    // the agent's final statuses still win.
+    impl_->store_.mark_cancelled(session_id);
     // Pending permission requests stay open: the agent withdraws those of the cancelled
     // foreground work with $/cancel_request (answered "cancelled", CLIENT-MUST-68); those
     // of background work stay valid, and libacp cannot tell the two apart itself.
@@ -762,7 +815,9 @@ void Client::cancel(const std::string& session_id) {
 void Client::set_config_option(av2::SetSessionConfigOptionRequest request,
                                Callback<av2::SetSessionConfigOptionResponse> done) {
     if (!impl_->ready(done, method::session_set_config_option)) return;
-    if (Status s = detail::v2::check_set_config_option(request, impl_->tracker_.config_options(request.sessionId));
+    const SessionState* state = impl_->store_.find(request.sessionId);
+    const auto* options = state != nullptr && state->config_options() ? &*state->config_options() : nullptr;
+    if (Status s = detail::v2::check_set_config_option(request, options);
         !s) {
         return impl_->refuse(done, s);
     }
@@ -772,14 +827,14 @@ void Client::set_config_option(av2::SetSessionConfigOptionRequest request,
     impl_->call<av2::SetSessionConfigOptionResponse>(
         method::session_set_config_option, request, std::move(done),
         [impl, session_id](const av2::SetSessionConfigOptionResponse& response) {
-            impl->tracker_.set_config_options(session_id, response.configOptions);
+            impl->store_.set_config_options(session_id, response.configOptions);
         });
 }
 
 void Client::cancel_tool_call(const std::string& session_id, const std::string& tool_call_id,
                               Callback<av2::CancelToolCallResponse> done) {
     if (!impl_->ready(done, method::tool_call_cancel)) return;
-    if (!impl_->tracker_.tool_call_cancellable(session_id, tool_call_id)) {
+    if (!impl_->cancellable(session_id, ItemKind::tool_call, tool_call_id)) {
         return impl_->refuse(done, Status(Errc::invalid_argument,
                                           "CLIENT-MUST-36: tool call '" + tool_call_id +
                                               "' does not currently advertise capabilities.cancel"));
@@ -793,7 +848,7 @@ void Client::cancel_tool_call(const std::string& session_id, const std::string& 
 void Client::cancel_terminal(const std::string& session_id, const std::string& terminal_id,
                              Callback<av2::CancelTerminalResponse> done) {
     if (!impl_->ready(done, method::terminal_cancel)) return;
-    if (!impl_->tracker_.terminal_cancellable(session_id, terminal_id)) {
+    if (!impl_->cancellable(session_id, ItemKind::terminal, terminal_id)) {
         return impl_->refuse(done, Status(Errc::invalid_argument,
                                           "CLIENT-MUST-36: terminal '" + terminal_id +
                                               "' does not currently advertise capabilities.cancel"));
@@ -834,6 +889,9 @@ Status Client::ext_notification(const std::string& name, RawJson params) {
 }
 
 bool Client::cancel_request(RequestHandle handle) { return handle.id >= 0 && impl_->rpc_->cancel_request(handle.id); }
+
+SessionStore& Client::sessions() { return impl_->store_; }
+const SessionStore& Client::sessions() const { return impl_->store_; }
 
 void Client::close() { impl_->rpc_->close(); }
 bool Client::is_closed() const { return impl_->rpc_->is_closed(); }
