@@ -21,6 +21,7 @@
 
 #include "acp/session.hpp"
 #include "protocol/v2/codec.hpp"
+#include "support/base64.hpp"
 
 using Clock = std::chrono::steady_clock;
 
@@ -42,24 +43,7 @@ struct Stream {
     std::size_t text_bytes = 0;  // message text and terminal output the model ends up holding
 };
 
-std::string base64(const std::string& bytes) {
-    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    std::size_t i = 0;
-    for (; i + 2 < bytes.size(); i += 3) {
-        const unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                           static_cast<unsigned char>(bytes[i + 2]);
-        out += {alphabet[n >> 18], alphabet[(n >> 12) & 63], alphabet[(n >> 6) & 63], alphabet[n & 63]};
-    }
-    if (bytes.size() - i == 1) {
-        const unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
-        out += {alphabet[n >> 18], alphabet[(n >> 12) & 63], '=', '='};
-    } else if (bytes.size() - i == 2) {
-        const unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8);
-        out += {alphabet[n >> 18], alphabet[(n >> 12) & 63], alphabet[(n >> 6) & 63], '='};
-    }
-    return out;
-}
+using acp::test::base64;
 
 // Turns of a coding agent: a user message, thoughts, a streamed reply of many text chunks,
 // tool calls that stream content and terminal output, plan updates, state snapshots.

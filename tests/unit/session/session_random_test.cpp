@@ -10,6 +10,7 @@
 
 #include "session/terminal_bytes.hpp"
 #include "unit/session/session_test_util.hpp"
+#include "support/base64.hpp"
 
 namespace {
 
@@ -178,24 +179,7 @@ private:
     std::mt19937 rng_;
 };
 
-std::string base64(const std::string& bytes) {
-    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    std::size_t i = 0;
-    for (; i + 2 < bytes.size(); i += 3) {
-        const unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                           static_cast<unsigned char>(bytes[i + 2]);
-        out += {alphabet[n >> 18], alphabet[(n >> 12) & 63], alphabet[(n >> 6) & 63], alphabet[n & 63]};
-    }
-    if (bytes.size() - i == 1) {
-        const unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
-        out += {alphabet[n >> 18], alphabet[(n >> 12) & 63], '=', '='};
-    } else if (bytes.size() - i == 2) {
-        const unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8);
-        out += {alphabet[n >> 18], alphabet[(n >> 12) & 63], alphabet[(n >> 6) & 63], '='};
-    }
-    return out;
-}
+using acp::test::base64;
 
 // One random update: applied to the reference here, returned as JSON for the store.
 std::string step(Generator& g, Reference& ref) {
