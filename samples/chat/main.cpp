@@ -781,6 +781,9 @@ void Chat::on_permission(const v2::RequestPermissionRequest& request, acp::Permi
     for (std::size_t i = 0; i < request.options.size(); ++i) {
         choices += "  [" + std::to_string(i + 1) + "] " + request.options[i].name;
     }
+    // Raw mode before the question is visible, so the key that answers it is never
+    // stuck in a line buffer.
+    if (tty_ && input_ != nullptr) uv_tty_set_mode(&tty_handle_, UV_TTY_MODE_RAW);
     write(choices + (tty_ ? "  (press a key; Ctrl-C cancels) " : "\n"));
     open_line_ = tty_;
     responder.on_withdrawn([this] {
@@ -790,7 +793,6 @@ void Chat::on_permission(const v2::RequestPermissionRequest& request, acp::Permi
         line(style_.paint(Color::dim, "(the agent withdrew the permission request)"));
     });
     permission_ = PendingPermission{std::move(responder), request.options};
-    if (tty_ && input_ != nullptr) uv_tty_set_mode(&tty_handle_, UV_TTY_MODE_RAW);
     process_next();
 }
 
