@@ -305,7 +305,7 @@ int Chat::run() {
         for (const auto& [id, present] : seen_) {
             const acp::SessionState* state = client_->sessions().find(id);
             if (state == nullptr) continue;
-            dump << (first ? "" : ",") << "\n\"" << id << "\":" << acp::to_json(*state);
+            dump << (first ? "" : ",") << "\n" << chat::json_string(id) << ":" << acp::to_json(*state);
             first = false;
         }
         dump << "\n}\n";

@@ -25,4 +25,7 @@ private:
 // return before a newline is dropped too, so terminal output prints as plain lines.
 std::string sanitize(std::string_view text);
 
+// text as a JSON string literal.
+std::string json_string(std::string_view text);
+
 }  // namespace chat

@@ -254,10 +254,33 @@ bool Agent::load_state() {
     text << in.rdbuf();
     rapidjson::Document doc;
     doc.Parse(text.str().c_str());
-    if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("format") ||
+    if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("format") || !doc["format"].IsString() ||
         std::string(doc["format"].GetString()) != "acp-demo-agent-sessions-1") {
         std::fprintf(stderr, "acp-demo-agent: %s/sessions.json is not a state file of this agent\n",
                      options_.state_dir.c_str());
+        return false;
+    }
+    // Checked whole before anything is used: a hand-edited file must not crash the agent.
+    auto is = [](const JsonValue& object, const char* key, bool (JsonValue::*type)() const) {
+        return object.HasMember(key) && (object[key].*type)();
+    };
+    bool valid = is(doc, "sessionCounter", &JsonValue::IsInt) && is(doc, "sessions", &JsonValue::IsArray);
+    for (rapidjson::SizeType i = 0; valid && i < doc["sessions"].Size(); ++i) {
+        const JsonValue& st = doc["sessions"][i];
+        valid = st.IsObject();
+        for (const char* key : {"sessionId", "cwd", "title", "updatedAt", "model", "lastStopReason"}) {
+            valid = valid && is(st, key, &JsonValue::IsString);
+        }
+        valid = valid && is(st, "thoughts", &JsonValue::IsBool) && is(st, "alwaysAllow", &JsonValue::IsBool) &&
+                is(st, "usedTokens", &JsonValue::IsUint64) && is(st, "counters", &JsonValue::IsObject) &&
+                is(st, "additionalDirectories", &JsonValue::IsArray) && is(st, "history", &JsonValue::IsArray);
+        if (!valid) break;
+        for (const auto& d : st["additionalDirectories"].GetArray()) valid = valid && d.IsString();
+        for (auto m = st["counters"].MemberBegin(); m != st["counters"].MemberEnd(); ++m) valid = valid && m->value.IsInt();
+        for (const auto& u : st["history"].GetArray()) valid = valid && u.IsObject();
+    }
+    if (!valid) {
+        std::fprintf(stderr, "acp-demo-agent: %s/sessions.json is malformed\n", options_.state_dir.c_str());
         return false;
     }
     session_counter_ = doc["sessionCounter"].GetInt();

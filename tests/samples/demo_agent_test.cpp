@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 
 #include "acp/session.hpp"
@@ -314,4 +315,23 @@ TEST_CASE("demo agent: minimal capabilities refuse additional directories and MC
     auto refused = peer.wait<v2::NewSessionResponse>([&](auto done) { peer.client->new_session(request, done); });
     CHECK(refused.status().code() == acp::Errc::invalid_argument);
     CHECK(refused.status().message().find("additionalDirectories") != std::string::npos);
+}
+
+TEST_CASE("demo agent: a malformed state file stops it with a message instead of a crash") {
+    TempDir dir;
+    std::ofstream(dir.path() + "/sessions.json")
+        << R"({"format":"acp-demo-agent-sessions-1","sessionCounter":1,"sessions":[{"sessionId":3}]})";
+    acp::test::TestLoop loop;
+    acp::SpawnOptions agent;
+    agent.argv = {ACP_DEMO_AGENT, "--state-dir", dir.path()};
+    auto client = acp::Client::spawn(loop.get(), agent);
+    REQUIRE(client.ok());
+    std::optional<acp::Result<v2::InitializeResponse>> result;
+    (*client)->initialize([&](acp::Result<v2::InitializeResponse> r) { result.emplace(std::move(r)); });
+    REQUIRE(loop.run_until([&] { return result.has_value(); }));
+    REQUIRE(!result->ok());
+    const acp::AgentExit* exit = result->status().agent_exit();
+    REQUIRE(exit != nullptr);
+    CHECK(exit->exit_code == 2);
+    CHECK(exit->stderr_tail.find("sessions.json is malformed") != std::string::npos);
 }
