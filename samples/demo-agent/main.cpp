@@ -261,19 +261,29 @@ bool Agent::load_state() {
         return false;
     }
     // Checked whole before anything is used: a hand-edited file must not crash the agent.
-    auto is = [](const JsonValue& object, const char* key, bool (JsonValue::*type)() const) {
-        return object.HasMember(key) && (object[key].*type)();
+    enum class Type { string, boolean, uint, object, array };
+    auto is = [](const JsonValue& object, const char* key, Type type) {
+        const JsonValue* value = find_member(object, key);
+        if (value == nullptr) return false;
+        switch (type) {
+            case Type::string: return value->IsString();
+            case Type::boolean: return value->IsBool();
+            case Type::uint: return value->IsUint();
+            case Type::object: return value->IsObject();
+            case Type::array: return value->IsArray();
+        }
+        return false;
     };
-    bool valid = is(doc, "sessionCounter", &JsonValue::IsInt) && is(doc, "sessions", &JsonValue::IsArray);
+    bool valid = is(doc, "sessionCounter", Type::uint) && is(doc, "sessions", Type::array);
     for (rapidjson::SizeType i = 0; valid && i < doc["sessions"].Size(); ++i) {
         const JsonValue& st = doc["sessions"][i];
         valid = st.IsObject();
         for (const char* key : {"sessionId", "cwd", "title", "updatedAt", "model", "lastStopReason"}) {
-            valid = valid && is(st, key, &JsonValue::IsString);
+            valid = valid && is(st, key, Type::string);
         }
-        valid = valid && is(st, "thoughts", &JsonValue::IsBool) && is(st, "alwaysAllow", &JsonValue::IsBool) &&
-                is(st, "usedTokens", &JsonValue::IsUint64) && is(st, "counters", &JsonValue::IsObject) &&
-                is(st, "additionalDirectories", &JsonValue::IsArray) && is(st, "history", &JsonValue::IsArray);
+        valid = valid && is(st, "thoughts", Type::boolean) && is(st, "alwaysAllow", Type::boolean) &&
+                is(st, "usedTokens", Type::uint) && is(st, "counters", Type::object) &&
+                is(st, "additionalDirectories", Type::array) && is(st, "history", Type::array);
         if (!valid) break;
         for (const auto& d : st["additionalDirectories"].GetArray()) valid = valid && d.IsString();
         for (auto m = st["counters"].MemberBegin(); m != st["counters"].MemberEnd(); ++m) valid = valid && m->value.IsInt();
@@ -283,7 +293,7 @@ bool Agent::load_state() {
         std::fprintf(stderr, "acp-demo-agent: %s/sessions.json is malformed\n", options_.state_dir.c_str());
         return false;
     }
-    session_counter_ = doc["sessionCounter"].GetInt();
+    session_counter_ = static_cast<int>(doc["sessionCounter"].GetUint());
     for (const auto& st : doc["sessions"].GetArray()) {
         auto s = std::make_unique<Session>();
         s->id = st["sessionId"].GetString();
@@ -294,7 +304,7 @@ bool Agent::load_state() {
         s->model = st["model"].GetString();
         s->thoughts = st["thoughts"].GetBool();
         s->always_allow = st["alwaysAllow"].GetBool();
-        s->used_tokens = st["usedTokens"].GetUint64();
+        s->used_tokens = st["usedTokens"].GetUint();
         s->last_stop = st["lastStopReason"].GetString();
         for (auto m = st["counters"].MemberBegin(); m != st["counters"].MemberEnd(); ++m) {
             s->counters[m->name.GetString()] = m->value.GetInt();
