@@ -335,3 +335,34 @@ TEST_CASE("demo agent: a malformed state file stops it with a message instead of
     CHECK(WEXITSTATUS(status) == 2);
     CHECK(output.find("sessions.json is malformed") != std::string::npos);
 }
+
+TEST_CASE("demo agent: close ends a waiting turn cancelled before answering, held prompts get -32800") {
+    // AGENT-MUST-14 (close) and §7.2 (a prompt sent while a turn runs is held).
+    TempDir dir;
+    DemoPeer peer(dir.path());
+    peer.answer.clear();
+    peer.initialize();
+    const std::string id = peer.new_session();
+    auto prompt = [&](const std::string& text) {
+        v2::PromptRequest request;
+        request.sessionId = id;
+        v2::TextContent content;
+        content.text = text;
+        request.prompt.push_back(v2::ContentBlock::make_text(std::move(content)));
+        return request;
+    };
+    REQUIRE(peer.wait<v2::PromptResponse>([&](auto done) { peer.client->prompt(prompt("first"), done); }).ok());
+    REQUIRE(peer.loop.run_until([&] { return peer.pending_permission.has_value(); }));
+    std::optional<acp::Result<v2::PromptResponse>> held;
+    peer.client->prompt(prompt("second"), [&](acp::Result<v2::PromptResponse> r) { held.emplace(std::move(r)); });
+    auto closed = peer.wait<v2::CloseSessionResponse>([&](auto done) { peer.client->close_session(id, done); });
+    REQUIRE(closed.ok());
+    // The cancelled idle update came before the close response.
+    CHECK(peer.idle_count() == 1);
+    const acp::SessionState& state = peer.session(id);
+    CHECK(state.foreground().stop_reason == std::optional<std::string>("cancelled"));
+    CHECK(state.item(acp::ItemKind::tool_call, "tc1")->tool_call()->status == v2::ToolCallStatus::cancelled);
+    REQUIRE(peer.loop.run_until([&] { return held.has_value(); }));
+    CHECK(held->status().rpc_code() == acp::error_code::request_cancelled);
+    CHECK(state.item(acp::ItemKind::user_message, "u2") == nullptr);  // never inserted
+}
