@@ -19,11 +19,10 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <deque>
 #include <fstream>
-#include <iostream>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -207,7 +206,7 @@ private:
     std::ofstream log_;
 
     std::string session_;                 // the current session ("" = none)
-    std::map<std::string, bool> seen_;    // every session id the model held, for --dump-state
+    std::set<std::string> seen_;          // every session id the model held, for --dump-state
     std::map<std::string, Shown> shown_;  // per item of the current session: what is on screen
     std::string stream_key_;              // the item whose text is streaming on the open line
     bool open_line_ = false;
@@ -302,7 +301,7 @@ int Chat::run() {
         std::ofstream dump(options_.dump_file, std::ios::trunc);
         dump << "{";
         bool first = true;
-        for (const auto& [id, present] : seen_) {
+        for (const auto& id : seen_) {
             const acp::SessionState* state = client_->sessions().find(id);
             if (state == nullptr) continue;
             dump << (first ? "" : ",") << "\n" << chat::json_string(id) << ":" << acp::to_json(*state);
@@ -830,7 +829,7 @@ bool Chat::answer_permission(const std::string& raw) {
 
 void Chat::on_event(const acp::SessionEvent& event) {
     if (event.type == acp::SessionEvent::Type::session_added) {
-        seen_[std::string(event.session_id)] = true;
+        seen_.insert(std::string(event.session_id));
         if (expect_new_ && session_.empty()) session_ = std::string(event.session_id);
     }
     if (event.session_id != session_ || event.session == nullptr) return;

@@ -7,7 +7,8 @@ plain lines, which are compared line by line. Terminal: acp-chat runs in a pseud
 question is answered with one key, Ctrl-C cancelling a streaming turn, Ctrl-C twice to quit.
 
 Paths come from the environment (CTest sets them): ACP_CHAT, ACP_DEMO_AGENT, and, for the
-schema check of the --log traffic, ACP_NODE and ACP_VALIDATE (optional).
+schema check of the --log traffic and a run against the TypeScript-SDK peer, ACP_NODE,
+ACP_VALIDATE and ACP_TS_AGENT (optional).
 
 Waits have a guard (the test fails instead of hanging) but nothing asserts on timing.
 """
@@ -27,6 +28,7 @@ CHAT = os.environ["ACP_CHAT"]
 AGENT = os.environ["ACP_DEMO_AGENT"]
 NODE = os.environ.get("ACP_NODE", "")
 VALIDATE = os.environ.get("ACP_VALIDATE", "")
+TS_AGENT = os.environ.get("ACP_TS_AGENT", "")
 GUARD_SECONDS = 30
 
 
@@ -180,6 +182,17 @@ class Scripted(ChatCase):
             result = subprocess.run([NODE, VALIDATE, "--agent", log], capture_output=True, text=True)
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
             self.assertIn(" 0 invalid", result.stdout)
+
+    @unittest.skipUnless(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer")
+    def test_another_agent(self):
+        # Not only the demo agent: the peer built on the official TypeScript SDK.
+        code, lines = self.run_chat(["hello", "permission", "1", "/quit"], agent=["--", NODE, TS_AGENT])
+        self.assertEqual(code, 0)
+        self.assertRegex(lines[0], r"^connected to libacp TS peer agent 1.0.0 \(ACP v2\)")
+        text = "\n".join(lines)
+        self.assertIn("> hello\nHello, world!\n-- end_turn | sess-1 --", text)
+        self.assertIn("permission: Allow running rm -rf build?", text)
+        self.assertIn("Permission granted (allow-once); the command ran.", text)
 
 
 class ExitCodes(ChatCase):
