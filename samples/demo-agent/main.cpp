@@ -153,6 +153,8 @@ public:
         : loop_(loop),
           options_(std::move(options)),
           rpc_(loop, std::move(transport), Logger([](const acp::LogRecord& r) {
+                   // Debug records (e.g. updates dropped after the client left) are noise here.
+                   if (r.level == acp::LogLevel::debug) return;
                    std::fprintf(stderr, "acp-demo-agent: %s: %.*s\n", acp::log_level_name(r.level),
                                 static_cast<int>(r.message.size()), r.message.data());
                })) {}
