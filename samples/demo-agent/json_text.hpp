@@ -56,6 +56,25 @@ inline std::string base64(std::string_view bytes) {
     return out;
 }
 
+// The bytes of base64 text this agent wrote itself (padding and no line breaks).
+inline std::string unbase64(std::string_view text) {
+    auto value = [](char c) -> uint32_t {
+        if (c >= 'A' && c <= 'Z') return uint32_t(c - 'A');
+        if (c >= 'a' && c <= 'z') return uint32_t(c - 'a' + 26);
+        if (c >= '0' && c <= '9') return uint32_t(c - '0' + 52);
+        return c == '+' ? 62u : 63u;
+    };
+    std::string out;
+    for (std::size_t i = 0; i + 3 < text.size(); i += 4) {
+        const uint32_t n = (value(text[i]) << 18) | (value(text[i + 1]) << 12) |
+                           (text[i + 2] == '=' ? 0 : value(text[i + 2]) << 6) | (text[i + 3] == '=' ? 0 : value(text[i + 3]));
+        out.push_back(static_cast<char>(n >> 16));
+        if (text[i + 2] != '=') out.push_back(static_cast<char>((n >> 8) & 0xFF));
+        if (text[i + 3] != '=') out.push_back(static_cast<char>(n & 0xFF));
+    }
+    return out;
+}
+
 inline std::string string_array(const std::vector<std::string>& items) {
     std::string out = "[";
     for (std::size_t i = 0; i < items.size(); ++i) {

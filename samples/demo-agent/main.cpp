@@ -208,6 +208,7 @@ private:
         return prefix + std::to_string(n);
     }
     std::string config_options(const Session& s) const;
+    static std::vector<std::string> replay_history(const Session& s);
     std::string session_info(const Session& s) const;
     void save_state();
 
@@ -582,7 +583,7 @@ void Agent::on_resume(const JsonValue* params, const Responder& r) {
     s.active = true;
     save_state();
     if (replay) {
-        for (const auto& update : s.history) emit(s, update, false);
+        for (const auto& update : replay_history(s)) emit(s, update, false);
     }
     // The current state after any replay, before the response (AGENT-MUST-09).
     if (s.turn) {
@@ -593,6 +594,34 @@ void Agent::on_resume(const JsonValue* params, const Responder& r) {
         emit(s, idle + "}", false);
     }
     respond_raw(r, R"({"configOptions":)" + config_options(s) + R"(,"availableCommands":)" + kCommands + "}");
+}
+
+// The history as a replay sends it: a terminal's output as one snapshot where its first
+// chunk was, not every historic chunk (CLIENT-GUIDE 7.6).
+std::vector<std::string> Agent::replay_history(const Session& s) {
+    std::map<std::string, std::string> output;  // terminal id -> all its bytes
+    std::vector<std::string> terminal_of(s.history.size());
+    for (std::size_t i = 0; i < s.history.size(); ++i) {
+        rapidjson::Document doc;
+        doc.Parse(s.history[i].c_str());
+        const JsonValue* tag = find_member(doc, "sessionUpdate");
+        if (tag == nullptr || !tag->IsString() || string_view_of(*tag) != "terminal_output_chunk") continue;
+        terminal_of[i] = doc["terminalId"].GetString();
+        output[terminal_of[i]] += demo::unbase64(string_view_of(doc["data"]));
+    }
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < s.history.size(); ++i) {
+        if (terminal_of[i].empty()) {
+            out.push_back(s.history[i]);
+            continue;
+        }
+        auto it = output.find(terminal_of[i]);
+        if (it == output.end()) continue;  // its snapshot went out already
+        out.push_back(R"({"sessionUpdate":"terminal_update","terminalId":)" + quote(it->first) +
+                      R"(,"output":{"data":)" + quote(demo::base64(it->second)) + "}}");
+        output.erase(it);
+    }
+    return out;
 }
 
 void Agent::stop_foreground(Session& s) {

@@ -244,6 +244,15 @@ TEST_CASE("demo agent: list and resume with replay rebuild the live model, also 
         });
         REQUIRE_MESSAGE(resumed.ok(), resumed.status().to_string());
         CHECK(acp::to_json(peer.session(id)) == live);
+        // The terminal's output came back as one snapshot, not as its historic chunks.
+        int chunks = 0;
+        int snapshots = 0;
+        for (const auto& n : peer.updates) {
+            if (n.update.terminal_output_chunk() != nullptr) ++chunks;
+            if (const auto* t = n.update.terminal_update(); t != nullptr && t->output.has_value()) ++snapshots;
+        }
+        CHECK(chunks == 0);
+        CHECK(snapshots == 1);
         // The next turn continues the id sequences of the restored session.
         peer.prompt_turn(id, "/echo after restart");
         CHECK(peer.session(id).item(acp::ItemKind::user_message, "u3") != nullptr);
