@@ -241,7 +241,13 @@ private:
     uv_loop_t* loop_;
     Options options_;
     Connection rpc_;
-    std::map<std::string, std::unique_ptr<Session>> sessions_;
+    // Ordered by creation: "demo-9" before "demo-10" (shorter ids are older).
+    struct CreationOrder {
+        bool operator()(const std::string& a, const std::string& b) const {
+            return a.size() != b.size() ? a.size() < b.size() : a < b;
+        }
+    };
+    std::map<std::string, std::unique_ptr<Session>, CreationOrder> sessions_;
     int session_counter_ = 0;
     uint64_t turn_serial_ = 0;
     bool logged_in_ = false;
