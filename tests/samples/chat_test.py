@@ -318,6 +318,21 @@ class Terminal(ChatCase):
         s.type("\x03")
         self.assertEqual(s.exit_code(), 0)
 
+    def test_ctrl_c_at_the_permission_prompt_cancels_the_turn(self):
+        s = self.screen(delay=0)
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        s.type("edit it\r")
+        at = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
+        s.type("\x03")
+        at = s.wait_for(r"Add a line to NOTES.md \(edit\) \x1b\[31mcancelled", at)
+        at = s.wait_for(r"-- cancelled \| demo-1", at)
+        # The terminal is back in line mode: a whole line is read again.
+        at = s.wait_for(r"> ", at)
+        s.type("/echo back\r")
+        at = s.wait_for(r"\nback\r?\n", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+
     def test_no_color_turns_colours_off(self):
         s = self.screen(no_color=True, delay=0)
         at = s.wait_for(r"session demo-1 in /tmp/project")
