@@ -381,8 +381,10 @@ void Chat::new_session() {
             done();
             return;
         }
-        session_ = r->sessionId;
-        shown_.clear();
+        if (session_ != r->sessionId) {
+            session_ = r->sessionId;
+            shown_.clear();
+        }
         line(style_.paint(Color::dim, "session " + session_ + " in " + options_.cwd));
         done();
     });
@@ -830,7 +832,11 @@ bool Chat::answer_permission(const std::string& raw) {
 void Chat::on_event(const acp::SessionEvent& event) {
     if (event.type == acp::SessionEvent::Type::session_added) {
         seen_.insert(std::string(event.session_id));
-        if (expect_new_ && session_.empty()) session_ = std::string(event.session_id);
+        // Updates of a new session may come before the session/new answer (held for it).
+        if (expect_new_) {
+            session_ = std::string(event.session_id);
+            shown_.clear();
+        }
     }
     if (event.session_id != session_ || event.session == nullptr) return;
     const acp::SessionState& state = *event.session;
@@ -899,7 +905,6 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
     }
     write(item.kind() == acp::ItemKind::agent_thought ? style_.paint(Color::dim, delta) : delta);
     open_line_ = delta.back() != '\n';
-    if (!open_line_) stream_key_ = key;
 }
 
 void Chat::render_tool_call(const acp::ToolCallItem& call, Shown& shown) {
