@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds the sample program and starts it against the bundled agent.
-# Extra arguments are passed to the sample (e.g. an agent command line).
+# Builds acp-chat and the demo agent and starts the chat against the demo agent.
+# Extra arguments are passed to acp-chat (e.g. `-- AGENT COMMAND...` for another agent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 cmake -S . -B build/demo -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACP_BUILD_TESTS=OFF >/dev/null
-cmake --build build/demo -j "$(nproc)" --target acp-rpc-demo
-exec build/demo/samples/acp-rpc-demo "$@"
+cmake --build build/demo -j "$(nproc)" --target acp-chat acp-demo-agent
+exec build/demo/samples/acp-chat "$@"
