@@ -392,6 +392,10 @@ public:
                 auto keep_alive = shared_from_this();
                 if (orphaned_) return;
                 if (!reply.status) {
+                    if (may_switch && reply.status.rpc_code() == error_code::unsupported_protocol_version) {
+                        send_v2_initialize(done, false);  // asked for 1, the agent has only newer ones
+                        return;
+                    }
                     done(reply.status);  // uninitialized; initialize may be retried
                     return;
                 }
@@ -730,6 +734,9 @@ public:
             responder.fail(detail::rpc_code::invalid_params, "Invalid params: " + decoded.message());
             return;
         }
+        // The turn's synthesized start comes before anything the turn does.
+        flush_prompt_start(request.sessionId);
+        if (orphaned_) return;
         auto state = std::make_shared<PermissionResponder::State>(responder);
         for (const auto& option : request.options) state->offered.insert(option.optionId);
         // CLIENT-MUST-70: the tool call is applied before the host sees the request.
@@ -777,6 +784,7 @@ public:
                 r.fail(detail::rpc_code::invalid_params, "Invalid params: " + decoded.message());
                 return;
             }
+            flush_prompt_start(request.sessionId);  // the turn's start first
             auto state = std::make_shared<ClientMethodResponder::State>(r);
             std::weak_ptr<ClientMethodResponder::State> weak = state;
             r.on_cancel([weak] {
