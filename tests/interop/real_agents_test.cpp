@@ -1,0 +1,97 @@
+// The Client against published ACP agents, offline: initialize and session setup (a prompt
+// turn would need a model endpoint). run_real_agents.sh installs them from npm and sets
+// ACP_GEMINI_JS; without it these tests have nothing to run against and say so.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "acp/client.hpp"
+#include "support/test_loop.hpp"
+
+using acp::Result;
+namespace v2 = acp::v2;
+
+namespace {
+
+struct RealAgent {
+    acp::test::TestLoop loop;
+    std::unique_ptr<acp::Client> client;
+    std::optional<acp::Status> closed;
+    std::vector<std::string> log;
+
+    explicit RealAgent(acp::SpawnOptions agent) {
+        acp::ClientOptions options;
+        options.info.name = "libacp-interop";
+        options.info.version = "1.0";
+        options.log = [this](const acp::LogRecord& r) { log.push_back(std::string(r.message)); };
+        auto created = acp::Client::spawn(loop.get(), agent, options);
+        REQUIRE_MESSAGE(created.ok(), created.status().to_string());
+        client = std::move(created.value());
+        client->on_closed([this](const acp::Status& why) { closed = why; });
+    }
+    ~RealAgent() {
+        // Agents that ignore stdin EOF are ended by the shutdown ladder (SIGTERM, SIGKILL).
+        client->close();
+        loop.run_until([this] { return closed.has_value(); }, std::chrono::milliseconds(15000));
+    }
+
+    template <class T, class Start>
+    Result<T> wait(Start&& start) {
+        std::optional<Result<T>> result;
+        start([&result](Result<T> r) { result.emplace(std::move(r)); });
+        loop.run_until([&result] { return result.has_value(); }, std::chrono::milliseconds(60000));
+        REQUIRE(result.has_value());
+        return std::move(*result);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("interop: gemini --acp (v1) - initialize and session/new offline, lifted into the v2 model") {
+    const char* gemini = std::getenv("ACP_GEMINI_JS");
+    const char* home = std::getenv("ACP_INTEROP_HOME");
+    if (gemini == nullptr || home == nullptr) {
+        MESSAGE("ACP_GEMINI_JS is not set: run through tests/interop/run_real_agents.sh (ctest -R interop)");
+        return;
+    }
+    std::system((std::string("mkdir -p ") + home + "/project").c_str());
+    acp::SpawnOptions agent;
+    agent.argv = {ACP_NODE, gemini, "--acp"};
+    // A scratch home and a fake key: nothing of the user's, and no login needed to start.
+    agent.env_set = {{"HOME", home}, {"GEMINI_API_KEY", "fake-key-for-offline-tests"}};
+    agent.cwd = std::string(home) + "/project";
+    RealAgent peer(agent);
+
+    auto init = peer.wait<v2::InitializeResponse>([&](auto done) { peer.client->initialize(done); });
+    REQUIRE_MESSAGE(init.ok(), init.status().to_string());
+    CHECK(peer.client->negotiated_version() == 1);
+    CHECK(init->info.name == "gemini-cli");
+    REQUIRE(init->authMethods.has_value());
+    bool api_key = false;
+    for (const auto& method : *init->authMethods) {
+        // v1 methods without `type` are agent methods; `id` became `methodId`.
+        if (method.agent() != nullptr && method.agent()->methodId == "gemini-api-key") api_key = true;
+    }
+    CHECK(api_key);
+    CHECK(init->capabilities->session->prompt->image.has_value());
+
+    v2::NewSessionRequest request;
+    request.cwd = std::string(home) + "/project";
+    auto session = peer.wait<v2::NewSessionResponse>([&](auto done) { peer.client->new_session(request, done); });
+    REQUIRE_MESSAGE(session.ok(), session.status().to_string());
+    CHECK_FALSE(session->sessionId.empty());
+    // Gemini's modes are the mode option of the model.
+    const acp::SessionState* state = peer.client->sessions().find(session->sessionId);
+    REQUIRE(state != nullptr);
+    REQUIRE(state->config_options().has_value());
+    const auto& mode = state->config_options()->front();
+    CHECK(mode.configId == "_v1_mode");
+    CHECK(mode.type.select() != nullptr);
+    // Its command list follows the answer as a v1 update, lifted.
+    peer.loop.run_until([&] { return state->available_commands().has_value(); }, std::chrono::milliseconds(20000));
+    REQUIRE(state->available_commands().has_value());
+    CHECK_FALSE(state->available_commands()->empty());
+}
