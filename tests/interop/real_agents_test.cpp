@@ -95,3 +95,38 @@ TEST_CASE("interop: gemini --acp (v1) - initialize and session/new offline, lift
     REQUIRE(state->available_commands().has_value());
     CHECK_FALSE(state->available_commands()->empty());
 }
+
+TEST_CASE("interop: claude-agent-acp serves v2 and v1 - the same client negotiates either, offline") {
+    const char* claude = std::getenv("ACP_CLAUDE_ACP_JS");
+    const char* home = std::getenv("ACP_INTEROP_HOME");
+    if (claude == nullptr || home == nullptr) {
+        MESSAGE("ACP_CLAUDE_ACP_JS is not set: run through tests/interop/run_real_agents.sh (ctest -R interop)");
+        return;
+    }
+    std::system((std::string("mkdir -p ") + home + "/project").c_str());
+    for (int version : {2, 1}) {
+        INFO("CLAUDE_AGENT_ACP_PROTOCOL=v" << version);
+        acp::SpawnOptions agent;
+        agent.argv = {ACP_NODE, claude};
+        agent.env_set = {{"HOME", home},
+                         {"ANTHROPIC_API_KEY", "fake-key-for-offline-tests"},
+                         {"CLAUDE_AGENT_ACP_PROTOCOL", "v" + std::to_string(version)}};
+        agent.cwd = std::string(home) + "/project";
+        RealAgent peer(agent);
+        auto init = peer.wait<v2::InitializeResponse>([&](auto done) { peer.client->initialize(done); });
+        REQUIRE_MESSAGE(init.ok(), init.status().to_string());
+        CHECK(peer.client->negotiated_version() == version);
+        CHECK(init->info.name == "@agentclientprotocol/claude-agent-acp");
+        // The same capabilities reach the host either way (v1's booleans lifted).
+        REQUIRE(init->capabilities->session.has_value());
+        CHECK(init->capabilities->session->prompt->image.has_value());
+        CHECK_FALSE(init->capabilities->session->prompt->audio.has_value());
+        CHECK(init->capabilities->session->mcp->http.has_value());
+        CHECK(init->capabilities->session->additionalDirectories.has_value());
+        // session/list works offline (nothing stored in the scratch home).
+        auto listed = peer.wait<std::vector<v2::SessionInfo>>(
+            [&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
+        REQUIRE_MESSAGE(listed.ok(), listed.status().to_string());
+        CHECK(listed->empty());
+    }
+}
