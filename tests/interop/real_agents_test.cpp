@@ -1,9 +1,12 @@
-// The Client against published ACP agents, offline: initialize and session setup (a prompt
-// turn would need a model endpoint). run_real_agents.sh installs them from npm and sets
-// ACP_GEMINI_JS; without it these tests have nothing to run against and say so.
+// The Client against published ACP agents, offline: initialize, session setup and, for
+// Gemini CLI, a prompt turn against a fake model endpoint on 127.0.0.1 (fake_gemini.mjs).
+// run_real_agents.sh installs the agents from npm, starts the endpoint and sets
+// ACP_GEMINI_JS, ACP_CLAUDE_ACP_JS and ACP_FAKE_GEMINI_URL; without them the tests have
+// nothing to run against and say so.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +24,7 @@ struct RealAgent {
     std::unique_ptr<acp::Client> client;
     std::optional<acp::Status> closed;
     std::vector<std::string> log;
+    std::vector<v2::UpdateSessionNotification> updates;
 
     explicit RealAgent(acp::SpawnOptions agent) {
         acp::ClientOptions options;
@@ -31,6 +35,11 @@ struct RealAgent {
         REQUIRE_MESSAGE(created.ok(), created.status().to_string());
         client = std::move(created.value());
         client->on_closed([this](const acp::Status& why) { closed = why; });
+        client->on_session_update([this](const v2::UpdateSessionNotification& n) { updates.push_back(n); });
+        // The traffic, for the message of a failed wait.
+        client->set_traffic_observer([this](acp::Direction d, std::string_view line, auto) {
+            log.push_back((d == acp::Direction::outgoing ? "> " : "< ") + std::string(line.substr(0, 300)));
+        });
     }
     ~RealAgent() {
         // Agents that ignore stdin EOF are ended by the shutdown ladder (SIGTERM, SIGKILL).
@@ -40,11 +49,15 @@ struct RealAgent {
 
     template <class T, class Start>
     Result<T> wait(Start&& start) {
-        std::optional<Result<T>> result;
-        start([&result](Result<T> r) { result.emplace(std::move(r)); });
-        loop.run_until([&result] { return result.has_value(); }, std::chrono::milliseconds(60000));
-        REQUIRE(result.has_value());
-        return std::move(*result);
+        // Shared: a call still pending when a check fails completes during teardown.
+        auto result = std::make_shared<std::optional<Result<T>>>();
+        start([result](Result<T> r) { result->emplace(std::move(r)); });
+        loop.run_until([&result] { return result->has_value(); }, std::chrono::milliseconds(60000));
+        if (!result->has_value()) {
+            for (const auto& line : log) MESSAGE(line);
+        }
+        REQUIRE(result->has_value());
+        return std::move(**result);
     }
 };
 
@@ -62,6 +75,8 @@ TEST_CASE("interop: gemini --acp (v1) - initialize and session/new offline, lift
     agent.argv = {ACP_NODE, gemini, "--acp"};
     // A scratch home and a fake key: nothing of the user's, and no login needed to start.
     agent.env_set = {{"HOME", home}, {"GEMINI_API_KEY", "fake-key-for-offline-tests"}};
+    const char* model = std::getenv("ACP_FAKE_GEMINI_URL");
+    if (model != nullptr) agent.env_set.emplace_back("GOOGLE_GEMINI_BASE_URL", model);
     agent.cwd = std::string(home) + "/project";
     RealAgent peer(agent);
 
@@ -94,6 +109,37 @@ TEST_CASE("interop: gemini --acp (v1) - initialize and session/new offline, lift
     peer.loop.run_until([&] { return state->available_commands().has_value(); }, std::chrono::milliseconds(20000));
     REQUIRE(state->available_commands().has_value());
     CHECK_FALSE(state->available_commands()->empty());
+
+    if (model == nullptr) {
+        MESSAGE("ACP_FAKE_GEMINI_URL is not set: no prompt turn");
+        return;
+    }
+    // A turn against the fake model endpoint: id-less v1 chunks and a {stopReason}
+    // answer become the v2 turn (running, user message, agent message, idle).
+    const std::size_t before = peer.updates.size();
+    v2::PromptRequest prompt;
+    prompt.sessionId = session->sessionId;
+    v2::TextContent text;
+    text.text = "Say hello";
+    prompt.prompt.push_back(v2::ContentBlock::make_text(text));
+    auto turn = peer.wait<v2::PromptResponse>([&](auto done) { peer.client->prompt(prompt, done); });
+    REQUIRE_MESSAGE(turn.ok(), turn.status().to_string());
+    CHECK(state->foreground().is_idle());
+    CHECK(state->foreground().stop_reason == std::optional<std::string>("end_turn"));
+    std::vector<acp::ItemKind> kinds;
+    std::string said;
+    for (const auto& item : state->items()) {
+        kinds.push_back(item.kind());
+        if (item.kind() != acp::ItemKind::agent_message) continue;
+        for (const auto& block : item.message()->content) {
+            if (block.text() != nullptr) said += block.text()->text;
+        }
+    }
+    CHECK(kinds == std::vector<acp::ItemKind>{acp::ItemKind::user_message, acp::ItemKind::agent_message});
+    CHECK(said == "Hello from the fake model.");
+    CHECK(state->items()[0].id() == turn->messageId);
+    REQUIRE(peer.updates.size() > before);
+    CHECK(peer.updates[before].update.tag() == "state_update");
 }
 
 TEST_CASE("interop: claude-agent-acp serves v2 and v1 - the same client negotiates either, offline") {

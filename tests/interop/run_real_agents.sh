@@ -4,10 +4,12 @@
 # installed (no internet, say) is reported as SKIPPED and its tests do not run; when none
 # can be installed the script exits 77 (CTest: skipped).
 #
-#   run_real_agents.sh SCRATCH_DIR TEST_BINARY
+#   run_real_agents.sh SCRATCH_DIR TEST_BINARY NODE
 set -u
 dir=$1
 binary=$2
+node=$3
+here=$(dirname "$0")
 
 # install NAME PACKAGE VERSION: into $dir/NAME (one folder per agent, so one install
 # never prunes another); 0 when that version is there afterwards.
@@ -39,4 +41,22 @@ else
     echo "SKIPPED: could not install @agentclientprotocol/claude-agent-acp@0.101.0 from npm (offline?); see $dir/claude/npm-install.log"
 fi
 [ "$installed" = 1 ] || exit 77
-ACP_INTEROP_HOME="$dir/home" exec "$binary"
+
+# The fake model endpoint for prompt turns (fake_gemini.mjs prints its port).
+rm -f "$dir/fake-gemini.port"
+"$node" "$here/fake_gemini.mjs" > "$dir/fake-gemini.port" 2> "$dir/fake-gemini.log" &
+fake=$!
+tries=0
+while [ ! -s "$dir/fake-gemini.port" ] && [ "$tries" -lt 100 ]; do
+    sleep 0.1
+    tries=$((tries + 1))
+done
+ACP_FAKE_GEMINI_URL="http://127.0.0.1:$(cat "$dir/fake-gemini.port")"
+export ACP_FAKE_GEMINI_URL
+# A scratch HOME outside any repository (Gemini CLI looks for one around its cwd).
+home=$(mktemp -d "${TMPDIR:-/tmp}/acp-interop-home-XXXXXX")
+ACP_INTEROP_HOME="$home" "$binary"
+status=$?
+kill "$fake"
+rm -rf "$home"
+exit "$status"
