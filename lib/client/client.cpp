@@ -774,8 +774,10 @@ public:
     void serve_v1(std::string_view name, std::function<void(const Request&, ClientMethodResponder)> handler) {
         rpc_->on_request(std::string(name), [this, handler = std::move(handler)](const JsonValue* params, Responder r) {
             auto keep_alive = shared_from_this();
-            if (version_ != 1) {
-                r.fail(detail::rpc_code::method_not_found, "Method not found");  // v2 has no client fs/terminal
+            // v2 has no client fs/terminal methods; a v1 agent calls only advertised ones,
+            // and a handler that was unset since is not advertised either.
+            if (version_ != 1 || !handler) {
+                r.fail(detail::rpc_code::method_not_found, "Method not found");
                 return;
             }
             Request request;
