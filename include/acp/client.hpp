@@ -5,7 +5,8 @@
 // (refused before sending, the agent's error, cancelled, timed out, connection closed).
 // Callbacks never run inside the call that caused them, so any callback may call any
 // method, close() included. For scripts and tests, acp::wait() runs the loop until a call
-// completes.
+// completes. ACP v1 agents are served through the same v2-typed calls and updates: the
+// client negotiates down and lifts their traffic into the v2 model (docs/v1.md).
 //
 //   uv_loop_t* loop = uv_default_loop();
 //   acp::SpawnOptions agent;
@@ -40,6 +41,7 @@
 #include "acp/status.hpp"
 #include "acp/traffic.hpp"
 #include "acp/transport_options.hpp"
+#include "acp/v1/types.hpp"
 #include "acp/v2/types.hpp"
 
 namespace acp {
@@ -59,6 +61,10 @@ struct ClientOptions {
     // (session/prompt only waits for the agent's acknowledgement, not the whole turn.)
     std::chrono::milliseconds request_timeout{0};
     std::size_t max_line_bytes = 32u * 1024u * 1024u;
+    // The protocol version initialize asks for first: 2, or 1 for an agent known to speak
+    // only v1 (saves the second initialize). Either way the agent's answer decides
+    // (docs/v1.md).
+    int protocol_version = 2;
 };
 
 class Client;
@@ -111,6 +117,40 @@ private:
     std::shared_ptr<State> state_;
 };
 
+// Answers one request of the v1 client methods (fs/*, terminal/*), exactly once; dropping
+// it unanswered answers -32603. respond() takes the response type of the request's method.
+class ACP_EXPORT ClientMethodResponder {
+public:
+    void respond(const v1::ReadTextFileResponse& response) const;
+    void respond(const v1::WriteTextFileResponse& response) const;
+    void respond(const v1::CreateTerminalResponse& response) const;
+    void respond(const v1::TerminalOutputResponse& response) const;
+    void respond(const v1::WaitForTerminalExitResponse& response) const;
+    void respond(const v1::KillTerminalResponse& response) const;
+    void respond(const v1::ReleaseTerminalResponse& response) const;
+    // For example error_code::resource_not_found (-32002) for a missing file.
+    void fail(int code, const std::string& message) const;
+    bool answered() const;
+    // The agent withdrew the request ($/cancel_request); answer it anyway (fail() is fine).
+    void on_withdrawn(std::function<void()> fn) const;
+
+    struct State;
+    explicit ClientMethodResponder(std::shared_ptr<State> state);
+
+private:
+    std::shared_ptr<State> state_;
+};
+
+// The v1 terminal/* methods; advertised (clientCapabilities.terminal) only when all five
+// are set.
+struct TerminalHandlers {
+    std::function<void(const v1::CreateTerminalRequest&, ClientMethodResponder)> create;
+    std::function<void(const v1::TerminalOutputRequest&, ClientMethodResponder)> output;
+    std::function<void(const v1::WaitForTerminalExitRequest&, ClientMethodResponder)> wait_for_exit;
+    std::function<void(const v1::KillTerminalRequest&, ClientMethodResponder)> kill;
+    std::function<void(const v1::ReleaseTerminalRequest&, ClientMethodResponder)> release;
+};
+
 // Identifies an outstanding request so the host can cancel it ($/cancel_request).
 struct RequestHandle {
     int64_t id = -1;
@@ -142,13 +182,22 @@ public:
     // Notifications nobody handles (unknown methods), for logs and debugging panels.
     void on_unknown_notification(std::function<void(std::string_view method, const RawJson& params)> handler);
     void on_closed(std::function<void(const Status& why)> handler);
+    // ACP v1 client methods, for v1 agents (v2 has none). Each is advertised to a v1
+    // agent only when installed; without one the agent's call gets -32601.
+    void on_read_text_file(std::function<void(const v1::ReadTextFileRequest&, ClientMethodResponder)> handler);
+    void on_write_text_file(std::function<void(const v1::WriteTextFileRequest&, ClientMethodResponder)> handler);
+    void on_terminal(TerminalHandlers handlers);
     void set_traffic_observer(TrafficObserver observer, bool redact_secrets = true);
 
     // --- lifecycle -------------------------------------------------------------------
     void initialize(Callback<v2::InitializeResponse> done);
     // The agent's answer to initialize, once it succeeded.
+    // For a v1 agent: its answer lifted into v2 shape (protocolVersion stays 1).
     const v2::InitializeResponse* agent() const;
-    int negotiated_version() const;  // 0 before initialize succeeded
+    // 2 or 1 once initialize succeeded, 0 before.
+    int negotiated_version() const;
+    // A v1 agent's own answer to initialize (nullptr for v2 agents).
+    const v1::InitializeResponse* agent_v1() const;
 
     void login(const std::string& method_id, Callback<v2::LoginAuthResponse> done);
     void logout(Callback<v2::LogoutAuthResponse> done);
@@ -166,7 +215,9 @@ public:
     void delete_session(const std::string& session_id, Callback<v2::DeleteSessionResponse> done);
 
     // The response only acknowledges the user message (its messageId); the turn ends
-    // with an idle state update.
+    // with an idle state update. With a v1 agent the response comes at the end of the
+    // turn, right after that idle update, and the messageId is the synthetic id of the
+    // user message the model shows.
     RequestHandle prompt(v2::PromptRequest request, Callback<v2::PromptResponse> done);
     void cancel(const std::string& session_id);
     void set_config_option(v2::SetSessionConfigOptionRequest request,

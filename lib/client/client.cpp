@@ -2,11 +2,16 @@
 
 #include "acp/version.hpp"
 
-#include <type_traits>
+#include <algorithm>
+#include <map>
 #include <set>
+#include <type_traits>
 #include <utility>
 
+#include "client/v1_adapter.hpp"
 #include "jsonrpc/connection.hpp"
+#include "protocol/v1/codec.hpp"
+#include "protocol/v1/methods.hpp"
 #include "protocol/v2/codec.hpp"
 #include "protocol/v2/methods.hpp"
 #include "protocol/v2/validation.hpp"
@@ -16,8 +21,11 @@
 
 namespace acp {
 
+namespace av1 = acp::v1;
 namespace av2 = acp::v2;
 namespace codec = acp::v2::codec;
+namespace v1codec = acp::v1::codec;
+namespace v1method = acp::v1::method;
 namespace method = acp::v2::method;
 using detail::JsonValue;
 using detail::JsonWriter;
@@ -169,6 +177,29 @@ void ExtResponder::respond(RawJson result) const {
 
 void ExtResponder::fail(int code, const std::string& message) const { state_->responder.fail(code, message); }
 
+struct ClientMethodResponder::State {
+    Responder responder;
+    std::function<void()> on_withdrawn;
+    explicit State(Responder r) : responder(std::move(r)) {}
+    template <class Response>
+    void send(const Response& response) const {
+        responder.respond([&response](JsonWriter& w) { v1codec::encode(w, response); });
+    }
+};
+
+ClientMethodResponder::ClientMethodResponder(std::shared_ptr<State> state) : state_(std::move(state)) {}
+
+void ClientMethodResponder::respond(const av1::ReadTextFileResponse& response) const { state_->send(response); }
+void ClientMethodResponder::respond(const av1::WriteTextFileResponse& response) const { state_->send(response); }
+void ClientMethodResponder::respond(const av1::CreateTerminalResponse& response) const { state_->send(response); }
+void ClientMethodResponder::respond(const av1::TerminalOutputResponse& response) const { state_->send(response); }
+void ClientMethodResponder::respond(const av1::WaitForTerminalExitResponse& response) const { state_->send(response); }
+void ClientMethodResponder::respond(const av1::KillTerminalResponse& response) const { state_->send(response); }
+void ClientMethodResponder::respond(const av1::ReleaseTerminalResponse& response) const { state_->send(response); }
+void ClientMethodResponder::fail(int code, const std::string& message) const { state_->responder.fail(code, message); }
+bool ClientMethodResponder::answered() const { return state_->responder.answered(); }
+void ClientMethodResponder::on_withdrawn(std::function<void()> fn) const { state_->on_withdrawn = std::move(fn); }
+
 }  // namespace acp
 
 namespace acp {
@@ -189,7 +220,11 @@ public:
         if (options_.info.version.empty()) options_.info.version = ACP_VERSION_STRING;
         rpc_->on_notification(std::string(method::session_update), [this](const JsonValue* params) {
             auto keep_alive = shared_from_this();
-            on_session_update_notification(params);
+            if (version_ == 1) {
+                on_v1_session_update(params);
+            } else {
+                on_session_update_notification(params);
+            }
         });
         rpc_->on_notification(std::string(method::elicitation_complete), [this](const JsonValue* params) {
             auto keep_alive = shared_from_this();
@@ -197,7 +232,11 @@ public:
         });
         rpc_->on_request(std::string(method::session_request_permission), [this](const JsonValue* params, Responder r) {
             auto keep_alive = shared_from_this();
-            on_permission(params, std::move(r));
+            if (version_ == 1) {
+                on_v1_permission(params, std::move(r));
+            } else {
+                on_permission(params, std::move(r));
+            }
         });
         rpc_->on_request(std::string(method::elicitation_create), [this](const JsonValue* params, Responder r) {
             auto keep_alive = shared_from_this();
@@ -301,6 +340,18 @@ public:
             return;
         }
         agent_.reset();  // until this attempt succeeds, the connection is uninitialized
+        agent_v1_.reset();
+        version_ = 0;
+        if (options_.protocol_version == 1) {
+            send_v1_initialize(std::move(done), true);
+            return;
+        }
+        send_v2_initialize(std::move(done), true);
+    }
+
+    // may_switch: the agent's answer may still move the connection to the other version
+    // (once: a second initialize in the version it named).
+    void send_v2_initialize(Callback<av2::InitializeResponse> done, bool may_switch) {
         av2::InitializeRequest request;
         request.protocolVersion = kProtocolVersion;
         request.info = options_.info;
@@ -315,9 +366,64 @@ public:
         request.capabilities = std::move(capabilities);
         rpc_->send_request(
             method::initialize, [&request](JsonWriter& w) { codec::encode(w, request); },
-            [this, done = std::move(done)](const Reply& reply) {
+            [this, done = std::move(done), may_switch](const Reply& reply) {
                 auto keep_alive = shared_from_this();
-                if (!orphaned_) on_initialize_reply(reply, done);
+                if (!orphaned_) on_initialize_reply(reply, done, may_switch);
+            },
+            request_options());
+    }
+
+    // A v1 agent learns the client's real info and capabilities only from a v1-shaped
+    // initialize: v1 has other field names, and a v1 agent reads nothing of the v2 ones
+    // (CLIENT-GUIDE §10). Sent first when the host asks for v1, else after a v2 attempt
+    // was answered with 1, on the same connection (allowed: nothing else was sent yet).
+    void send_v1_initialize(Callback<av2::InitializeResponse> done, bool may_switch) {
+        detail::V1ClientFeatures features;
+        features.read_text_file = static_cast<bool>(read_text_file_);
+        features.write_text_file = static_cast<bool>(write_text_file_);
+        features.terminal = terminal_.create && terminal_.output && terminal_.wait_for_exit && terminal_.kill &&
+                            terminal_.release;
+        features.elicitation_form = elicitation_handler_ && elicitation_form_;
+        features.elicitation_url = elicitation_handler_ && elicitation_url_;
+        const av1::InitializeRequest request = detail::v1_initialize_request(options_.info, features);
+        rpc_->send_request(
+            method::initialize, [&request](JsonWriter& w) { v1codec::encode(w, request); },
+            [this, done = std::move(done), may_switch](const Reply& reply) {
+                auto keep_alive = shared_from_this();
+                if (orphaned_) return;
+                if (!reply.status) {
+                    if (may_switch && reply.status.rpc_code() == error_code::unsupported_protocol_version) {
+                        send_v2_initialize(done, false);  // asked for 1, the agent has only newer ones
+                        return;
+                    }
+                    done(reply.status);  // uninitialized; initialize may be retried
+                    return;
+                }
+                const JsonValue* version = detail::find_member(*reply.result, "protocolVersion");
+                if (version != nullptr && version->IsInt64() && version->GetInt64() == kProtocolVersion && may_switch) {
+                    // Asked for 1, the agent prefers 2: say it again in v2.
+                    send_v2_initialize(done, false);
+                    return;
+                }
+                if (version == nullptr || !version->IsInt64() || version->GetInt64() != 1) {
+                    fail_and_close(done, Status(Errc::unsupported, "the agent answered a v1 initialize with protocolVersion " +
+                                                                       (version ? detail::to_json_text(*version) : "(none)")));
+                    return;
+                }
+                av1::InitializeResponse response;
+                av2::InitializeResponse lifted;
+                Status decoded = v1codec::decode(*reply.result, response);
+                if (decoded) decoded = detail::lift_initialize(response, lifted);
+                if (!decoded) {
+                    fail_and_close(done, Status(Errc::protocol_error, "the agent's v1 initialize answer is invalid: " +
+                                                                          decoded.message()));
+                    return;
+                }
+                version_ = 1;
+                agent_v1_ = std::move(response);
+                agent_ = lifted;
+                logger_(LogLevel::info, log_source::jsonrpc, "the agent speaks ACP v1: its traffic is lifted into v2");
+                done(std::move(lifted));
             },
             request_options());
     }
@@ -328,7 +434,7 @@ public:
         return request_options;
     }
 
-    void on_initialize_reply(const Reply& reply, const Callback<av2::InitializeResponse>& done) {
+    void on_initialize_reply(const Reply& reply, const Callback<av2::InitializeResponse>& done, bool may_switch) {
         if (!reply.status) {
             if (reply.status.rpc_code() == error_code::unsupported_protocol_version) {
                 std::string supported = "unknown";
@@ -340,6 +446,10 @@ public:
                     for (auto version : versions.supported) {
                         supported += (supported.empty() ? "" : ", ") + std::to_string(version);
                     }
+                }
+                if (may_switch && supports_v1(reply.status)) {
+                    send_v1_initialize(done, false);  // CLIENT-GUIDE §2.2: re-send with a version it has
+                    return;
                 }
                 fail_and_close(done, Status(Errc::unsupported, "the agent does not speak ACP " +
                                                                    std::to_string(kProtocolVersion) +
@@ -357,10 +467,8 @@ public:
             return;
         }
         const int64_t agreed = version->GetInt64();
-        if (agreed == 1) {
-            fail_and_close(done, Status(Errc::unsupported,
-                                        "the agent speaks only ACP v1 (it answered protocolVersion 1 to our 2); "
-                                        "libacp does not support v1 agents yet"));
+        if (agreed == 1 && may_switch) {
+            send_v1_initialize(done, false);
             return;
         }
         if (agreed != kProtocolVersion) {
@@ -378,8 +486,20 @@ public:
             return;
         }
         if (response.info.name.empty()) response.info.name = "unknown";  // AGENT-MUST-02, defended
+        version_ = kProtocolVersion;
         agent_ = response;
         done(std::move(response));
+    }
+
+    static bool supports_v1(const Status& status) {
+        rapidjson::Document data;
+        data.Parse(status.rpc_data_json().c_str());
+        av2::UnsupportedProtocolVersionErrorData versions;
+        if (data.HasParseError() || !codec::decode(data, versions)) return false;
+        for (auto version : versions.supported) {
+            if (version == 1) return true;
+        }
+        return false;
     }
 
     void fail_and_close(const Callback<av2::InitializeResponse>& done, Status why) {
@@ -534,6 +654,450 @@ public:
         if (elicitation_complete_ && !orphaned_) elicitation_complete_(notification);
     }
 
+    // --- ACP v1 ------------------------------------------------------------------------
+
+    // Sends a v1 request; on success done gets the decoded answer and the raw result
+    // (valid only during the call) for what is lifted from it.
+    template <class V1Response, class V1Request>
+    int64_t call_v1(std::string_view name, const V1Request& request,
+                    std::function<void(Result<V1Response>, const JsonValue*)> done,
+                    detail::RequestOptions options) {
+        sent_other_request_ = true;
+        std::string method_name(name);
+        return rpc_->send_request(
+            name, [&request](JsonWriter& w) { v1codec::encode(w, request); },
+            [this, method_name, done = std::move(done)](const Reply& reply) {
+                auto keep_alive = shared_from_this();
+                if (orphaned_) return;
+                if (!reply.status) return done(reply.status, nullptr);
+                V1Response response;
+                if (Status decoded = v1codec::decode(*reply.result, response); !decoded) {
+                    logger_(LogLevel::error, log_source::jsonrpc,
+                            "the agent's answer to " + method_name + " is invalid: " + decoded.message());
+                    return done(Status(Errc::protocol_error,
+                                       "the agent's answer to " + method_name + " is invalid: " + decoded.message()),
+                                nullptr);
+                }
+                done(std::move(response), reply.result);
+            },
+            options);
+    }
+
+    void on_v1_session_update(const JsonValue* params) {
+        av1::SessionNotification notification;
+        Status decoded = params ? v1codec::decode(*params, notification)
+                                : Status(Errc::protocol_error, "session/update without params");
+        std::vector<av2::UpdateSessionNotification> lifted;
+        if (decoded) decoded = lifter_.lift_update(*params, lifted);
+        if (!decoded) {
+            logger_(LogLevel::error, log_source::jsonrpc, "invalid v1 session/update ignored: " + decoded.message());
+            return;
+        }
+        for (auto& update : lifted) {
+            if (orphaned_) return;
+            auto starting = prompt_starting_.find(update.sessionId);
+            if (starting != prompt_starting_.end()) {
+                // The synthesized start of a prompt goes first.
+                starting->second.push_back(std::move(update));
+            } else if (known_sessions_.count(update.sessionId) == 0 && pending_new_sessions_ > 0) {
+                held_updates_.push_back(std::move(update));
+            } else {
+                deliver(update);
+            }
+        }
+    }
+
+    // Delivers a v1 prompt's synthesized start (running, the user message) and whatever
+    // the agent sent for the session meanwhile; nothing when already done.
+    void flush_prompt_start(const std::string& session_id) {
+        auto starting = prompt_starting_.find(session_id);
+        if (starting == prompt_starting_.end()) return;
+        std::vector<av2::UpdateSessionNotification> updates = std::move(starting->second);
+        prompt_starting_.erase(starting);
+        for (const auto& update : updates) {
+            if (orphaned_) return;
+            deliver(update);
+        }
+    }
+
+    void deliver_state(const std::string& session_id, av2::StateUpdate state) {
+        av2::UpdateSessionNotification notification;
+        notification.sessionId = session_id;
+        notification.update = av2::SessionUpdate::make_state_update(std::move(state));
+        deliver(notification);
+    }
+
+    void on_v1_permission(const JsonValue* params, Responder responder) {
+        av2::RequestPermissionRequest request;
+        Status decoded = params ? detail::lift_permission(*params, request) : Status(Errc::protocol_error, "no params");
+        if (!decoded) {
+            responder.fail(detail::rpc_code::invalid_params, "Invalid params: " + decoded.message());
+            return;
+        }
+        // The turn's synthesized start comes before anything the turn does.
+        flush_prompt_start(request.sessionId);
+        if (orphaned_) return;
+        auto state = std::make_shared<PermissionResponder::State>(responder);
+        for (const auto& option : request.options) state->offered.insert(option.optionId);
+        // CLIENT-MUST-70: the tool call is applied before the host sees the request.
+        store_.apply_permission_subject(request.sessionId, request.subject->tool_call()->toolCall);
+        std::weak_ptr<PermissionResponder::State> weak = state;
+        responder.on_cancel([weak] {
+            if (auto s = weak.lock()) {
+                if (s->on_withdrawn) s->on_withdrawn();
+                if (!s->responder.answered()) s->send_cancelled();
+            }
+        });
+        // v1: session/cancel obliges the client to answer them all "cancelled" itself.
+        auto& pending = v1_permissions_[request.sessionId];
+        pending.erase(std::remove_if(pending.begin(), pending.end(),
+                                     [](const auto& w) { return w.expired(); }),
+                      pending.end());
+        pending.push_back(weak);
+        if (!permission_handler_ || orphaned_) return;  // the state dies here: answered "cancelled"
+        permission_handler_(request, PermissionResponder(std::move(state)));
+    }
+
+    void cancel_v1_permissions(const std::string& session_id) {
+        auto found = v1_permissions_.find(session_id);
+        if (found == v1_permissions_.end()) return;
+        auto pending = std::move(found->second);
+        v1_permissions_.erase(found);
+        for (const auto& weak : pending) {
+            if (auto state = weak.lock()) {
+                if (!state->responder.answered()) state->send_cancelled();
+            }
+        }
+    }
+
+    template <class Request>
+    void serve_v1(std::string_view name, std::function<void(const Request&, ClientMethodResponder)> handler) {
+        rpc_->on_request(std::string(name), [this, handler = std::move(handler)](const JsonValue* params, Responder r) {
+            auto keep_alive = shared_from_this();
+            // v2 has no client fs/terminal methods; a v1 agent calls only advertised ones,
+            // and a handler that was unset since is not advertised either.
+            if (version_ != 1 || !handler) {
+                r.fail(detail::rpc_code::method_not_found, "Method not found");
+                return;
+            }
+            Request request;
+            Status decoded = params ? v1codec::decode(*params, request) : Status(Errc::protocol_error, "no params");
+            if (!decoded) {
+                r.fail(detail::rpc_code::invalid_params, "Invalid params: " + decoded.message());
+                return;
+            }
+            flush_prompt_start(request.sessionId);  // the turn's start first
+            auto state = std::make_shared<ClientMethodResponder::State>(r);
+            std::weak_ptr<ClientMethodResponder::State> weak = state;
+            r.on_cancel([weak] {
+                if (auto s = weak.lock()) {
+                    if (s->on_withdrawn) s->on_withdrawn();
+                }
+            });
+            if (orphaned_) return;
+            handler(request, ClientMethodResponder(std::move(state)));
+        });
+    }
+
+    const av1::SessionCapabilities* v1_session_capabilities() const {
+        if (!agent_v1_ || !agent_v1_->agentCapabilities || !agent_v1_->agentCapabilities->sessionCapabilities) {
+            return nullptr;
+        }
+        return &*agent_v1_->agentCapabilities->sessionCapabilities;
+    }
+
+    // The v1 forms of the session calls (CLIENT-GUIDE §10, docs/v1.md).
+
+    void v1_login(const std::string& method_id, Callback<av2::LoginAuthResponse> done) {
+        av1::AuthenticateRequest request;
+        request.methodId = method_id;
+        call_v1<av1::AuthenticateResponse>(
+            v1method::authenticate, request,
+            [done = std::move(done)](Result<av1::AuthenticateResponse> result, const JsonValue*) {
+                if (!result) return done(result.status());
+                done(av2::LoginAuthResponse{});
+            },
+            request_options());
+    }
+
+    void v1_logout(Callback<av2::LogoutAuthResponse> done) {
+        const auto& capabilities = agent_v1_->agentCapabilities;
+        if (!capabilities || !capabilities->auth || !capabilities->auth->logout.has_value()) {
+            return refuse(done, Status(Errc::unsupported, "logout: the v1 agent does not advertise auth.logout"));
+        }
+        call_v1<av1::LogoutResponse>(
+            v1method::logout, av1::LogoutRequest{},
+            [done = std::move(done)](Result<av1::LogoutResponse> result, const JsonValue*) {
+                if (!result) return done(result.status());
+                done(av2::LogoutAuthResponse{});
+            },
+            request_options());
+    }
+
+    void v1_new_session(const av2::NewSessionRequest& request, Callback<av2::NewSessionResponse> done) {
+        av1::NewSessionRequest lowered;
+        lowered.cwd = request.cwd;
+        lowered.additionalDirectories = request.additionalDirectories;
+        if (Status s = detail::lower_mcp_servers(request.mcpServers, lowered.mcpServers); !s) return refuse(done, s);
+        ++pending_new_sessions_;
+        call_v1<av1::NewSessionResponse>(
+            v1method::session_new, lowered,
+            [this, done = std::move(done)](Result<av1::NewSessionResponse> result, const JsonValue* raw) {
+                --pending_new_sessions_;
+                if (!result) {
+                    release_held_updates(nullptr);
+                    return done(result.status());
+                }
+                av2::NewSessionResponse response;
+                response.sessionId = result->sessionId;
+                response.configOptions = lifter_.set_lists(response.sessionId, *raw);
+                known_sessions_.insert(response.sessionId);
+                release_held_updates(&response.sessionId);
+                apply_session_lists(response.sessionId, response.configOptions, response.availableCommands);
+                done(std::move(response));
+            },
+            request_options());
+    }
+
+    // replayFrom {start} → session/load (needs loadSession); without → session/resume.
+    void v1_resume_session(const av2::ResumeSessionRequest& request, Callback<av2::ResumeSessionResponse> done) {
+        const bool replay = request.replayFrom.has_value();
+        const av1::SessionCapabilities* capabilities = v1_session_capabilities();
+        if (replay) {
+            if (request.replayFrom->kind() != av2::ReplayFrom::Kind::start) {
+                return refuse(done, Status(Errc::invalid_argument, "CLIENT-MUST-47: replayFrom must be {type: start}"));
+            }
+            if (!agent_v1_->agentCapabilities || !agent_v1_->agentCapabilities->loadSession.value_or(false)) {
+                return refuse(done, Status(Errc::unsupported,
+                                           "resume with replay: the v1 agent does not advertise loadSession"));
+            }
+        } else if (capabilities == nullptr || !capabilities->resume.has_value()) {
+            return refuse(done, Status(Errc::unsupported,
+                                       "resume: the v1 agent does not advertise sessionCapabilities.resume"));
+        }
+        std::vector<av1::McpServer> servers;
+        if (Status s = detail::lower_mcp_servers(request.mcpServers, servers); !s) return refuse(done, s);
+        const std::string session_id = request.sessionId;
+        known_sessions_.insert(session_id);
+        closed_sessions_.erase(session_id);
+        if (replay) {
+            store_.begin_replay(session_id);
+            lifter_.restart(session_id);
+        } else {
+            store_.begin_resume(session_id);
+        }
+        auto finish = [this, session_id, done = std::move(done)](Status status, const JsonValue* raw) {
+            if (!status) {
+                known_sessions_.erase(session_id);
+                store_.end_replay(session_id);
+                return done(status);
+            }
+            av2::ResumeSessionResponse response;
+            response.configOptions = lifter_.set_lists(session_id, *raw);
+            apply_session_lists(session_id, response.configOptions, response.availableCommands);
+            store_.end_replay(session_id);
+            done(std::move(response));
+        };
+        if (replay) {
+            av1::LoadSessionRequest load;
+            load.sessionId = session_id;
+            load.cwd = request.cwd;
+            load.additionalDirectories = request.additionalDirectories;
+            load.mcpServers = std::move(servers);
+            call_v1<av1::LoadSessionResponse>(
+                v1method::session_load, load,
+                [finish](Result<av1::LoadSessionResponse> result, const JsonValue* raw) {
+                    finish(result ? Status() : result.status(), raw);
+                },
+                request_options());
+        } else {
+            av1::ResumeSessionRequest resume;
+            resume.sessionId = session_id;
+            resume.cwd = request.cwd;
+            resume.additionalDirectories = request.additionalDirectories;
+            if (request.mcpServers) resume.mcpServers = std::move(servers);
+            call_v1<av1::ResumeSessionResponse>(
+                v1method::session_resume, resume,
+                [finish](Result<av1::ResumeSessionResponse> result, const JsonValue* raw) {
+                    finish(result ? Status() : result.status(), raw);
+                },
+                request_options());
+        }
+    }
+
+    void v1_list_sessions(const av2::ListSessionsRequest& request, Callback<av2::ListSessionsResponse> done) {
+        const av1::SessionCapabilities* capabilities = v1_session_capabilities();
+        if (capabilities == nullptr || !capabilities->list.has_value()) {
+            return refuse(done, Status(Errc::unsupported, "session/list: the v1 agent does not advertise it"));
+        }
+        av1::ListSessionsRequest lowered;
+        if (request.cwd.has_value()) lowered.cwd = *request.cwd;
+        if (request.cursor.has_value()) lowered.cursor = *request.cursor;
+        call_v1<av1::ListSessionsResponse>(
+            v1method::session_list, lowered,
+            [this, done = std::move(done)](Result<av1::ListSessionsResponse> result, const JsonValue* raw) {
+                if (!result) return done(result.status());
+                // The same shape in both versions; v2's stricter checks (absolute paths) apply.
+                av2::ListSessionsResponse response;
+                if (Status decoded = codec::decode(*raw, response); !decoded) {
+                    return done(Status(Errc::protocol_error, "session/list answer: " + decoded.message()));
+                }
+                for (const auto& info : response.sessions) {
+                    if (store_.find(info.sessionId)) store_.set_session_info(info);
+                }
+                done(std::move(response));
+            },
+            request_options());
+    }
+
+    template <class V1Request, class V1Response, class V2Response>
+    void v1_session_end(std::string_view name, const std::string& session_id, bool advertised,
+                        Callback<V2Response> done) {
+        if (!advertised) {
+            return refuse(done, Status(Errc::unsupported, std::string(name) + ": the v1 agent does not advertise it"));
+        }
+        V1Request request;
+        request.sessionId = session_id;
+        call_v1<V1Response>(
+            name, request,
+            [this, session_id, done = std::move(done)](Result<V1Response> result, const JsonValue*) {
+                // CLIENT-MUST-46: an unknown session counts as closed.
+                if (!result && !(result.status().code() == Errc::rpc_error &&
+                                 result.status().rpc_code() == error_code::resource_not_found)) {
+                    return done(result.status());
+                }
+                known_sessions_.erase(session_id);
+                closed_sessions_.insert(session_id);
+                done(V2Response{});
+            },
+            request_options());
+    }
+
+    RequestHandle v1_prompt(const av2::PromptRequest& request, Callback<av2::PromptResponse> done) {
+        av1::PromptRequest lowered;
+        lowered.sessionId = request.sessionId;
+        if (Status s = detail::lower_prompt(request.prompt, lowered.prompt); !s) {
+            refuse(done, s);
+            return {};
+        }
+        const std::string session_id = request.sessionId;
+        // v1 has no turn states and rarely echoes the prompt: the turn starts here
+        // (running, then the user message), delivered on the next loop turn; anything
+        // the agent sends for the session before that waits behind it.
+        auto& start = prompt_starting_[session_id];
+        av2::UpdateSessionNotification running;
+        running.sessionId = session_id;
+        running.update = av2::SessionUpdate::make_state_update(av2::StateUpdate::make_running({}));
+        start.push_back(std::move(running));
+        av2::UpdateSessionNotification user;
+        user.sessionId = session_id;
+        user.update = lifter_.user_message(session_id, request.prompt);
+        const std::string message_id = user.update.user_message()->messageId;
+        start.push_back(std::move(user));
+        deferred_.post([this, session_id] {
+            auto keep_alive = shared_from_this();
+            if (!orphaned_) flush_prompt_start(session_id);
+        });
+        // The answer ends the turn, however long it takes: no request timeout.
+        const int64_t id = call_v1<av1::PromptResponse>(
+            v1method::session_prompt, lowered,
+            [this, session_id, message_id, done = std::move(done)](Result<av1::PromptResponse> result,
+                                                                   const JsonValue*) {
+                flush_prompt_start(session_id);
+                if (orphaned_) return;
+                // idle with the stop reason, or with "error" when the prompt failed (§10)
+                rapidjson::Document idle(rapidjson::kObjectType);
+                auto& allocator = idle.GetAllocator();
+                idle.AddMember("state", "idle", allocator);
+                if (result) {
+                    idle.AddMember("stopReason", JsonValue(result->stopReason.value.c_str(), allocator), allocator);
+                } else {
+                    JsonValue error(rapidjson::kObjectType);
+                    const Status& why = result.status();
+                    error.AddMember("code", why.code() == Errc::rpc_error ? why.rpc_code() : error_code::internal_error,
+                                    allocator);
+                    error.AddMember("message", JsonValue(why.message().c_str(), allocator), allocator);
+                    idle.AddMember("stopReason", "error", allocator);
+                    idle.AddMember("error", error, allocator);
+                }
+                av2::StateUpdate state;
+                if (Status decoded = codec::decode(idle, state); decoded) deliver_state(session_id, std::move(state));
+                if (orphaned_) return;
+                if (!result) return done(result.status());
+                av2::PromptResponse response;
+                response.messageId = message_id;
+                done(std::move(response));
+            },
+            detail::RequestOptions{});
+        return RequestHandle{id};
+    }
+
+    void v1_cancel(const std::string& session_id) {
+        rpc_->send_notification(v1method::session_cancel, [&session_id](JsonWriter& w) {
+            av1::CancelNotification notification;
+            notification.sessionId = session_id;
+            v1codec::encode(w, notification);
+        });
+        store_.mark_cancelled(session_id);
+        // v1: the client answers every pending permission request of the session
+        // "cancelled" itself (CLIENT-GUIDE §10).
+        cancel_v1_permissions(session_id);
+    }
+
+    // The synthesized mode option goes to session/set_mode, the agent's own options to
+    // session/set_config_option; both answers become the session's full option list.
+    void v1_set_config_option(const av2::SetSessionConfigOptionRequest& request,
+                              Callback<av2::SetSessionConfigOptionResponse> done) {
+        const std::string session_id = request.sessionId;
+        auto finish = [this, session_id](std::optional<std::vector<av2::SessionConfigOption>> options,
+                                         const Callback<av2::SetSessionConfigOptionResponse>& reply) {
+            av2::SetSessionConfigOptionResponse response;
+            if (options) {
+                store_.set_config_options(session_id, *options);
+                response.configOptions = std::move(*options);
+            }
+            reply(std::move(response));
+        };
+        if (request.configId == detail::kV1ModeOptionId && lifter_.has_mode_option(session_id) && request.type.id()) {
+            av1::SetSessionModeRequest mode;
+            mode.sessionId = session_id;
+            mode.modeId = request.type.id()->value;
+            const std::string mode_id = mode.modeId;
+            call_v1<av1::SetSessionModeResponse>(
+                v1method::session_set_mode, mode,
+                [this, session_id, mode_id, finish, done = std::move(done)](Result<av1::SetSessionModeResponse> result,
+                                                                            const JsonValue*) {
+                    if (!result) return done(result.status());
+                    finish(lifter_.set_mode(session_id, mode_id), done);
+                },
+                request_options());
+            return;
+        }
+        av1::SetSessionConfigOptionRequest lowered;
+        lowered.sessionId = session_id;
+        lowered.configId = request.configId;
+        rapidjson::StringBuffer value;
+        JsonWriter writer(value);
+        if (const auto* flag = request.type.boolean()) {
+            lowered.type = "boolean";
+            writer.Bool(flag->value);
+        } else if (const auto* id = request.type.id()) {
+            detail::write_string(writer, id->value);  // v1: no type means a value id
+        } else {
+            return refuse(done, Status(Errc::unsupported, "v1 config options take ids or booleans, not '" +
+                                                              request.type.tag() + "'"));
+        }
+        lowered.value = RawJson{std::string(value.GetString(), value.GetSize())};
+        call_v1<av1::SetSessionConfigOptionResponse>(
+            v1method::session_set_config_option, lowered,
+            [this, session_id, finish, done = std::move(done)](Result<av1::SetSessionConfigOptionResponse> result,
+                                                               const JsonValue* raw) {
+                if (!result) return done(result.status());
+                finish(lifter_.set_lists(session_id, *raw), done);
+            },
+            request_options());
+    }
+
     // --- state -----------------------------------------------------------------------
 
     uv_loop_t* loop_;
@@ -561,6 +1125,15 @@ public:
     std::function<void(const av2::CompleteElicitationNotification&)> elicitation_complete_;
     std::function<void(std::string_view, const RawJson&)> unknown_notification_;
     std::function<void(const Status&)> closed_handler_;
+
+    int version_ = 0;  // negotiated; 0 until initialize succeeded
+    std::optional<av1::InitializeResponse> agent_v1_;
+    detail::V1Lifter lifter_;
+    std::map<std::string, std::vector<av2::UpdateSessionNotification>> prompt_starting_;
+    std::map<std::string, std::vector<std::weak_ptr<PermissionResponder::State>>> v1_permissions_;
+    std::function<void(const av1::ReadTextFileRequest&, ClientMethodResponder)> read_text_file_;
+    std::function<void(const av1::WriteTextFileRequest&, ClientMethodResponder)> write_text_file_;
+    TerminalHandlers terminal_;
 };
 
 }  // namespace acp
@@ -622,17 +1195,35 @@ void Client::on_unknown_notification(std::function<void(std::string_view, const 
     impl_->unknown_notification_ = std::move(handler);
 }
 void Client::on_closed(std::function<void(const Status&)> handler) { impl_->closed_handler_ = std::move(handler); }
+void Client::on_read_text_file(std::function<void(const av1::ReadTextFileRequest&, ClientMethodResponder)> handler) {
+    impl_->read_text_file_ = handler;
+    impl_->serve_v1(v1method::fs_read_text_file, std::move(handler));
+}
+void Client::on_write_text_file(std::function<void(const av1::WriteTextFileRequest&, ClientMethodResponder)> handler) {
+    impl_->write_text_file_ = handler;
+    impl_->serve_v1(v1method::fs_write_text_file, std::move(handler));
+}
+void Client::on_terminal(TerminalHandlers handlers) {
+    impl_->terminal_ = handlers;
+    impl_->serve_v1(v1method::terminal_create, std::move(handlers.create));
+    impl_->serve_v1(v1method::terminal_output, std::move(handlers.output));
+    impl_->serve_v1(v1method::terminal_wait_for_exit, std::move(handlers.wait_for_exit));
+    impl_->serve_v1(v1method::terminal_kill, std::move(handlers.kill));
+    impl_->serve_v1(v1method::terminal_release, std::move(handlers.release));
+}
 void Client::set_traffic_observer(TrafficObserver observer, bool redact_secrets) {
     impl_->rpc_->set_traffic_observer(std::move(observer), redact_secrets);
 }
 
 void Client::initialize(Callback<av2::InitializeResponse> done) { impl_->initialize(std::move(done)); }
 const av2::InitializeResponse* Client::agent() const { return impl_->agent_ ? &*impl_->agent_ : nullptr; }
-int Client::negotiated_version() const { return impl_->agent_ ? impl_->agent_->protocolVersion : 0; }
+int Client::negotiated_version() const { return impl_->agent_ ? impl_->version_ : 0; }
+const av1::InitializeResponse* Client::agent_v1() const { return impl_->agent_v1_ ? &*impl_->agent_v1_ : nullptr; }
 
 void Client::login(const std::string& method_id, Callback<av2::LoginAuthResponse> done) {
     if (!impl_->ready(done, method::auth_login)) return;
     if (Status s = detail::v2::check_login(method_id, *impl_->agent_); !s) return impl_->refuse(done, s);
+    if (impl_->version_ == 1) return impl_->v1_login(method_id, std::move(done));
     av2::LoginAuthRequest request;
     request.methodId = method_id;
     impl_->call(method::auth_login, request, std::move(done));
@@ -640,6 +1231,7 @@ void Client::login(const std::string& method_id, Callback<av2::LoginAuthResponse
 
 void Client::logout(Callback<av2::LogoutAuthResponse> done) {
     if (!impl_->ready(done, method::auth_logout)) return;
+    if (impl_->version_ == 1) return impl_->v1_logout(std::move(done));
     if (Status s = detail::v2::check_logout(*impl_->agent_); !s) return impl_->refuse(done, s);
     impl_->call(method::auth_logout, av2::LogoutAuthRequest{}, std::move(done));
 }
@@ -647,6 +1239,7 @@ void Client::logout(Callback<av2::LogoutAuthResponse> done) {
 void Client::new_session(av2::NewSessionRequest request, Callback<av2::NewSessionResponse> done) {
     if (!impl_->ready(done, method::session_new)) return;
     if (Status s = detail::v2::check_new_session(request, *impl_->agent_); !s) return impl_->refuse(done, s);
+    if (impl_->version_ == 1) return impl_->v1_new_session(request, std::move(done));
     ++impl_->pending_new_sessions_;
     Impl* impl = impl_.get();
     impl_->call<av2::NewSessionResponse>(
@@ -668,6 +1261,7 @@ void Client::new_session(av2::NewSessionRequest request, Callback<av2::NewSessio
 
 void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::ResumeSessionResponse> done) {
     if (!impl_->ready(done, method::session_resume)) return;
+    if (impl_->version_ == 1) return impl_->v1_resume_session(request, std::move(done));
     if (Status s = detail::v2::check_resume_session(request, *impl_->agent_); !s) return impl_->refuse(done, s);
     // The replay names this session before the answer does.
     impl_->known_sessions_.insert(request.sessionId);
@@ -696,6 +1290,7 @@ void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::Res
 
 void Client::list_sessions(av2::ListSessionsRequest request, Callback<av2::ListSessionsResponse> done) {
     if (!impl_->ready(done, method::session_list)) return;
+    if (impl_->version_ == 1) return impl_->v1_list_sessions(request, std::move(done));
     if (Status s = detail::v2::check_list_sessions(request, *impl_->agent_); !s) return impl_->refuse(done, s);
     Impl* impl = impl_.get();
     // What the list says of sessions the model holds (title, cwd, roots) goes into them.
@@ -759,6 +1354,11 @@ std::optional<Response> not_found_is_success(const Status& status) {
 
 void Client::close_session(const std::string& session_id, Callback<av2::CloseSessionResponse> done) {
     if (!impl_->ready(done, method::session_close)) return;
+    if (impl_->version_ == 1) {
+        const auto* capabilities = impl_->v1_session_capabilities();
+        return impl_->v1_session_end<av1::CloseSessionRequest, av1::CloseSessionResponse>(
+            v1method::session_close, session_id, capabilities && capabilities->close.has_value(), std::move(done));
+    }
     if (Status s = detail::v2::check_session_capability(*impl_->agent_, method::session_close); !s) {
         return impl_->refuse(done, s);
     }
@@ -781,6 +1381,11 @@ void Client::close_session(const std::string& session_id, Callback<av2::CloseSes
 
 void Client::delete_session(const std::string& session_id, Callback<av2::DeleteSessionResponse> done) {
     if (!impl_->ready(done, method::session_delete)) return;
+    if (impl_->version_ == 1) {
+        const auto* capabilities = impl_->v1_session_capabilities();
+        return impl_->v1_session_end<av1::DeleteSessionRequest, av1::DeleteSessionResponse>(
+            v1method::session_delete, session_id, capabilities && capabilities->delete_.has_value(), std::move(done));
+    }
     if (Status s = detail::v2::check_delete_session(*impl_->agent_); !s) return impl_->refuse(done, s);
     av2::DeleteSessionRequest request;
     request.sessionId = session_id;
@@ -794,11 +1399,13 @@ RequestHandle Client::prompt(av2::PromptRequest request, Callback<av2::PromptRes
         impl_->refuse(done, s);
         return {};
     }
+    if (impl_->version_ == 1) return impl_->v1_prompt(request, std::move(done));
     return RequestHandle{impl_->call<av2::PromptResponse>(method::session_prompt, request, std::move(done))};
 }
 
 void Client::cancel(const std::string& session_id) {
     if (!impl_->agent_ || impl_->rpc_->is_closed()) return;
+    if (impl_->version_ == 1) return impl_->v1_cancel(session_id);
     impl_->rpc_->send_notification(method::session_cancel, [&session_id](JsonWriter& w) {
         av2::CancelSessionNotification notification;
         notification.sessionId = session_id;
@@ -821,6 +1428,7 @@ void Client::set_config_option(av2::SetSessionConfigOptionRequest request,
         !s) {
         return impl_->refuse(done, s);
     }
+    if (impl_->version_ == 1) return impl_->v1_set_config_option(request, std::move(done));
     const std::string session_id = request.sessionId;
     Impl* impl = impl_.get();
     // CLIENT-MUST-56: the answer is the complete list; it replaces ours.
@@ -834,6 +1442,9 @@ void Client::set_config_option(av2::SetSessionConfigOptionRequest request,
 void Client::cancel_tool_call(const std::string& session_id, const std::string& tool_call_id,
                               Callback<av2::CancelToolCallResponse> done) {
     if (!impl_->ready(done, method::tool_call_cancel)) return;
+    if (impl_->version_ == 1) {
+        return impl_->refuse(done, Status(Errc::unsupported, "tool_call/cancel: ACP v1 has no such method"));
+    }
     if (!impl_->cancellable(session_id, ItemKind::tool_call, tool_call_id)) {
         return impl_->refuse(done, Status(Errc::invalid_argument,
                                           "CLIENT-MUST-36: tool call '" + tool_call_id +
@@ -848,6 +1459,9 @@ void Client::cancel_tool_call(const std::string& session_id, const std::string& 
 void Client::cancel_terminal(const std::string& session_id, const std::string& terminal_id,
                              Callback<av2::CancelTerminalResponse> done) {
     if (!impl_->ready(done, method::terminal_cancel)) return;
+    if (impl_->version_ == 1) {
+        return impl_->refuse(done, Status(Errc::unsupported, "terminal/cancel: ACP v1 has no such method"));
+    }
     if (!impl_->cancellable(session_id, ItemKind::terminal, terminal_id)) {
         return impl_->refuse(done, Status(Errc::invalid_argument,
                                           "CLIENT-MUST-36: terminal '" + terminal_id +

@@ -60,17 +60,18 @@ TEST_CASE("client v2: elicitation modes are advertised only for what the host ha
     CHECK(peer.sent[0].find(R"("elicitation":{"form":{}})") != std::string::npos);
 }
 
-TEST_CASE("client v2: a v1-only agent is reported clearly and the connection closed") {
+TEST_CASE("client v2: an agent answering 1 is initialized again in v1 and served as v1") {
+    // CLIENT-MUST-23: switch to v1 rules for 1 (docs/v1.md: the agent hears v1 fields then).
     TsPeer peer({"--protocol-version=1"});
-    peer.validate_on_exit = true;
     auto agent = peer.initialize();
-    REQUIRE_FALSE(agent.ok());
-    CHECK(agent.status().code() == Errc::unsupported);
-    CHECK(agent.status().message().find("only ACP v1") != std::string::npos);
-    CHECK(peer.loop.run_until([&] { return peer.closed.has_value(); }));
+    REQUIRE_MESSAGE(agent.ok(), agent.status().to_string());
+    CHECK(peer.client->negotiated_version() == 1);
+    CHECK(agent->info.name == "libacp-ts-peer");
+    REQUIRE(peer.sent.size() == 2);
+    CHECK(peer.sent[1].find(R"("protocolVersion":1,"clientCapabilities":)") != std::string::npos);
 }
 
-TEST_CASE("client v2: an unknown version or -32022 closes with the versions involved") {
+TEST_CASE("client v2: an unknown version closes with the versions involved - -32022 retries with 1") {
     // CLIENT-MUST-23, -24
     {
         TsPeer peer({"--protocol-version=3"});
@@ -80,12 +81,12 @@ TEST_CASE("client v2: an unknown version or -32022 closes with the versions invo
         CHECK(peer.loop.run_until([&] { return peer.closed.has_value(); }));
     }
     {
+        // The agent supports only 1: initialize again with 1 on the same connection.
         TsPeer peer({"--reject-version"});
         auto agent = peer.initialize();
-        REQUIRE_FALSE(agent.ok());
-        CHECK(agent.status().rpc_code() == acp::error_code::unsupported_protocol_version);
-        CHECK(agent.status().message().find("it supports: 1") != std::string::npos);
-        CHECK(peer.loop.run_until([&] { return peer.closed.has_value(); }));
+        REQUIRE_MESSAGE(agent.ok(), agent.status().to_string());
+        CHECK(peer.client->negotiated_version() == 1);
+        CHECK(peer.sent.size() == 2);
     }
 }
 

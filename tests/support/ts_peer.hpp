@@ -1,6 +1,7 @@
 // The client against the peer agent built on the official TypeScript SDK
-// (tests/peers/ts-agent). Every message the client sends is recorded by the peer and,
-// when the test ends, checked against the pinned v2 JSON schema by validate.mjs (ajv).
+// (tests/peers/ts-agent): agent.mjs (v2), or agent-v1.mjs (the SDK's v1 entry point) with
+// TsPeer::v1. Every message the client sends is recorded by the peer and, when the test
+// ends, checked against the pinned schema of that version by validate.mjs (ajv).
 #pragma once
 
 #include <doctest/doctest.h>
@@ -20,14 +21,23 @@ namespace acp::test {
 
 class TsPeer {
 public:
-    explicit TsPeer(std::vector<std::string> flags = {}, ClientOptions options = {}) {
+    struct V1 {};
+    static constexpr V1 v1{};
+
+    explicit TsPeer(std::vector<std::string> flags = {}, ClientOptions options = {})
+        : TsPeer("agent.mjs", ACP_V2_SCHEMA_PATH, std::move(flags), std::move(options)) {}
+    TsPeer(V1, std::vector<std::string> flags = {}, ClientOptions options = {})
+        : TsPeer("agent-v1.mjs", ACP_V1_SCHEMA_PATH, std::move(flags), std::move(options)) {}
+
+    TsPeer(const std::string& script, std::string schema, std::vector<std::string> flags, ClientOptions options)
+        : schema_(std::move(schema)) {
         char path[] = "/tmp/acp-ts-peer-XXXXXX";
         int fd = mkstemp(path);
         REQUIRE(fd >= 0);
         close(fd);
         record_ = path;
         SpawnOptions agent;
-        agent.argv = {ACP_NODE, std::string(ACP_TS_AGENT_DIR) + "/agent.mjs", "--record=" + record_};
+        agent.argv = {ACP_NODE, std::string(ACP_TS_AGENT_DIR) + "/" + script, "--record=" + record_};
         for (auto& flag : flags) agent.argv.push_back(flag);
         agent.shutdown_grace = std::chrono::milliseconds(3000);
         options.info.name = "libacp-tests";
@@ -146,8 +156,8 @@ public:
 private:
     // Every message the client sent must validate against the pinned schema.
     void check_recorded_traffic() {
-        std::string command = std::string(ACP_NODE) + " " + ACP_TS_AGENT_DIR + "/validate.mjs --schema=" +
-                              ACP_V2_SCHEMA_PATH + " " + record_ + " 2>&1";
+        std::string command = std::string(ACP_NODE) + " " + ACP_TS_AGENT_DIR + "/validate.mjs --schema=" + schema_ +
+                              " " + record_ + " 2>&1";
         // Runs from the destructor: CHECK only, a REQUIRE would throw out of it.
         FILE* pipe = popen(command.c_str(), "r");
         CHECK(pipe != nullptr);
@@ -165,6 +175,7 @@ private:
         if (checked != std::string::npos) CHECK(std::atoi(output.c_str() + checked + 8) > 0);
     }
 
+    std::string schema_;
     std::string record_;
 };
 

@@ -673,6 +673,51 @@ async function toolScript(t) {
   await t.emit({ sessionUpdate: "session_info_update", title: "Edit hello.txt", updatedAt: FIXED_TIME });
 }
 
+// The conversation agent-v1.mjs plays in v1 shapes (no terminal, no structured diff,
+// plan id "main"): both runs must leave the client with the same model.
+async function workScript(t) {
+  const s = t.session;
+  const path = `${s.cwd.replace(/\/$/, "")}/hello.txt`;
+  const m1 = s.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m1, content: text("Let me ") });
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m1, content: text("edit hello.txt.") });
+  const th = s.nextId("th");
+  await t.emit({ sessionUpdate: "agent_thought_chunk", messageId: th, content: text("The greeting needs an exclamation mark.") });
+  const tc = s.nextId("tc");
+  await t.emit({
+    sessionUpdate: "tool_call_update",
+    toolCallId: tc,
+    title: "Edit hello.txt",
+    kind: "edit",
+    status: "pending",
+    locations: [{ path, line: 1 }],
+    rawInput: { path, find: "Hello", replace: "Hello!" },
+  });
+  await t.emit({
+    sessionUpdate: "tool_call_update",
+    toolCallId: tc,
+    status: "in_progress",
+    content: [{ type: "content", content: text("Replacing 1 occurrence") }],
+  });
+  await t.emit({ sessionUpdate: "tool_call_update", toolCallId: tc, status: "completed", rawOutput: { ok: true } });
+  await t.emit({
+    sessionUpdate: "plan_update",
+    plan: {
+      type: "items",
+      planId: "main",
+      entries: [
+        { content: "Edit hello.txt", priority: "high", status: "completed" },
+        { content: "Run the checks", priority: "medium", status: "completed" },
+        { content: "Write a summary", priority: "low", status: "in_progress" },
+      ],
+    },
+  });
+  const m2 = s.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m2, content: text("Done: hello.txt now says Hello!") });
+  await t.emit({ sessionUpdate: "usage_update", used: 1234, size: 200000, cost: { amount: 0.25, currency: "USD" } });
+  await t.emit({ sessionUpdate: "session_info_update", title: "Edit hello.txt", updatedAt: FIXED_TIME });
+}
+
 const PERMISSION_OPTIONS = [
   { optionId: "allow-once", name: "Allow once", kind: "allow_once" },
   { optionId: "allow-always", name: "Always allow", kind: "allow_always" },
@@ -845,6 +890,7 @@ async function failScript(t) {
 const SCRIPTS = {
   hello: helloScript,
   tool: toolScript,
+  work: workScript,
   permission: permissionScript,
   "elicit-form": elicitFormScript,
   "elicit-url": elicitUrlScript,

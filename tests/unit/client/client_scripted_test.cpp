@@ -328,3 +328,20 @@ TEST_CASE("client: extension handlers are only for '_' methods") {
     CHECK(ext_calls == 0);
     CHECK(s.logged("ignored: no '_'"));
 }
+
+TEST_CASE("client: a v2 agent calling a v1 client method gets -32601 even with a handler installed") {
+    // CLIENT-MUST-08: v2 has no fs/* or terminal/* client methods.
+    Scripted s;
+    bool called = false;
+    s.client->on_read_text_file([&](const acp::v1::ReadTextFileRequest&, acp::ClientMethodResponder) { called = true; });
+    s.initialize();
+    CHECK(s.client->negotiated_version() == 2);
+    const std::size_t index = s.agent->lines.size();
+    s.agent->send_line(
+        R"({"jsonrpc":"2.0","id":7,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/etc/passwd"}})");
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > index; }));
+    auto answer = s.agent->parsed(index);
+    REQUIRE(answer.HasMember("error"));
+    CHECK(answer["error"]["code"].GetInt() == -32601);
+    CHECK_FALSE(called);
+}

@@ -1,0 +1,178 @@
+// The Client against published ACP agents, offline: initialize, session setup and, for
+// Gemini CLI, a prompt turn against a fake model endpoint on 127.0.0.1 (fake_gemini.mjs).
+// run_real_agents.sh installs the agents from npm, starts the endpoint and sets
+// ACP_GEMINI_JS, ACP_CLAUDE_ACP_JS and ACP_FAKE_GEMINI_URL; without them the tests have
+// nothing to run against and say so.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "acp/client.hpp"
+#include "support/test_loop.hpp"
+
+using acp::Result;
+namespace v2 = acp::v2;
+
+namespace {
+
+struct RealAgent {
+    acp::test::TestLoop loop;
+    std::unique_ptr<acp::Client> client;
+    std::optional<acp::Status> closed;
+    std::vector<std::string> log;
+    std::vector<v2::UpdateSessionNotification> updates;
+
+    explicit RealAgent(acp::SpawnOptions agent) {
+        acp::ClientOptions options;
+        options.info.name = "libacp-interop";
+        options.info.version = "1.0";
+        options.log = [this](const acp::LogRecord& r) { log.push_back(std::string(r.message)); };
+        auto created = acp::Client::spawn(loop.get(), agent, options);
+        REQUIRE_MESSAGE(created.ok(), created.status().to_string());
+        client = std::move(created.value());
+        client->on_closed([this](const acp::Status& why) { closed = why; });
+        client->on_session_update([this](const v2::UpdateSessionNotification& n) { updates.push_back(n); });
+        // The traffic, for the message of a failed wait.
+        client->set_traffic_observer([this](acp::Direction d, std::string_view line, auto) {
+            log.push_back((d == acp::Direction::outgoing ? "> " : "< ") + std::string(line.substr(0, 300)));
+        });
+    }
+    ~RealAgent() {
+        // Agents that ignore stdin EOF are ended by the shutdown ladder (SIGTERM, SIGKILL).
+        client->close();
+        loop.run_until([this] { return closed.has_value(); }, std::chrono::milliseconds(15000));
+    }
+
+    template <class T, class Start>
+    Result<T> wait(Start&& start) {
+        // Shared: a call still pending when a check fails completes during teardown.
+        auto result = std::make_shared<std::optional<Result<T>>>();
+        start([result](Result<T> r) { result->emplace(std::move(r)); });
+        loop.run_until([&result] { return result->has_value(); }, std::chrono::milliseconds(60000));
+        if (!result->has_value()) {
+            for (const auto& line : log) MESSAGE(line);
+        }
+        REQUIRE(result->has_value());
+        return std::move(**result);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("interop: gemini --acp (v1) - initialize and session/new offline, lifted into the v2 model") {
+    const char* gemini = std::getenv("ACP_GEMINI_JS");
+    const char* home = std::getenv("ACP_INTEROP_HOME");
+    if (gemini == nullptr || home == nullptr) {
+        MESSAGE("ACP_GEMINI_JS is not set: run through tests/interop/run_real_agents.sh (ctest -R interop)");
+        return;
+    }
+    std::system((std::string("mkdir -p ") + home + "/project").c_str());
+    acp::SpawnOptions agent;
+    agent.argv = {ACP_NODE, gemini, "--acp"};
+    // A scratch home and a fake key: nothing of the user's, and no login needed to start.
+    agent.env_set = {{"HOME", home}, {"GEMINI_API_KEY", "fake-key-for-offline-tests"}};
+    const char* model = std::getenv("ACP_FAKE_GEMINI_URL");
+    if (model != nullptr) agent.env_set.emplace_back("GOOGLE_GEMINI_BASE_URL", model);
+    agent.cwd = std::string(home) + "/project";
+    RealAgent peer(agent);
+
+    auto init = peer.wait<v2::InitializeResponse>([&](auto done) { peer.client->initialize(done); });
+    REQUIRE_MESSAGE(init.ok(), init.status().to_string());
+    CHECK(peer.client->negotiated_version() == 1);
+    CHECK(init->info.name == "gemini-cli");
+    REQUIRE(init->authMethods.has_value());
+    bool api_key = false;
+    for (const auto& method : *init->authMethods) {
+        // v1 methods without `type` are agent methods; `id` became `methodId`.
+        if (method.agent() != nullptr && method.agent()->methodId == "gemini-api-key") api_key = true;
+    }
+    CHECK(api_key);
+    CHECK(init->capabilities->session->prompt->image.has_value());
+
+    v2::NewSessionRequest request;
+    request.cwd = std::string(home) + "/project";
+    auto session = peer.wait<v2::NewSessionResponse>([&](auto done) { peer.client->new_session(request, done); });
+    REQUIRE_MESSAGE(session.ok(), session.status().to_string());
+    CHECK_FALSE(session->sessionId.empty());
+    // Gemini's modes are the mode option of the model.
+    const acp::SessionState* state = peer.client->sessions().find(session->sessionId);
+    REQUIRE(state != nullptr);
+    REQUIRE(state->config_options().has_value());
+    const auto& mode = state->config_options()->front();
+    CHECK(mode.configId == "_v1_mode");
+    CHECK(mode.type.select() != nullptr);
+    // Its command list follows the answer as a v1 update, lifted.
+    peer.loop.run_until([&] { return state->available_commands().has_value(); }, std::chrono::milliseconds(20000));
+    REQUIRE(state->available_commands().has_value());
+    CHECK_FALSE(state->available_commands()->empty());
+
+    if (model == nullptr) {
+        MESSAGE("ACP_FAKE_GEMINI_URL is not set: no prompt turn");
+        return;
+    }
+    // A turn against the fake model endpoint: id-less v1 chunks and a {stopReason}
+    // answer become the v2 turn (running, user message, agent message, idle).
+    const std::size_t before = peer.updates.size();
+    v2::PromptRequest prompt;
+    prompt.sessionId = session->sessionId;
+    v2::TextContent text;
+    text.text = "Say hello";
+    prompt.prompt.push_back(v2::ContentBlock::make_text(text));
+    auto turn = peer.wait<v2::PromptResponse>([&](auto done) { peer.client->prompt(prompt, done); });
+    REQUIRE_MESSAGE(turn.ok(), turn.status().to_string());
+    CHECK(state->foreground().is_idle());
+    CHECK(state->foreground().stop_reason == std::optional<std::string>("end_turn"));
+    std::vector<acp::ItemKind> kinds;
+    std::string said;
+    for (const auto& item : state->items()) {
+        kinds.push_back(item.kind());
+        if (item.kind() != acp::ItemKind::agent_message) continue;
+        for (const auto& block : item.message()->content) {
+            if (block.text() != nullptr) said += block.text()->text;
+        }
+    }
+    CHECK(kinds == std::vector<acp::ItemKind>{acp::ItemKind::user_message, acp::ItemKind::agent_message});
+    CHECK(said == "Hello from the fake model.");
+    CHECK(state->items()[0].id() == turn->messageId);
+    REQUIRE(peer.updates.size() > before);
+    CHECK(peer.updates[before].update.tag() == "state_update");
+}
+
+TEST_CASE("interop: claude-agent-acp serves v2 and v1 - the same client negotiates either, offline") {
+    const char* claude = std::getenv("ACP_CLAUDE_ACP_JS");
+    const char* home = std::getenv("ACP_INTEROP_HOME");
+    if (claude == nullptr || home == nullptr) {
+        MESSAGE("ACP_CLAUDE_ACP_JS is not set: run through tests/interop/run_real_agents.sh (ctest -R interop)");
+        return;
+    }
+    std::system((std::string("mkdir -p ") + home + "/project").c_str());
+    for (int version : {2, 1}) {
+        INFO("CLAUDE_AGENT_ACP_PROTOCOL=v" << version);
+        acp::SpawnOptions agent;
+        agent.argv = {ACP_NODE, claude};
+        agent.env_set = {{"HOME", home},
+                         {"ANTHROPIC_API_KEY", "fake-key-for-offline-tests"},
+                         {"CLAUDE_AGENT_ACP_PROTOCOL", "v" + std::to_string(version)}};
+        agent.cwd = std::string(home) + "/project";
+        RealAgent peer(agent);
+        auto init = peer.wait<v2::InitializeResponse>([&](auto done) { peer.client->initialize(done); });
+        REQUIRE_MESSAGE(init.ok(), init.status().to_string());
+        CHECK(peer.client->negotiated_version() == version);
+        CHECK(init->info.name == "@agentclientprotocol/claude-agent-acp");
+        // The same capabilities reach the host either way (v1's booleans lifted).
+        REQUIRE(init->capabilities->session.has_value());
+        CHECK(init->capabilities->session->prompt->image.has_value());
+        CHECK_FALSE(init->capabilities->session->prompt->audio.has_value());
+        CHECK(init->capabilities->session->mcp->http.has_value());
+        CHECK(init->capabilities->session->additionalDirectories.has_value());
+        // session/list works offline (nothing stored in the scratch home).
+        auto listed = peer.wait<std::vector<v2::SessionInfo>>(
+            [&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
+        REQUIRE_MESSAGE(listed.ok(), listed.status().to_string());
+        CHECK(listed->empty());
+    }
+}
