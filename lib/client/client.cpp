@@ -476,7 +476,7 @@ public:
             fail_and_close(done, Status(Errc::unsupported, "the agent answered protocolVersion " +
                                                                std::to_string(agreed) + " to our " +
                                                                std::to_string(kProtocolVersion) +
-                                                               "; libacp speaks only version 2"));
+                                                               "; libacp speaks versions 1 and 2"));
             return;
         }
         av2::InitializeResponse response;

@@ -211,9 +211,10 @@ class ExitCodes(ChatCase):
         self.assertEqual(lines[:2], ["the agent exited with code 7; its last output on stderr:", "no model configured"])
 
     def test_protocol_version_unsupported(self):
-        code, lines = self.run_chat([], agent=self.agent("--protocol-version", "1"))
+        # libacp speaks 2 and falls back to 1; an agent answering 7 is refused.
+        code, lines = self.run_chat([], agent=self.agent("--protocol-version", "7"))
         self.assertEqual(code, 5)
-        self.assertIn("ACP v1", lines[0])
+        self.assertIn("protocolVersion 7", lines[0])
 
     def test_authentication_required_lists_the_methods(self):
         code, lines = self.run_chat(["hello"], agent=self.agent("--auth-required"))
