@@ -233,6 +233,16 @@ const acp_session::Item* item_at(const acp_session* s, int index) {
 
 const char* c_str_or_null(const std::optional<std::string>& s) { return s ? s->c_str() : nullptr; }
 
+// libuv hands a started watcher to epoll only at its next poll, and uv_backend_timeout()
+// does not count such watchers: a host that waited on the backend fd now could wait for
+// ever on a stream libuv has not registered yet. The queue is a private member of
+// uv_loop_t, but every libuv 1.x keeps it as a circular list whose head points to itself
+// when empty (void*[2] up to 1.46, struct uv__queue after).
+bool has_unregistered_watchers(uv_loop_t* loop) {
+    void* const* head = reinterpret_cast<void* const*>(&loop->watcher_queue);
+    return head[0] != static_cast<const void*>(head);
+}
+
 }  // namespace
 
 }  // namespace acp::capi
@@ -320,6 +330,7 @@ int acp_client_timeout_ms(const acp_client* client) {
         if (client->core->mode() != ACP_MODE_POLLED) return fail(ACP_ESTATE, "acp_client_timeout_ms: polled mode only");
         // A loop with nothing left reports 0; the host then has nothing to wait for.
         if (client->core->freed || !uv_loop_alive(client->core->loop())) return -1;
+        if (has_unregistered_watchers(client->core->loop())) return 0;
         return uv_backend_timeout(client->core->loop());
     });
 }
@@ -331,7 +342,12 @@ int acp_client_run_nowait(acp_client* client) {
         if (core->mode() != ACP_MODE_POLLED) return fail(ACP_ESTATE, "acp_client_run_nowait: polled mode only");
         if (!core->on_loop_thread()) return fail(ACP_ESTATE, "acp_client_run_nowait: not the client's thread");
         if (core->freed) return 0;
-        return uv_run(core->loop(), UV_RUN_NOWAIT) != 0 ? 1 : 0;
+        int alive = uv_run(core->loop(), UV_RUN_NOWAIT);
+        // Register what the callbacks just started, so the fd reflects every watcher.
+        for (int pass = 0; pass < 4 && alive != 0 && has_unregistered_watchers(core->loop()); ++pass) {
+            alive = uv_run(core->loop(), UV_RUN_NOWAIT);
+        }
+        return alive != 0 ? 1 : 0;
     });
 }
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <future>
 #include <utility>
 
@@ -416,7 +417,16 @@ void Core::shutdown() {
     freed = true;
     if (own_loop_) {
         uv_run(loop_, UV_RUN_DEFAULT);
-        uv_loop_close(loop_);
+        if (uv_loop_close(loop_) == UV_EBUSY) {
+            // Inactive handles nobody closed (a stopped timer, an unreferenced async) would
+            // keep the loop registered with libuv's process-wide signal handling after its
+            // memory is gone: close them and finish the loop properly.
+            uv_walk(loop_, [](uv_handle_t* h, void*) {
+                if (!uv_is_closing(h)) uv_close(h, nullptr);
+            }, nullptr);
+            uv_run(loop_, UV_RUN_DEFAULT);
+            if (uv_loop_close(loop_) != 0) std::fprintf(stderr, "libacp: a loop could not be closed\n");
+        }
         own_loop_.reset();
     }
     // 3. The host's references.

@@ -78,6 +78,7 @@ def _declare(lib):
         "acp_client_timeout_ms": (c_int, [c_void_p]),
         "acp_client_run_nowait": (c_int, [c_void_p]),
         "acp_client_event_fd": (c_int, [c_void_p]),
+        "acp_client_pending_events": (c_int, [c_void_p]),
         "acp_client_next_event": (c_int, [POINTER(c_void_p), c_void_p]),
         "acp_event_type": (c_int, [c_void_p]),
         "acp_event_request": (c_ulong, [c_void_p]),

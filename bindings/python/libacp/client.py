@@ -392,9 +392,8 @@ class _BaseClient:
         self._kick()
 
     def set_config_option(self, session_id, config_id, value):
-        request = {"sessionId": session_id, "configId": config_id, "value": value}
-        if isinstance(value, bool):
-            request["type"] = "boolean"
+        request = {"sessionId": session_id, "configId": config_id, "value": value,
+                   "type": "boolean" if isinstance(value, bool) else "id"}
         return self._finish(self._start(
             lambda r, h: lib.acp_client_set_config_option(r, h, _encode(request), None, None)))
 
@@ -629,11 +628,8 @@ class Client(_BaseClient):
             if self._handle is None:
                 raise ConnectionClosed("the client was freed")
             timeout = lib.acp_client_timeout_ms(self._handle)
-            if timeout < 0 and lib.acp_client_run_nowait(self._handle) == 0:
-                self._dispatch()
-                if done():
-                    return
-                raise self._closed_status or ConnectionClosed("the loop has nothing left to do")
+            if timeout < 0 and self._closed_status is not None:
+                raise self._closed_status  # the connection ended: nothing will come
             select.select([lib.acp_client_fd(self._handle)], [], [], None if timeout < 0 else timeout / 1000.0)
             lib.acp_client_run_nowait(self._handle)
 
