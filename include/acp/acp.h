@@ -142,7 +142,8 @@ ACP_API int acp_client_adopt(acp_client **out, int read_fd, int write_fd, int st
                              const acp_client_options *options);
 /* Closes the connection if still open, waits for the agent to end (at most the shutdown
  * ladder), completes outstanding calls with ACP_ECLOSED, frees queued events, calls
- * every handler's release, and frees the client. Not from inside its own callbacks.
+ * every handler's release, and frees the client. Inside one of its own callbacks it
+ * frees nothing (ACP_ESTATE in acp_error_last()): close there, free afterwards.
  * Events, responders and sessions taken from it stay valid (answers then fail). */
 ACP_API void acp_client_free(acp_client *client);
 

@@ -309,6 +309,11 @@ int acp_client_adopt(acp_client** out, int read_fd, int write_fd, int stderr_fd,
 void acp_client_free(acp_client* client) {
     guarded_void([&] {
         if (client == nullptr) return;
+        if (client->core->in_callback()) {
+            // Freeing would pull the loop (or libacp's thread) from under the callback.
+            fail(ACP_ESTATE, "acp_client_free inside the client's own callback: close it there, free it later");
+            return;
+        }
         client->core->shutdown();
         delete client;
     });

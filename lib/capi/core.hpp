@@ -100,6 +100,10 @@ public:
     // Runs fn on the loop thread and waits for it.
     int run_sync(const std::function<void()>& fn);
     bool on_loop_thread() const { return std::this_thread::get_id() == loop_thread_.load(); }
+    // Inside one of this client's handlers or result callbacks.
+    bool in_callback() const {
+        return on_loop_thread() && (dispatch_depth_ > 0 || (mode_ == ACP_MODE_THREAD && thread_.joinable()));
+    }
 
     // Loop thread: to the handler of its type, else the queue, else dropped.
     void emit(std::unique_ptr<acp_event> event);
