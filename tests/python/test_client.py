@@ -140,6 +140,21 @@ class SyncClientTest(unittest.TestCase):
             session.prompt("hello")
         client.close_and_wait()
 
+    def test_a_request_and_a_turn_are_cancelled(self):
+        with libacp.Client(agent("--slow-ticks=200", "--slow-ms=10")) as client:
+            client.initialize()
+            session = client.new_session(cwd="/tmp")
+            running = session.prompt("slow")
+            next(iter(running))
+            held = session.prompt("hello")  # the agent holds it while the first turn runs
+            client.cancel_request(held.request)
+            with self.assertRaises(libacp.Cancelled):
+                held.wait()
+            running.cancel()
+            self.assertEqual(running.wait(), "cancelled")
+            tool = [item for item in session.model().items if item.kind == "tool_call"][0]
+            self.assertEqual(tool.status, "cancelled")
+
     def test_resume_with_replay_rebuilds_the_same_model_in_a_new_client(self):
         state = tempfile.mkdtemp(prefix="acp-py-state-")
         try:
