@@ -1,9 +1,10 @@
 /* A plain C host drives a whole session against the TypeScript-SDK peer agent
- * (tests/peers/ts-agent) through include/acp/acp.h only: initialize, new session, a
- * prompt with a permission round trip answered later through a responder, then a second
- * client (own-thread mode) that resumes the session with a full replay from the agent's
- * state directory and must rebuild the same model, and closes from inside a callback.
- * Exits 0 on success; every failed check prints its line. */
+ * (tests/peers/ts-agent) through include/acp/acp.h only. Client A (polled mode, pull
+ * queue, one handler): initialize, new session, a prompt with a permission round trip
+ * answered later through a responder. Client B (own-thread mode, event fd): a fresh agent
+ * on the same state directory, resume with a full replay that must rebuild the same
+ * model, a permission answered from the host thread, and a close from inside a result
+ * callback. Exits 0 on success; every failed check prints its line. */
 #include <acp/acp.h>
 
 #include <errno.h>
@@ -42,7 +43,6 @@ struct host {
     int releases;
     char session_id[64];
     int session_result_seen;
-    int close_from_callback;
 };
 
 /* The permission is answered later, from the host's own loop, not from the handler. */
@@ -89,8 +89,10 @@ static void observe(struct host *h, const acp_event *event) {
     } else if (acp_event_type(event) == ACP_EVENT_CLOSED) {
         h->closed = 1;
         h->closed_status.code = acp_event_status(event)->code;
-    } else if (acp_event_type(event) == ACP_EVENT_LOG) {
-        /* the agent's stderr and libacp's notes: fine to ignore here */
+    } else if (acp_event_type(event) == ACP_EVENT_PERMISSION_REQUEST) {
+        /* Client B has no handler: the request waits in the queue; the host takes it. */
+        ++h->permission_requests;
+        CHECK(acp_event_take_responder(&h->pending_permission, event) == 0);
     }
 }
 
@@ -143,18 +145,18 @@ static void on_new_session(const acp_event *result, void *userdata) {
     memcpy(h->session_id, id, (size_t)(strchr(id, '"') - id));
 }
 
-/* Closing from inside a callback is legal; the result is delivered, then CLOSED. */
-static void on_resumed(const acp_event *result, void *userdata) {
+/* Closing from inside a callback (here on libacp's own thread) is legal; CLOSED follows. */
+static void on_result_close(const acp_event *result, void *userdata) {
     struct host *h = (struct host *)userdata;
     acp_session *session = NULL;
     h->session_result_seen = 1;
     CHECK(acp_event_status(result)->code == ACP_OK);
-    CHECK(acp_client_session(&session, h->client, h->session_id) == 0);
+    CHECK(acp_client_session(&session, h->client, h->session_id) == 0); /* on the loop thread: at once */
     acp_session_free(session);
-    if (h->close_from_callback) {
-        CHECK(acp_client_close(h->client) == 0);
-        CHECK(acp_client_close(h->client) == 0); /* idempotent */
-    }
+    CHECK(acp_client_close(h->client) == 0);
+    CHECK(acp_client_close(h->client) == 0); /* idempotent */
+    acp_client_free(h->client);              /* refused inside its own callback */
+    CHECK(strstr(acp_error_last(), "inside the client's own callback") != NULL);
 }
 
 static acp_client *spawn_agent(const char *state_flag, int mode) {
@@ -274,7 +276,6 @@ int main(void) {
     /* --- client B: own thread, a fresh agent process on the same state ------------- */
     memset(&b, 0, sizeof b);
     strcpy(b.session_id, a.session_id);
-    b.close_from_callback = 1;
     b.client = spawn_agent(state_flag, ACP_MODE_THREAD);
     CHECK(acp_client_fd(b.client) == ACP_ESTATE);
     REQUIRE(acp_client_initialize(&id, b.client, NULL, NULL) == 0);
@@ -282,14 +283,24 @@ int main(void) {
     CHECK(acp_event_status(result)->code == ACP_OK);
     acp_event_free(result);
     sprintf(request, "{\"sessionId\":\"%s\",\"cwd\":\"/tmp\",\"replayFrom\":{\"type\":\"start\"}}", b.session_id);
-    REQUIRE(acp_client_resume_session(&id, b.client, request, on_resumed, &b) == 0);
-    /* The replay and the result arrive; the callback closes the client. */
-    wait_closed(&b, 1);
-    CHECK(b.session_result_seen);
-    CHECK(b.idle_updates >= 1);
+    REQUIRE(acp_client_resume_session(&id, b.client, request, NULL, NULL) == 0);
+    result = wait_result(&b, id, 1); /* the replay arrived before it */
+    CHECK(acp_event_status(result)->code == ACP_OK);
+    acp_event_free(result);
+    CHECK(b.idle_updates == 1); /* the resume's state snapshot */
     replayed_dump = checked_dump(&b);
     CHECK(strcmp(live_dump, replayed_dump) == 0); /* the replay rebuilt the very same model */
     if (strcmp(live_dump, replayed_dump) != 0) fprintf(stderr, "live:     %s\nreplayed: %s\n", live_dump, replayed_dump);
+
+    /* A permission taken from the queue and answered from this thread while the loop
+     * runs on libacp's: the answer crosses threads. */
+    REQUIRE(acp_client_prompt_text(&id, b.client, b.session_id, "permission", NULL, NULL) == 0);
+    wait_idle(&b, 2, 1);
+    CHECK(b.permission_requests == 1);
+    REQUIRE(acp_client_prompt_text(NULL, b.client, b.session_id, "hello", on_result_close, &b) == 0);
+    wait_closed(&b, 1);
+    CHECK(b.session_result_seen);
+    CHECK(acp_client_prompt_text(&id, b.client, b.session_id, "hello", NULL, NULL) == ACP_ECLOSED);
     acp_client_free(b.client);
 
     free(live_dump);
