@@ -155,6 +155,21 @@ class SyncClientTest(unittest.TestCase):
             tool = [item for item in session.model().items if item.kind == "tool_call"][0]
             self.assertEqual(tool.status, "cancelled")
 
+    def test_form_elicitation_is_accepted_and_the_traffic_observed(self):
+        with libacp.Client(agent()) as client:
+            client.enable_elicitation(form=True)
+            client.observe_traffic()
+            lines = []
+            client.on_traffic = lambda direction, line: lines.append((direction, line))
+            client.on_elicitation = lambda request: {"name": "x", "count": 2}
+            info = client.initialize()
+            session = client.new_session(cwd="/tmp")
+            self.assertEqual(session.prompt("elicit-form").wait(), "end_turn")
+            self.assertEqual(session.model().items[-1].text, 'Form result: accept {"count":2,"name":"x"}')
+            self.assertIn('"elicitation":{"form":{}}', [line for d, line in lines if d == "out"][0])
+            self.assertTrue(any(d == "in" and "elicitation/create" in line for d, line in lines))
+            self.assertEqual(info["info"]["name"], "libacp-ts-peer")
+
     def test_resume_with_replay_rebuilds_the_same_model_in_a_new_client(self):
         state = tempfile.mkdtemp(prefix="acp-py-state-")
         try:
