@@ -1,5 +1,6 @@
-# Installs headers, both libraries, a CMake package (find_package(acp CONFIG), target
-# acp::acp for the shared and acp::acp_static for the static library) and acp.pc.
+# Installs headers, both libraries, a CMake package (find_package(acp CONFIG): acp::acp is
+# the shared library with the C API of acp/acp.h, acp::acp_static the static library with
+# the C++ API) and two pkg-config files: acp.pc (C API, -lacp) and acp_static.pc (C++).
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/acp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
@@ -24,4 +25,6 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/acpConfig.cmake ${CMAKE_CURRENT_BINARY
 # acp.pc finds its prefix relative to itself, so the installed tree can move.
 file(RELATIVE_PATH ACP_PC_PREFIX_FROM_PCFILEDIR "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 configure_file(cmake/acp.pc.in ${CMAKE_CURRENT_BINARY_DIR}/acp.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/acp.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(cmake/acp_static.pc.in ${CMAKE_CURRENT_BINARY_DIR}/acp_static.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/acp.pc ${CMAKE_CURRENT_BINARY_DIR}/acp_static.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

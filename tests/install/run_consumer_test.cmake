@@ -19,8 +19,10 @@ foreach(mode cmake pkgconfig)
     run_step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/consumer" -B "${consumer_build}"
         -DCONSUMER_MODE=${mode} "-DCMAKE_PREFIX_PATH=${prefix}"
         # A sanitized libacp needs the sanitizer runtime in the consumer too.
-        "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}")
+        "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}" "-DCMAKE_C_FLAGS=${CONSUMER_FLAGS}"
+        "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}")
     run_step(${CMAKE_COMMAND} --build "${consumer_build}")
-    # The shared library is found through the consumer's RPATH into the prefix.
     run_step("${consumer_build}/acp-consumer")
+    # The shared library is found through the consumer's RPATH into the prefix.
+    run_step("${consumer_build}/acp-consumer-c")
 endforeach()

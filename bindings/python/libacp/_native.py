@@ -1,0 +1,158 @@
+"""ctypes declarations of libacp's C API (include/acp/acp.h), and where the library is.
+
+The shared library is looked up, in order: $ACP_LIBRARY (a path), then the system's
+library search (ctypes.util.find_library("acp"), e.g. after `cmake --install`).
+"""
+import ctypes
+import ctypes.util
+import os
+
+c_char_p = ctypes.c_char_p
+c_int = ctypes.c_int
+c_ulong = ctypes.c_ulong
+c_void_p = ctypes.c_void_p
+c_size_t = ctypes.c_size_t
+c_double = ctypes.c_double
+POINTER = ctypes.POINTER
+
+OK = 0
+EAGAIN = -11
+
+# Event types (ACP_EVENT_*).
+EVENT_RESULT = 1
+EVENT_SESSION_UPDATE = 2
+EVENT_PERMISSION_REQUEST = 3
+EVENT_ELICITATION_REQUEST = 4
+EVENT_ELICITATION_COMPLETE = 5
+EVENT_REQUEST_WITHDRAWN = 6
+EVENT_EXT_REQUEST = 7
+EVENT_EXT_NOTIFICATION = 8
+EVENT_UNKNOWN_NOTIFICATION = 9
+EVENT_LOG = 10
+EVENT_TRAFFIC = 11
+EVENT_CLOSED = 12
+
+MODE_POLLED = 0
+LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = range(4)
+ITEM_KINDS = ("user_message", "agent_message", "agent_thought", "tool_call", "plan", "terminal",
+              "compaction", "unknown")
+
+
+class Status(ctypes.Structure):
+    _fields_ = [("code", c_int), ("message", c_char_p), ("rpc_code", c_int), ("rpc_data_json", c_char_p)]
+
+
+class ClientOptions(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint), ("mode", c_int), ("uv_loop", c_void_p), ("client_name", c_char_p),
+                ("client_version", c_char_p), ("request_timeout_ms", c_ulong), ("max_line_bytes", c_size_t),
+                ("queue_events", c_int), ("log_level", c_int)]
+
+
+class SpawnOptions(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint), ("argv", POINTER(c_char_p)), ("cwd", c_char_p),
+                ("env_set", POINTER(c_char_p)), ("env_unset", POINTER(c_char_p)),
+                ("shutdown_grace_ms", c_ulong), ("terminate_grace_ms", c_ulong)]
+
+
+def _find_library():
+    path = os.environ.get("ACP_LIBRARY")
+    if path:
+        return path
+    found = ctypes.util.find_library("acp")
+    if found:
+        return found
+    raise ImportError("libacp not found: set ACP_LIBRARY to the path of libacp.so "
+                      "(e.g. build/dev/libacp.so) or install libacp")
+
+
+def _declare(lib):
+    out_req = POINTER(c_ulong)
+    signatures = {
+        "acp_version": (c_char_p, []),
+        "acp_error_last": (c_char_p, []),
+        "acp_error_name": (c_char_p, [c_int]),
+        "acp_client_spawn": (c_int, [POINTER(c_void_p), POINTER(SpawnOptions), POINTER(ClientOptions)]),
+        "acp_client_adopt": (c_int, [POINTER(c_void_p), c_int, c_int, c_int, POINTER(ClientOptions)]),
+        "acp_client_free": (None, [c_void_p]),
+        "acp_client_fd": (c_int, [c_void_p]),
+        "acp_client_timeout_ms": (c_int, [c_void_p]),
+        "acp_client_run_nowait": (c_int, [c_void_p]),
+        "acp_client_event_fd": (c_int, [c_void_p]),
+        "acp_client_pending_events": (c_int, [c_void_p]),
+        "acp_client_next_event": (c_int, [POINTER(c_void_p), c_void_p]),
+        "acp_event_type": (c_int, [c_void_p]),
+        "acp_event_request": (c_ulong, [c_void_p]),
+        "acp_event_status": (POINTER(Status), [c_void_p]),
+        "acp_event_json": (c_char_p, [c_void_p]),
+        "acp_event_session_id": (c_char_p, [c_void_p]),
+        "acp_event_method": (c_char_p, [c_void_p]),
+        "acp_event_text": (c_char_p, [c_void_p]),
+        "acp_event_log_level": (c_int, [c_void_p]),
+        "acp_event_direction": (c_int, [c_void_p]),
+        "acp_event_take_responder": (c_int, [POINTER(c_void_p), c_void_p]),
+        "acp_event_free": (None, [c_void_p]),
+        "acp_client_enable_elicitation": (c_int, [c_void_p, c_int, c_int]),
+        "acp_client_add_ext_method": (c_int, [c_void_p, c_char_p, c_int]),
+        "acp_client_observe_traffic": (c_int, [c_void_p, c_int, c_int]),
+        "acp_responder_id": (c_ulong, [c_void_p]),
+        "acp_responder_select": (c_int, [c_void_p, c_char_p]),
+        "acp_responder_cancel": (c_int, [c_void_p]),
+        "acp_responder_accept": (c_int, [c_void_p, c_char_p]),
+        "acp_responder_decline": (c_int, [c_void_p]),
+        "acp_responder_respond": (c_int, [c_void_p, c_char_p]),
+        "acp_responder_fail": (c_int, [c_void_p, c_int, c_char_p]),
+        "acp_responder_free": (None, [c_void_p]),
+        "acp_client_initialize": (c_int, [out_req, c_void_p, c_void_p, c_void_p]),
+        "acp_client_agent_json": (c_int, [POINTER(c_void_p), c_void_p]),
+        "acp_string_free": (None, [c_void_p]),
+        "acp_client_login": (c_int, [out_req, c_void_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_logout": (c_int, [out_req, c_void_p, c_void_p, c_void_p]),
+        "acp_client_new_session": (c_int, [out_req, c_void_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_resume_session": (c_int, [out_req, c_void_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_list_sessions": (c_int, [out_req, c_void_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_list_all_sessions": (c_int, [out_req, c_void_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_close_session": (c_int, [out_req, c_void_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_delete_session": (c_int, [out_req, c_void_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_prompt": (c_int, [out_req, c_void_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_cancel": (c_int, [c_void_p, c_char_p]),
+        "acp_client_set_config_option": (c_int, [out_req, c_void_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_cancel_tool_call": (c_int, [out_req, c_void_p, c_char_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_cancel_terminal": (c_int, [out_req, c_void_p, c_char_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_ext_request": (c_int, [out_req, c_void_p, c_char_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_ext_notify": (c_int, [c_void_p, c_char_p, c_char_p]),
+        "acp_client_cancel_request": (c_int, [c_void_p, c_ulong]),
+        "acp_client_close": (c_int, [c_void_p]),
+        "acp_client_is_closed": (c_int, [c_void_p]),
+        "acp_client_session": (c_int, [POINTER(c_void_p), c_void_p, c_char_p]),
+        "acp_client_session_ids": (c_int, [POINTER(c_void_p), c_void_p]),
+        "acp_session_free": (None, [c_void_p]),
+        "acp_session_json": (c_char_p, [c_void_p]),
+        "acp_session_item_count": (c_int, [c_void_p]),
+        "acp_session_item_kind": (c_int, [c_void_p, c_int]),
+        "acp_session_item_id": (c_char_p, [c_void_p, c_int]),
+        "acp_session_item_text": (c_char_p, [c_void_p, c_int]),
+        "acp_session_item_title": (c_char_p, [c_void_p, c_int]),
+        "acp_session_item_status": (c_char_p, [c_void_p, c_int]),
+        "acp_session_item_json": (c_char_p, [c_void_p, c_int]),
+    }
+    for name, (restype, argtypes) in signatures.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    return lib
+
+
+lib = _declare(ctypes.CDLL(_find_library()))
+
+
+def text(value):
+    """A char* result as str (None stays None)."""
+    return None if value is None else value.decode("utf-8", "replace")
+
+
+def take_string(pointer):
+    """A malloc'd char* out-parameter as str, freed."""
+    try:
+        return ctypes.cast(pointer, c_char_p).value.decode("utf-8")
+    finally:
+        lib.acp_string_free(pointer)

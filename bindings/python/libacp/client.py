@@ -1,0 +1,777 @@
+"""The Pythonic client over libacp's C API.
+
+Both clients use the C API's pull queue in polled mode: libacp never calls into Python.
+Client pumps the loop itself while a call waits (select on acp_client_fd); AsyncClient
+registers that descriptor with the running asyncio loop (loop.add_reader) and a timer
+for acp_client_timeout_ms, so nothing polls busily and no thread is needed.
+"""
+import asyncio
+import ctypes
+import inspect
+import json
+import logging
+import select
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+from . import _native as native
+from .errors import AcpError, ConnectionClosed, error_for
+
+lib = native.lib
+log = logging.getLogger("libacp")
+
+_LOG_LEVELS = {native.LOG_DEBUG: logging.DEBUG, native.LOG_INFO: logging.INFO,
+               native.LOG_WARNING: logging.WARNING, native.LOG_ERROR: logging.ERROR}
+
+
+def _encode(value):
+    return None if value is None else json.dumps(value).encode("utf-8")
+
+
+def _check(code):
+    """Raises the exception for a negative return code of a synchronous call."""
+    if code < 0:
+        raise error_for(code, native.text(lib.acp_error_last()) or native.text(lib.acp_error_name(code)))
+    return code
+
+
+# --- the session model ------------------------------------------------------------------------
+
+@dataclass
+class Item:
+    """One entry of a session's history (docs/session-model.md)."""
+    kind: str            # user_message, agent_message, agent_thought, tool_call, plan, terminal, compaction, unknown
+    id: str
+    text: Optional[str]  # messages: their text; terminals: the output
+    title: Optional[str]  # tool calls
+    status: Optional[str]  # tool calls and compactions
+    data: Dict[str, Any]  # the item as in the canonical dump
+
+
+@dataclass
+class SessionModel:
+    """A snapshot of one session: what a UI renders."""
+    session_id: str
+    state: str                        # idle, running, requires_action, ...
+    stop_reason: Optional[str]
+    title: Optional[str]
+    items: List[Item]
+    config_options: Optional[list]
+    commands: Optional[list]
+    usage: Optional[dict]
+    json: str = field(repr=False)     # the canonical dump, byte-identical for equal models
+
+    @property
+    def is_idle(self):
+        return self.state == "idle"
+
+
+def _read_model(handle, session_id):
+    pointer = ctypes.c_void_p()
+    _check(lib.acp_client_session(ctypes.byref(pointer), handle, session_id.encode()))
+    try:
+        s = pointer.value
+        dump = native.text(lib.acp_session_json(s))
+        whole = json.loads(dump)
+        items = []
+        for i in range(lib.acp_session_item_count(s)):
+            items.append(Item(kind=native.ITEM_KINDS[lib.acp_session_item_kind(s, i)],
+                              id=native.text(lib.acp_session_item_id(s, i)),
+                              text=native.text(lib.acp_session_item_text(s, i)),
+                              title=native.text(lib.acp_session_item_title(s, i)),
+                              status=native.text(lib.acp_session_item_status(s, i)),
+                              data=json.loads(native.text(lib.acp_session_item_json(s, i)))))
+        foreground = whole["foreground"]
+        return SessionModel(session_id=whole["sessionId"], state=foreground["state"],
+                            stop_reason=foreground["stopReason"], title=whole["info"]["title"], items=items,
+                            config_options=whole["configOptions"], commands=whole["availableCommands"],
+                            usage=whole["usage"], json=dump)
+    finally:
+        lib.acp_session_free(pointer)
+
+
+# --- calls and turns ----------------------------------------------------------------------------
+
+class _Pending:
+    """One outstanding C call: its result arrives as an ACP_EVENT_RESULT."""
+
+    def __init__(self, convert):
+        self.convert = convert
+        self.done = False
+        self.value = None
+        self.error = None
+        self.future = None
+
+    def complete(self, value=None, error=None):
+        self.done = True
+        if error is None:
+            try:
+                value = self.convert(value)
+            except Exception as e:  # a conversion bug must not stall the caller
+                error = e
+        self.value, self.error = value, error
+        if self.future is not None and not self.future.done():
+            if error is not None:
+                self.future.set_exception(error)
+            else:
+                self.future.set_result(value)
+
+    def result(self):
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+class PromptTurn:
+    """One prompt turn. Iterate it (for / async for) to get the session updates as they
+    arrive, up to the idle state that ends the turn; stop_reason is then set."""
+
+    def __init__(self, client, session_id):
+        self._client = client
+        self.session_id = session_id
+        self._updates = []
+        self._acknowledged = False
+        self.finished = False
+        self.stop_reason = None
+        self.error = None
+        self.message_id = None
+        self._waiter = None
+        self.request = 0
+
+    # fed by the client
+    def _update(self, update):
+        self._updates.append(update)
+        if (update.get("sessionUpdate") == "state_update" and update.get("state") == "idle"
+                and self._acknowledged):
+            self.finished = True
+            self.stop_reason = update.get("stopReason")
+        self._wake()
+
+    def _acknowledge(self, response, error):
+        if error is not None:
+            self.error = error
+            self.finished = True
+        else:
+            self._acknowledged = True
+            self.message_id = (response or {}).get("messageId")
+        self._wake()
+
+    def _wake(self):
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def _next_ready(self):
+        if self._updates:
+            return True, self._updates.pop(0)
+        if self.finished:
+            if self.error is not None:
+                raise self.error
+            return True, StopIteration
+        return False, None
+
+    def __iter__(self):
+        while True:
+            self._client._pump(lambda: self._updates or self.finished)
+            ready, value = self._next_ready()
+            if value is StopIteration:
+                return
+            yield value
+
+    def __aiter__(self):
+        return self._aiter()
+
+    async def _aiter(self):
+        while True:
+            ready, value = self._next_ready()
+            if value is StopIteration:
+                return
+            if ready:
+                yield value
+                continue
+            self._waiter = asyncio.get_running_loop().create_future()
+            self._client._kick()
+            await self._waiter
+            self._waiter = None
+
+    def wait(self):
+        """Runs the turn to its end; returns the stop reason."""
+        for _ in self:
+            pass
+        return self.stop_reason
+
+    def __await__(self):
+        async def run():
+            async for _ in self:
+                pass
+            return self.stop_reason
+        return run().__await__()
+
+    def cancel(self):
+        """session/cancel: the turn ends with stop reason "cancelled"."""
+        self._client.cancel(self.session_id)
+
+
+class Session:
+    """A session of the client (created by new_session or resume_session)."""
+
+    def __init__(self, client, session_id, response=None):
+        self.client = client
+        self.id = session_id
+        self.response = response or {}
+
+    def prompt(self, content):
+        """Starts a turn; content is a str or a list of content blocks. Returns a
+        PromptTurn to iterate (sync or async) or wait for."""
+        return self.client.prompt(self.id, content)
+
+    def cancel(self):
+        self.client.cancel(self.id)
+
+    def set_config_option(self, config_id, value):
+        return self.client.set_config_option(self.id, config_id, value)
+
+    def close(self):
+        return self.client.close_session(self.id)
+
+    def model(self):
+        """The session model now, as Python objects."""
+        return self.client.model(self.id)
+
+
+# --- the clients ----------------------------------------------------------------------------------
+
+class _BaseClient:
+    def __init__(self, argv=None, *, cwd=None, env=None, unset_env=None, fds=None, name="libacp-python",
+                 version="1.0", request_timeout=0.0, log_level=logging.INFO, shutdown_grace=None):
+        """Spawns the agent (argv, cwd, env additions, unset_env names), or adopts
+        fds=(read_fd, write_fd[, stderr_fd]) the host opened itself."""
+        options = native.ClientOptions(version=1, mode=native.MODE_POLLED, uv_loop=None,
+                                       client_name=name.encode(), client_version=version.encode(),
+                                       request_timeout_ms=int(request_timeout * 1000), max_line_bytes=0,
+                                       queue_events=1, log_level=self._c_log_level(log_level))
+        handle = ctypes.c_void_p()
+        if fds is not None:
+            read_fd, write_fd = fds[0], fds[1]
+            stderr_fd = fds[2] if len(fds) > 2 else -1
+            _check(lib.acp_client_adopt(ctypes.byref(handle), read_fd, write_fd, stderr_fd, ctypes.byref(options)))
+        else:
+            if not argv:
+                raise ValueError("argv (the agent command) is empty")
+
+            def c_array(strings):
+                if not strings:
+                    return None
+                array = (ctypes.c_char_p * (len(strings) + 1))()
+                array[:len(strings)] = [s.encode() for s in strings]
+                array[len(strings)] = None
+                return array
+            argv_c = c_array([str(a) for a in argv])
+            env_c = c_array(["%s=%s" % (k, v) for k, v in (env or {}).items()])
+            unset_c = c_array(list(unset_env or []))
+            grace = int(shutdown_grace * 1000) if shutdown_grace else 0
+            spawn = native.SpawnOptions(version=1, argv=argv_c, cwd=cwd.encode() if cwd else None,
+                                        env_set=env_c, env_unset=unset_c, shutdown_grace_ms=grace,
+                                        terminate_grace_ms=0)
+            _check(lib.acp_client_spawn(ctypes.byref(handle), ctypes.byref(spawn), ctypes.byref(options)))
+        self._handle = handle.value
+        self._pending: Dict[int, _Pending] = {}
+        self._turns: List[PromptTurn] = []
+        self._tasks = {}  # responder id -> asyncio task answering it
+        self._closed_status = None
+        self._closed_waiters = []
+        self.agent = None
+        # Handlers: plain callables; in AsyncClient they may also be coroutine functions.
+        self.on_update: Optional[Callable[[dict], Any]] = None          # (session/update params)
+        self.on_permission: Optional[Callable[[dict], Any]] = None      # -> optionId or None
+        self.on_elicitation: Optional[Callable[[dict], Any]] = None     # -> dict (accept), "decline" or None
+        self.on_notification: Optional[Callable[[str, dict], Any]] = None  # ext + unknown notifications
+        self.on_traffic: Optional[Callable[[str, str], Any]] = None     # ("in"/"out", line)
+        self.on_closed: Optional[Callable[[AcpError], Any]] = None
+        self.on_handler_error: Optional[Callable[[BaseException], Any]] = None
+        self.handler_errors: List[BaseException] = []
+        self._ext_handlers: Dict[str, Callable[[dict], Any]] = {}
+
+    @staticmethod
+    def _c_log_level(level):
+        if level <= logging.DEBUG:
+            return native.LOG_DEBUG
+        if level <= logging.INFO:
+            return native.LOG_INFO
+        return native.LOG_WARNING if level <= logging.WARNING else native.LOG_ERROR
+
+    # --- setup (before initialize) ---------------------------------------------------
+    def enable_elicitation(self, form=True, url=False):
+        _check(lib.acp_client_enable_elicitation(self._live(), int(form), int(url)))
+
+    def add_ext_handler(self, method, handler):
+        """Answers the agent's extension request `method` with handler(params) -> dict."""
+        _check(lib.acp_client_add_ext_method(self._live(), method.encode(), 1))
+        self._ext_handlers[method] = handler
+
+    def accept_ext_notification(self, method):
+        """Delivers the agent's extension notification `method` to on_notification."""
+        _check(lib.acp_client_add_ext_method(self._live(), method.encode(), 0))
+
+    def observe_traffic(self, enabled=True, redact=True):
+        _check(lib.acp_client_observe_traffic(self._live(), int(enabled), int(redact)))
+
+    # --- calls -------------------------------------------------------------------------------
+    def _live(self):
+        if self._handle is None:
+            raise ConnectionClosed("the client was freed")
+        return self._handle
+
+    def _start(self, starter, convert=lambda v: v):
+        request = ctypes.c_ulong(0)
+        _check(starter(ctypes.byref(request), self._live()))
+        pending = _Pending(convert)
+        self._pending[request.value] = pending
+        self._kick()
+        return request.value, pending
+
+    def initialize(self):
+        def done(response):
+            self.agent = response
+            return response
+        return self._finish(self._start(lambda r, h: lib.acp_client_initialize(r, h, None, None), done))
+
+    def login(self, method_id):
+        return self._finish(self._start(lambda r, h: lib.acp_client_login(r, h, method_id.encode(), None, None)))
+
+    def logout(self):
+        return self._finish(self._start(lambda r, h: lib.acp_client_logout(r, h, None, None)))
+
+    def new_session(self, cwd, mcp_servers=(), **extra):
+        request = dict(extra, cwd=cwd, mcpServers=list(mcp_servers))
+        return self._finish(self._start(
+            lambda r, h: lib.acp_client_new_session(r, h, _encode(request), None, None),
+            lambda response: Session(self, response["sessionId"], response)))
+
+    def resume_session(self, session_id, cwd, replay=False, **extra):
+        """session/resume; replay=True rebuilds the whole history (replayFrom start)."""
+        request = dict(extra, sessionId=session_id, cwd=cwd)
+        if replay:
+            request["replayFrom"] = {"type": "start"}
+        return self._finish(self._start(
+            lambda r, h: lib.acp_client_resume_session(r, h, _encode(request), None, None),
+            lambda response: Session(self, session_id, response)))
+
+    def list_sessions(self, cwd=None):
+        """Every session the agent lists (all pages), as SessionInfo dicts."""
+        return self._finish(self._start(
+            lambda r, h: lib.acp_client_list_all_sessions(r, h, cwd.encode() if cwd else None, None, None)))
+
+    def close_session(self, session_id):
+        return self._finish(self._start(
+            lambda r, h: lib.acp_client_close_session(r, h, session_id.encode(), None, None)))
+
+    def delete_session(self, session_id):
+        return self._finish(self._start(
+            lambda r, h: lib.acp_client_delete_session(r, h, session_id.encode(), None, None)))
+
+    def prompt(self, session_id, content):
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        request = {"sessionId": session_id, "prompt": blocks}
+        turn = PromptTurn(self, session_id)
+        self._turns.append(turn)
+        try:
+            token, pending = self._start(lambda r, h: lib.acp_client_prompt(r, h, _encode(request), None, None))
+        except AcpError:
+            self._turns.remove(turn)
+            raise
+        turn.request = token
+        pending.turn = turn
+        return turn
+
+    def cancel(self, session_id):
+        _check(lib.acp_client_cancel(self._live(), session_id.encode()))
+        self._kick()
+
+    def cancel_request(self, request):
+        _check(lib.acp_client_cancel_request(self._live(), request))
+        self._kick()
+
+    def set_config_option(self, session_id, config_id, value):
+        request = {"sessionId": session_id, "configId": config_id, "value": value,
+                   "type": "boolean" if isinstance(value, bool) else "id"}
+        return self._finish(self._start(
+            lambda r, h: lib.acp_client_set_config_option(r, h, _encode(request), None, None)))
+
+    def cancel_tool_call(self, session_id, tool_call_id):
+        return self._finish(self._start(lambda r, h: lib.acp_client_cancel_tool_call(
+            r, h, session_id.encode(), tool_call_id.encode(), None, None)))
+
+    def ext_request(self, method, params=None):
+        return self._finish(self._start(
+            lambda r, h: lib.acp_client_ext_request(r, h, method.encode(), _encode(params), None, None)))
+
+    def ext_notify(self, method, params=None):
+        _check(lib.acp_client_ext_notify(self._live(), method.encode(), _encode(params)))
+        self._kick()
+
+    def model(self, session_id):
+        """The session model of one session (SessionModel)."""
+        return _read_model(self._live(), session_id)
+
+    def session_ids(self):
+        pointer = ctypes.c_void_p()
+        _check(lib.acp_client_session_ids(ctypes.byref(pointer), self._live()))
+        return json.loads(native.take_string(pointer))
+
+    def close(self):
+        """Closes the connection (asynchronous, idempotent, fine inside any handler)."""
+        if self._handle is not None:
+            _check(lib.acp_client_close(self._handle))
+            self._kick()
+
+    @property
+    def closed(self):
+        return self._handle is None or bool(lib.acp_client_is_closed(self._handle))
+
+    def _free(self):
+        if self._handle is not None:
+            handle, self._handle = self._handle, None
+            lib.acp_client_free(handle)
+        for turn in self._turns:
+            if not turn.finished:
+                turn._acknowledge(None, ConnectionClosed("the client was freed"))
+        self._turns = []
+        # The host's references go with the client.
+        self.on_update = self.on_permission = self.on_elicitation = None
+        self.on_notification = self.on_traffic = self.on_closed = None
+        self._ext_handlers = {}
+
+    def __del__(self):
+        try:
+            self._free()
+        except Exception:
+            pass
+
+    # --- events ------------------------------------------------------------------------------
+    def _dispatch(self):
+        """Handles every queued event."""
+        while self._handle is not None:
+            event = ctypes.c_void_p()
+            if lib.acp_client_next_event(ctypes.byref(event), self._handle) != native.OK:
+                return
+            try:
+                self._handle_event(event.value)
+            finally:
+                lib.acp_event_free(event)
+
+    def _report(self, error):
+        """A host handler raised: reported, and the client goes on."""
+        self.handler_errors.append(error)
+        if self.on_handler_error is not None:
+            self.on_handler_error(error)
+        else:
+            log.error("a libacp handler raised", exc_info=error)
+
+    def _call_handler(self, handler, *args, answer=None):
+        """Runs a host handler; its value (awaited, for a coroutine) goes to answer."""
+        try:
+            value = handler(*args)
+        except Exception as e:
+            self._report(e)
+            if answer is not None:
+                answer(None, e)
+            return
+        if inspect.isawaitable(value):
+            self._run_coroutine(value, answer)
+        elif answer is not None:
+            answer(value, None)
+
+    def _run_coroutine(self, awaitable, answer):
+        raise NotImplementedError
+
+    def _handle_event(self, event):
+        kind = lib.acp_event_type(event)
+        payload = json.loads(native.text(lib.acp_event_json(event)))
+        if kind == native.EVENT_RESULT:
+            pending = self._pending.pop(lib.acp_event_request(event), None)
+            status = lib.acp_event_status(event).contents
+            error = None
+            if status.code != native.OK:
+                data = native.text(status.rpc_data_json)
+                error = error_for(status.code, native.text(status.message), status.rpc_code,
+                                  json.loads(data) if data else None)
+            if pending is None:
+                return
+            turn = getattr(pending, "turn", None)
+            if turn is not None:
+                if turn in self._turns and error is not None:
+                    self._turns.remove(turn)
+                turn._acknowledge(payload, error)
+            pending.complete(payload, error)
+        elif kind == native.EVENT_SESSION_UPDATE:
+            session_id = payload.get("sessionId")
+            update = payload.get("update", {})
+            for turn in list(self._turns):
+                if turn.session_id == session_id:
+                    turn._update(update)
+                    if turn.finished:
+                        self._turns.remove(turn)
+            if self.on_update is not None:
+                self._call_handler(self.on_update, payload)
+        elif kind == native.EVENT_PERMISSION_REQUEST:
+            self._answer_request(event, self.on_permission, payload, self._answer_permission)
+        elif kind == native.EVENT_ELICITATION_REQUEST:
+            self._answer_request(event, self.on_elicitation, payload, self._answer_elicitation)
+        elif kind == native.EVENT_EXT_REQUEST:
+            method = native.text(lib.acp_event_method(event))
+            self._answer_request(event, self._ext_handlers.get(method), payload, self._answer_ext)
+        elif kind == native.EVENT_REQUEST_WITHDRAWN:
+            task = self._tasks.pop(lib.acp_event_request(event), None)
+            if task is not None:
+                task.cancel()
+        elif kind in (native.EVENT_EXT_NOTIFICATION, native.EVENT_UNKNOWN_NOTIFICATION,
+                      native.EVENT_ELICITATION_COMPLETE):
+            method = native.text(lib.acp_event_method(event)) or "elicitation/complete"
+            if self.on_notification is not None:
+                self._call_handler(self.on_notification, method, payload)
+        elif kind == native.EVENT_LOG:
+            log.log(_LOG_LEVELS.get(lib.acp_event_log_level(event), logging.INFO), "[%s] %s",
+                    native.text(lib.acp_event_method(event)), native.text(lib.acp_event_text(event)))
+        elif kind == native.EVENT_TRAFFIC:
+            if self.on_traffic is not None:
+                direction = "in" if lib.acp_event_direction(event) == 0 else "out"
+                self._call_handler(self.on_traffic, direction, native.text(lib.acp_event_text(event)))
+        elif kind == native.EVENT_CLOSED:
+            status = lib.acp_event_status(event).contents
+            self._closed_status = error_for(status.code or ConnectionClosed.code,
+                                            native.text(status.message) or "the connection closed")
+            for turn in self._turns:
+                turn._acknowledge(None, self._closed_status)
+            self._turns = []
+            for waiter in self._closed_waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+            self._closed_waiters = []
+            if self.on_closed is not None:
+                self._call_handler(self.on_closed, self._closed_status)
+
+    def _answer_request(self, event, handler, payload, answer):
+        responder = ctypes.c_void_p()
+        if lib.acp_event_take_responder(ctypes.byref(responder), event) != native.OK:
+            return
+        holder = [responder.value]
+
+        def reply(value, error):
+            r, holder[0] = holder[0], None
+            if r is None:
+                return
+            try:
+                answer(r, value, error)
+            finally:
+                lib.acp_responder_free(r)
+            self._kick()
+
+        if handler is None:
+            reply(None, None)
+            return
+        self._call_handler(handler, payload, answer=reply)
+        if holder[0] is not None:
+            self._tasks_hold(lib.acp_responder_id(holder[0]), reply)
+
+    def _tasks_hold(self, responder_id, reply):
+        pass
+
+    @staticmethod
+    def _answer_permission(responder, value, error):
+        if error is None and isinstance(value, str):
+            lib.acp_responder_select(responder, value.encode())
+        else:
+            lib.acp_responder_cancel(responder)
+
+    @staticmethod
+    def _answer_elicitation(responder, value, error):
+        if error is None and isinstance(value, dict):
+            lib.acp_responder_accept(responder, _encode(value))
+        elif error is None and value == "decline":
+            lib.acp_responder_decline(responder)
+        else:
+            lib.acp_responder_cancel(responder)
+
+    @staticmethod
+    def _answer_ext(responder, value, error):
+        if error is not None:
+            lib.acp_responder_fail(responder, -32603, str(error).encode())
+        else:
+            lib.acp_responder_respond(responder, _encode(value if value is not None else {}))
+
+
+class Client(_BaseClient):
+    """The synchronous client: each call runs libacp's loop until its answer arrived.
+
+        with Client(["my-agent", "--acp"]) as client:
+            client.initialize()
+            session = client.new_session(cwd="/home/me/project")
+            client.on_permission = lambda request: request["options"][0]["optionId"]
+            for update in session.prompt("Fix the failing test"):
+                print(update["sessionUpdate"])
+    """
+
+    def _kick(self):
+        pass
+
+    def _finish(self, started):
+        _, pending = started
+        self._pump(lambda: pending.done)
+        return pending.result()
+
+    def _pump(self, done):
+        """Runs the loop and handles events until done() holds."""
+        while True:
+            self._dispatch()
+            if done():
+                return
+            if self._handle is None:
+                raise ConnectionClosed("the client was freed")
+            timeout = lib.acp_client_timeout_ms(self._handle)
+            if timeout < 0 and self._closed_status is not None:
+                raise self._closed_status  # the connection ended: nothing will come
+            select.select([lib.acp_client_fd(self._handle)], [], [], None if timeout < 0 else timeout / 1000.0)
+            lib.acp_client_run_nowait(self._handle)
+
+    def _run_coroutine(self, awaitable, answer):
+        # A coroutine handler in a synchronous client runs to its end right here.
+        async def run():
+            return await awaitable
+        try:
+            value = asyncio.new_event_loop().run_until_complete(run())
+        except Exception as e:
+            self._report(e)
+            if answer is not None:
+                answer(None, e)
+            return
+        if answer is not None:
+            answer(value, None)
+
+    def close_and_wait(self):
+        """Closes the connection, waits for the agent to end, and frees the client."""
+        if self._handle is None:
+            return
+        self.close()
+        try:
+            self._pump(lambda: self._closed_status is not None)
+        except AcpError:
+            pass
+        self._free()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close_and_wait()
+
+
+class AsyncClient(_BaseClient):
+    """The asyncio client: libacp's descriptor is watched by the running loop.
+
+        async with AsyncClient(["my-agent", "--acp"]) as client:
+            await client.initialize()
+            session = await client.new_session(cwd="/home/me/project")
+            async def ask(request):
+                return await ui.choose(request["options"])   # or return an optionId at once
+            client.on_permission = ask
+            async for update in session.prompt("Fix the failing test"):
+                render(update)
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._loop = None
+        self._timer = None
+        self._kicked = False
+
+    def _attach(self):
+        if self._loop is None and self._handle is not None:
+            self._loop = asyncio.get_running_loop()
+            self._loop.add_reader(lib.acp_client_fd(self._handle), self._run)
+
+    def _detach(self):
+        if self._loop is not None:
+            if self._handle is not None:
+                self._loop.remove_reader(lib.acp_client_fd(self._handle))
+            if self._timer is not None:
+                self._timer.cancel()
+            self._loop = None
+
+    def _kick(self):
+        """Work was posted: run the loop on the next turn."""
+        try:
+            self._attach()
+        except RuntimeError:
+            return  # no running loop (set-up calls): the first awaited call attaches
+        if not self._kicked:
+            self._kicked = True
+            self._loop.call_soon(self._run)
+
+    def _run(self):
+        self._kicked = False
+        if self._handle is None:
+            return
+        lib.acp_client_run_nowait(self._handle)
+        self._dispatch()
+        if self._handle is None or self._loop is None:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        timeout = lib.acp_client_timeout_ms(self._handle)
+        if timeout >= 0:
+            self._timer = self._loop.call_later(timeout / 1000.0, self._run)
+
+    async def _wait(self, pending):
+        if not pending.done:
+            pending.future = asyncio.get_running_loop().create_future()
+            self._kick()
+            await pending.future
+        return pending.result()
+
+    def _finish(self, started):
+        _, pending = started
+        return self._wait(pending)
+
+    def _run_coroutine(self, awaitable, answer):
+        task = asyncio.ensure_future(awaitable)
+
+        def finished(t):
+            if t.cancelled():
+                if answer is not None:
+                    answer(None, None)
+                return
+            error = t.exception()
+            if error is not None:
+                self._report(error)
+            if answer is not None:
+                answer(None if error else t.result(), error)
+        task.add_done_callback(finished)
+        self._last_task = task
+
+    def _tasks_hold(self, responder_id, reply):
+        task = getattr(self, "_last_task", None)
+        if task is not None and not task.done():
+            self._tasks[responder_id] = task
+            task.add_done_callback(lambda _: self._tasks.pop(responder_id, None))
+        self._last_task = None
+
+    async def aclose(self):
+        """Closes the connection, waits for the agent to end, and frees the client."""
+        if self._handle is None:
+            return
+        self.close()
+        if self._closed_status is None:
+            waiter = asyncio.get_running_loop().create_future()
+            self._closed_waiters.append(waiter)
+            self._kick()
+            await waiter
+        self._detach()
+        self._free()
+
+    async def __aenter__(self):
+        self._attach()
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.aclose()

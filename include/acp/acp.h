@@ -1,0 +1,362 @@
+/* acp/acp.h — the stable C API of libacp (the shared library libacp.so exports exactly
+ * this). For C hosts and for other languages through their FFI (Python ctypes, LuaJIT,
+ * Rust, Go, C#, Swift). Conventions and the full guide: docs/c-api.md.
+ *
+ *   acp_client_options options = ACP_CLIENT_OPTIONS_INIT;   (polled mode, events queued)
+ *   acp_spawn_options agent = ACP_SPAWN_OPTIONS_INIT;
+ *   const char *argv[] = {"my-agent", "--acp", NULL};
+ *   acp_client *client;
+ *   agent.argv = argv;
+ *   if (acp_client_spawn(&client, &agent, &options) < 0) die(acp_error_last());
+ *   acp_client_initialize(NULL, client, NULL, NULL);          (result arrives as an event)
+ *   for (;;) {
+ *       acp_event *event;
+ *       poll_readable(acp_client_fd(client), acp_client_timeout_ms(client));
+ *       acp_client_run_nowait(client);
+ *       while (acp_client_next_event(&event, client) == 0) {
+ *           handle(event);                                     (acp_event_type(), _json(), ...)
+ *           acp_event_free(event);
+ *       }
+ *   }
+ *   acp_client_free(client);
+ *
+ * Rules that hold everywhere:
+ * - Synchronous calls return 0 (or a count/fd) or a negative ACP_E* code; the message of
+ *   the last failure on this thread is acp_error_last().
+ * - Complex payloads cross as UTF-8 JSON text in the ACP v2 wire shapes; JSON passed in
+ *   is validated before anything is sent. Strings passed in are copied. Strings handed
+ *   out are valid until the callback returns or the object they came from is freed.
+ * - Asynchronous calls complete exactly once: through their acp_result_cb if one is
+ *   given (which also marks the end of its userdata), otherwise as an ACP_EVENT_RESULT.
+ * - No callback runs inside the call that caused it; any callback may call any function
+ *   except acp_client_free() on its own client, acp_client_close() included.
+ * - No C++ exception ever leaves the library.
+ */
+#ifndef ACP_ACP_H
+#define ACP_ACP_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && !defined(ACP_STATIC_DEFINE)
+#define ACP_API __declspec(dllimport)
+#elif defined(__GNUC__)
+#define ACP_API __attribute__((visibility("default")))
+#else
+#define ACP_API
+#endif
+
+/* ---- version and errors ------------------------------------------------------------ */
+
+/* "MAJOR.MINOR.PATCH" of the library actually loaded. */
+ACP_API const char *acp_version(void);
+ACP_API int acp_version_major(void);
+
+#define ACP_OK 0
+#define ACP_EINVAL (-1)       /* refused before sending: bad argument or JSON */
+#define ACP_ESPAWN (-2)       /* the agent could not be started */
+#define ACP_EIO (-3)          /* reading or writing a stream failed */
+#define ACP_ECLOSED (-4)      /* the connection or the client is closed */
+#define ACP_ETIMEDOUT (-5)    /* a per-request timeout fired */
+#define ACP_ECANCELLED (-6)   /* cancelled by this side */
+#define ACP_ERPC (-7)         /* the agent answered with a JSON-RPC error (see rpc_code) */
+#define ACP_EPROTOCOL (-8)    /* the agent broke the protocol */
+#define ACP_EUNSUPPORTED (-9) /* the agent does not offer what was asked for */
+#define ACP_EINTERNAL (-10)   /* a bug in libacp (or out of memory) */
+#define ACP_EAGAIN (-11)      /* nothing to return now (no queued event) */
+#define ACP_ENOTFOUND (-12)   /* no such session, item or request */
+#define ACP_ESTATE (-13)      /* not possible in this mode or state */
+
+/* The message of the last failed call on this thread ("" if none). Valid until the next
+ * failing call on this thread. */
+ACP_API const char *acp_error_last(void);
+/* "ACP_ECLOSED", ... for a code; "ACP_E?" for an unknown one. */
+ACP_API const char *acp_error_name(int code);
+
+/* The outcome of an asynchronous call, valid as long as the event carrying it. */
+typedef struct acp_status {
+    int code;                  /* ACP_OK or ACP_E* */
+    const char *message;       /* "" on success */
+    int rpc_code;              /* the JSON-RPC error code when code == ACP_ERPC, else 0 */
+    const char *rpc_data_json; /* the error's "data" as JSON, "" when none */
+} acp_status;
+
+/* ---- objects ------------------------------------------------------------------------- */
+
+typedef struct acp_client acp_client;       /* one connection to one agent */
+typedef struct acp_event acp_event;         /* something that happened (see ACP_EVENT_*) */
+typedef struct acp_responder acp_responder; /* the answer owed to one agent request */
+typedef struct acp_session acp_session;     /* a snapshot of one session's model */
+
+typedef void (*acp_release_cb)(void *userdata);
+/* Handlers receive events they do not own: the event is freed when the handler returns. */
+typedef void (*acp_event_cb)(const acp_event *event, void *userdata);
+/* Completion of one asynchronous call: an ACP_EVENT_RESULT, called exactly once. */
+typedef void (*acp_result_cb)(const acp_event *result, void *userdata);
+
+/* ---- creating a client ----------------------------------------------------------------- */
+
+#define ACP_MODE_POLLED 0 /* libacp owns a loop; the host watches acp_client_fd() and calls run_nowait */
+#define ACP_MODE_THREAD 1 /* libacp runs its loop on its own thread; callbacks run there */
+#define ACP_MODE_LOOP 2   /* the host's uv_loop_t (same libuv as libacp); host thread only */
+
+#define ACP_LOG_DEBUG 0
+#define ACP_LOG_INFO 1
+#define ACP_LOG_WARNING 2
+#define ACP_LOG_ERROR 3
+
+#define ACP_CLIENT_OPTIONS_VERSION 1
+typedef struct acp_client_options {
+    unsigned int version;           /* ACP_CLIENT_OPTIONS_VERSION */
+    int mode;                       /* ACP_MODE_* */
+    void *uv_loop;                  /* ACP_MODE_LOOP: the host's uv_loop_t* */
+    const char *client_name;        /* NULL: "libacp" */
+    const char *client_version;     /* NULL: the library version */
+    unsigned long request_timeout_ms; /* 0: requests never time out */
+    size_t max_line_bytes;          /* 0: 32 MiB */
+    int queue_events;               /* nonzero: events without a handler wait in the pull queue */
+    int log_level;                  /* ACP_LOG_*: log records below it are not reported */
+} acp_client_options;
+#define ACP_CLIENT_OPTIONS_INIT {ACP_CLIENT_OPTIONS_VERSION, ACP_MODE_POLLED, NULL, NULL, NULL, 0, 0, 1, ACP_LOG_INFO}
+
+#define ACP_SPAWN_OPTIONS_VERSION 1
+typedef struct acp_spawn_options {
+    unsigned int version;         /* ACP_SPAWN_OPTIONS_VERSION */
+    const char *const *argv;      /* NULL-terminated; argv[0] is looked up on PATH, no shell */
+    const char *cwd;              /* NULL: the host's working directory */
+    const char *const *env_set;   /* NULL-terminated "NAME=value" entries added to the host's env */
+    const char *const *env_unset; /* NULL-terminated names removed from it */
+    unsigned long shutdown_grace_ms;  /* 0: 2000; after stdin is closed, before SIGTERM */
+    unsigned long terminate_grace_ms; /* 0: 2000; after SIGTERM, before SIGKILL */
+} acp_spawn_options;
+#define ACP_SPAWN_OPTIONS_INIT {ACP_SPAWN_OPTIONS_VERSION, NULL, NULL, NULL, NULL, 0, 0}
+
+/* Spawns the agent and connects to it. options may be NULL (ACP_CLIENT_OPTIONS_INIT). */
+ACP_API int acp_client_spawn(acp_client **out, const acp_spawn_options *agent, const acp_client_options *options);
+/* Adopts streams the host opened (the agent's stdout, stdin and optionally stderr, -1 for
+ * none); libacp owns and closes them. */
+ACP_API int acp_client_adopt(acp_client **out, int read_fd, int write_fd, int stderr_fd,
+                             const acp_client_options *options);
+/* Closes the connection if still open, waits for the agent to end (at most the shutdown
+ * ladder), completes outstanding calls with ACP_ECLOSED, frees queued events, calls
+ * every handler's release, and frees the client. Inside one of its own callbacks it
+ * frees nothing (ACP_ESTATE in acp_error_last()): close there, free afterwards.
+ * Events, responders and sessions taken from it stay valid (answers then fail). */
+ACP_API void acp_client_free(acp_client *client);
+
+/* ---- hosting ---------------------------------------------------------------------------- */
+
+/* ACP_MODE_POLLED: a descriptor that becomes readable when the loop has work; watch it
+ * for reading, and call acp_client_run_nowait() when it is readable or after
+ * acp_client_timeout_ms() elapsed (-1: no timeout). Also call run_nowait after calling
+ * into the client (calls post work that the timeout then reports as 0). */
+ACP_API int acp_client_fd(const acp_client *client);
+ACP_API int acp_client_timeout_ms(const acp_client *client);
+/* Runs what is ready without blocking; handlers run inside. Returns 1 while the loop has
+ * work left, 0 when it has none, or a negative code (wrong mode). */
+ACP_API int acp_client_run_nowait(acp_client *client);
+/* Polled mode only: blocks until something happened or timeout_ms passed (-1: no limit),
+ * then runs it. For simple hosts; returns like run_nowait. */
+ACP_API int acp_client_run_once(acp_client *client, int timeout_ms);
+/* Readable while the pull queue holds events (every mode): for hosts that wait on many
+ * descriptors (asyncio, select) when libacp runs on its own thread. */
+ACP_API int acp_client_event_fd(const acp_client *client);
+
+/* ---- events -------------------------------------------------------------------------------- */
+
+#define ACP_EVENT_RESULT 1               /* an asynchronous call completed: status, json */
+#define ACP_EVENT_SESSION_UPDATE 2       /* json: the session/update params; session_id */
+#define ACP_EVENT_PERMISSION_REQUEST 3   /* json: the request params; take the responder */
+#define ACP_EVENT_ELICITATION_REQUEST 4  /* json: the request params; take the responder */
+#define ACP_EVENT_ELICITATION_COMPLETE 5 /* json: the notification params */
+#define ACP_EVENT_REQUEST_WITHDRAWN 6    /* the agent withdrew a permission/elicitation: request = its id */
+#define ACP_EVENT_EXT_REQUEST 7          /* method, json: params; take the responder */
+#define ACP_EVENT_EXT_NOTIFICATION 8     /* method, json: params */
+#define ACP_EVENT_UNKNOWN_NOTIFICATION 9 /* method, json: params (nobody handles it) */
+#define ACP_EVENT_LOG 10                 /* log_level, method = source, text = message */
+#define ACP_EVENT_TRAFFIC 11             /* direction, text = the line */
+#define ACP_EVENT_CLOSED 12              /* status: why the connection ended */
+#define ACP_EVENT_TYPE_COUNT 13
+
+#define ACP_DIRECTION_INCOMING 0
+#define ACP_DIRECTION_OUTGOING 1
+
+/* Takes the oldest queued event (only events no handler took are queued, and only with
+ * options.queue_events). 0 and *out set, or ACP_EAGAIN when the queue is empty. Never
+ * calls back into the host. Free the event with acp_event_free(). */
+ACP_API int acp_client_next_event(acp_event **out, acp_client *client);
+/* The number of queued events. */
+ACP_API int acp_client_pending_events(const acp_client *client);
+
+ACP_API int acp_event_type(const acp_event *event);
+/* RESULT: the request id the call returned; PERMISSION/ELICITATION_REQUEST and
+ * REQUEST_WITHDRAWN: the responder's id; 0 otherwise. */
+ACP_API unsigned long acp_event_request(const acp_event *event);
+/* RESULT and CLOSED: the outcome; otherwise a success status. Never NULL. */
+ACP_API const acp_status *acp_event_status(const acp_event *event);
+/* The JSON payload (see ACP_EVENT_*; RESULT: the typed response, e.g. InitializeResponse,
+ * "null" on failure); never NULL. */
+ACP_API const char *acp_event_json(const acp_event *event);
+/* The session the event is about, or NULL. */
+ACP_API const char *acp_event_session_id(const acp_event *event);
+/* RESULT: the method called; EXT_* and UNKNOWN_NOTIFICATION: the method; LOG: the
+ * source ("agent-stderr", "transport", "jsonrpc"); NULL otherwise. */
+ACP_API const char *acp_event_method(const acp_event *event);
+/* LOG: the message; TRAFFIC: the line; NULL otherwise. */
+ACP_API const char *acp_event_text(const acp_event *event);
+ACP_API int acp_event_log_level(const acp_event *event);
+ACP_API int acp_event_direction(const acp_event *event);
+/* Moves the event's responder to the caller, who must free it with acp_responder_free()
+ * (answering or not). Without this, the request is answered when the event is freed or
+ * the handler returns: permission "cancelled", elicitation "cancel", extension -32603.
+ * ACP_ENOTFOUND if the event has none (or it was taken). */
+ACP_API int acp_event_take_responder(acp_responder **out, const acp_event *event);
+ACP_API void acp_event_free(acp_event *event);
+
+/* Registers fn for events of one type (ACP_EVENT_*): they are passed to it instead of
+ * being queued. fn NULL unregisters. The previous handler's release runs (once, after
+ * its last call); at acp_client_free every handler's release runs. Handlers run on the
+ * loop's thread (inside run_nowait, on libacp's thread, or on the host's loop). */
+ACP_API int acp_client_set_handler(acp_client *client, int event_type, acp_event_cb fn, void *userdata,
+                                   acp_release_cb release);
+/* Before initialize: advertise elicitation modes (form, url) and deliver their requests. */
+ACP_API int acp_client_enable_elicitation(acp_client *client, int form, int url);
+/* Before initialize: accept an agent extension method ("_vendor/x") as
+ * ACP_EVENT_EXT_REQUEST (is_request nonzero) or ACP_EVENT_EXT_NOTIFICATION. */
+ACP_API int acp_client_add_ext_method(acp_client *client, const char *method, int is_request);
+/* Reports every line in and out as ACP_EVENT_TRAFFIC; redact hides MCP secrets. */
+ACP_API int acp_client_observe_traffic(acp_client *client, int enabled, int redact);
+
+/* ---- responders (thread-safe; answer any time later, exactly once) -------------------- */
+
+/* The id matching the request's event (and a later REQUEST_WITHDRAWN). */
+ACP_API unsigned long acp_responder_id(const acp_responder *responder);
+/* Permission: the optionId chosen (one of the offered; anything else answers "cancelled"). */
+ACP_API int acp_responder_select(acp_responder *responder, const char *option_id);
+/* Permission: "cancelled"; elicitation: "cancel". */
+ACP_API int acp_responder_cancel(acp_responder *responder);
+/* Elicitation: accept with content_json, a JSON object of property values. */
+ACP_API int acp_responder_accept(acp_responder *responder, const char *content_json);
+ACP_API int acp_responder_decline(acp_responder *responder);
+/* Extension request: the result (a JSON object) or a JSON-RPC error. */
+ACP_API int acp_responder_respond(acp_responder *responder, const char *result_json);
+ACP_API int acp_responder_fail(acp_responder *responder, int rpc_code, const char *message);
+/* 1 once an answer was given through this handle, 0 otherwise. */
+ACP_API int acp_responder_answered(const acp_responder *responder);
+/* Answers with the default (see acp_event_take_responder) if unanswered, then frees. */
+ACP_API void acp_responder_free(acp_responder *responder);
+
+/* ---- calls ------------------------------------------------------------------------------------
+ * Each returns 0 once the call is under way (out_request, if not NULL, receives its id for
+ * acp_client_cancel_request and the result event), or a negative code when refused at
+ * once (invalid JSON, closed client). The result's JSON is the response in wire shape. */
+
+ACP_API int acp_client_initialize(unsigned long *out_request, acp_client *client, acp_result_cb done, void *userdata);
+/* The agent's InitializeResponse (info, capabilities, authMethods) once initialize
+ * succeeded, as JSON. *out must be freed with acp_string_free(). ACP_ESTATE before. */
+ACP_API int acp_client_agent_json(char **out, acp_client *client);
+ACP_API void acp_string_free(char *text);
+
+ACP_API int acp_client_login(unsigned long *out_request, acp_client *client, const char *method_id, acp_result_cb done,
+                             void *userdata);
+ACP_API int acp_client_logout(unsigned long *out_request, acp_client *client, acp_result_cb done, void *userdata);
+
+/* request_json: a NewSessionRequest, e.g. {"cwd":"/abs/path","mcpServers":[]} */
+ACP_API int acp_client_new_session(unsigned long *out_request, acp_client *client, const char *request_json,
+                                   acp_result_cb done, void *userdata);
+/* request_json: a ResumeSessionRequest; with "replayFrom":{"type":"start"} the history is
+ * replayed as session updates before the result. */
+ACP_API int acp_client_resume_session(unsigned long *out_request, acp_client *client, const char *request_json,
+                                      acp_result_cb done, void *userdata);
+/* request_json: a ListSessionsRequest (one page), or NULL for {}. */
+ACP_API int acp_client_list_sessions(unsigned long *out_request, acp_client *client, const char *request_json,
+                                     acp_result_cb done, void *userdata);
+/* Every page: the result is a JSON array of SessionInfo. cwd may be NULL. */
+ACP_API int acp_client_list_all_sessions(unsigned long *out_request, acp_client *client, const char *cwd,
+                                         acp_result_cb done, void *userdata);
+ACP_API int acp_client_close_session(unsigned long *out_request, acp_client *client, const char *session_id,
+                                     acp_result_cb done, void *userdata);
+ACP_API int acp_client_delete_session(unsigned long *out_request, acp_client *client, const char *session_id,
+                                      acp_result_cb done, void *userdata);
+/* request_json: a PromptRequest {"sessionId":..., "prompt":[content blocks]}. The result
+ * only acknowledges the user message; the turn ends with an idle state update. */
+ACP_API int acp_client_prompt(unsigned long *out_request, acp_client *client, const char *request_json,
+                              acp_result_cb done, void *userdata);
+/* A prompt of one text block. */
+ACP_API int acp_client_prompt_text(unsigned long *out_request, acp_client *client, const char *session_id,
+                                   const char *text, acp_result_cb done, void *userdata);
+/* session/cancel: stops the session's running turn. */
+ACP_API int acp_client_cancel(acp_client *client, const char *session_id);
+/* request_json: a SetSessionConfigOptionRequest {"sessionId","configId","type"?,"value"}. */
+ACP_API int acp_client_set_config_option(unsigned long *out_request, acp_client *client, const char *request_json,
+                                         acp_result_cb done, void *userdata);
+ACP_API int acp_client_cancel_tool_call(unsigned long *out_request, acp_client *client, const char *session_id,
+                                        const char *tool_call_id, acp_result_cb done, void *userdata);
+ACP_API int acp_client_cancel_terminal(unsigned long *out_request, acp_client *client, const char *session_id,
+                                       const char *terminal_id, acp_result_cb done, void *userdata);
+/* An extension request ("_vendor/x"); params_json a JSON object or NULL. */
+ACP_API int acp_client_ext_request(unsigned long *out_request, acp_client *client, const char *method,
+                                   const char *params_json, acp_result_cb done, void *userdata);
+ACP_API int acp_client_ext_notify(acp_client *client, const char *method, const char *params_json);
+/* Withdraws an outstanding call ($/cancel_request); its result is ACP_ECANCELLED. */
+ACP_API int acp_client_cancel_request(acp_client *client, unsigned long request);
+
+/* Closes the connection (stdin, then the shutdown ladder); ACP_EVENT_CLOSED follows.
+ * Asynchronous, idempotent, legal inside any callback. Later calls fail with ACP_ECLOSED. */
+ACP_API int acp_client_close(acp_client *client);
+ACP_API int acp_client_is_closed(const acp_client *client);
+
+/* ---- the session model ---------------------------------------------------------------------- */
+
+#define ACP_ITEM_USER_MESSAGE 0
+#define ACP_ITEM_AGENT_MESSAGE 1
+#define ACP_ITEM_AGENT_THOUGHT 2
+#define ACP_ITEM_TOOL_CALL 3
+#define ACP_ITEM_PLAN 4
+#define ACP_ITEM_TERMINAL 5
+#define ACP_ITEM_COMPACTION 6
+#define ACP_ITEM_UNKNOWN 7
+
+/* A consistent snapshot of one session's model (thread-safe to read, immutable).
+ * ACP_ENOTFOUND if the client holds no such session. */
+ACP_API int acp_client_session(acp_session **out, acp_client *client, const char *session_id);
+/* The ids of every session the model holds, as a JSON array. Free with acp_string_free. */
+ACP_API int acp_client_session_ids(char **out, acp_client *client);
+ACP_API void acp_session_free(acp_session *session);
+
+ACP_API const char *acp_session_id(const acp_session *session);
+/* The canonical JSON dump (docs/session-model.md). */
+ACP_API const char *acp_session_json(const acp_session *session);
+/* "idle", "running", "requires_action" or an unrecognised state. */
+ACP_API const char *acp_session_state(const acp_session *session);
+/* The last idle state's stop reason, or NULL. */
+ACP_API const char *acp_session_stop_reason(const acp_session *session);
+ACP_API const char *acp_session_title(const acp_session *session); /* or NULL */
+/* 0 and the context window figures, or ACP_ENOTFOUND when not reported. */
+ACP_API int acp_session_usage(const acp_session *session, double *used, double *size);
+/* JSON arrays (SessionConfigOption, AvailableCommand), or NULL when not reported. */
+ACP_API const char *acp_session_config_options_json(const acp_session *session);
+ACP_API const char *acp_session_commands_json(const acp_session *session);
+
+ACP_API int acp_session_item_count(const acp_session *session);
+/* ACP_ITEM_*, or ACP_ENOTFOUND for an index out of range (likewise below: NULL). */
+ACP_API int acp_session_item_kind(const acp_session *session, int index);
+/* The entity id (messageId, toolCallId, terminalId, planId, ...). */
+ACP_API const char *acp_session_item_id(const acp_session *session, int index);
+/* Messages: their text blocks concatenated; terminals: the output text; else NULL. */
+ACP_API const char *acp_session_item_text(const acp_session *session, int index);
+/* Tool calls: the title (NULL when none). */
+ACP_API const char *acp_session_item_title(const acp_session *session, int index);
+/* Tool calls and compactions: the status ("pending", "completed", ...); else NULL. */
+ACP_API const char *acp_session_item_status(const acp_session *session, int index);
+/* The item as in the canonical dump. */
+ACP_API const char *acp_session_item_json(const acp_session *session, int index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACP_ACP_H */

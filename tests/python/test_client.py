@@ -1,0 +1,263 @@
+"""The Python binding against a real agent process: the TypeScript-SDK peer
+(tests/peers/ts-agent). Run by CTest (python.binding) with ACP_LIBRARY, PYTHONPATH,
+ACP_NODE and ACP_TS_AGENT set; by hand:
+
+    ACP_LIBRARY=build/dev/libacp.so PYTHONPATH=bindings/python ACP_NODE=node \
+    ACP_TS_AGENT=tests/peers/ts-agent/agent.mjs python3 -m unittest discover -s tests/python -v
+"""
+import asyncio
+import gc
+import os
+import shutil
+import tempfile
+import unittest
+import weakref
+
+import libacp
+
+NODE = os.environ.get("ACP_NODE", "node")
+AGENT = os.environ.get("ACP_TS_AGENT", os.path.join(os.path.dirname(__file__), "..", "peers", "ts-agent",
+                                                     "agent.mjs"))
+
+
+def agent(*flags):
+    return [NODE, AGENT] + list(flags)
+
+
+class SyncClientTest(unittest.TestCase):
+    def test_a_permission_round_trip_runs_a_whole_turn_and_fills_the_model(self):
+        with libacp.Client(agent()) as client:
+            info = client.initialize()
+            self.assertEqual(info["info"]["name"], "libacp-ts-peer")
+            self.assertEqual(client.agent["protocolVersion"], 2)
+            session = client.new_session(cwd="/tmp")
+            asked = []
+
+            def permission(request):
+                asked.append(request)
+                return "allow-once"
+            client.on_permission = permission
+            kinds = [update["sessionUpdate"] for update in session.prompt("permission")]
+            self.assertEqual(len(asked), 1)
+            self.assertEqual(asked[0]["sessionId"], session.id)
+            self.assertIn("tool_call_update", kinds)
+            self.assertEqual(kinds[-1], "state_update")
+            model = session.model()
+            self.assertTrue(model.is_idle)
+            self.assertEqual(model.stop_reason, "end_turn")
+            tool = [item for item in model.items if item.kind == "tool_call"][0]
+            self.assertEqual((tool.id, tool.status, tool.title), ("tc1", "completed", "Run rm -rf build"))
+            self.assertEqual(model.items[-1].text, "Permission granted (allow-once); the command ran.")
+            self.assertEqual(client.session_ids(), [session.id])
+
+    def test_errors_are_typed_exceptions(self):
+        with libacp.Client(agent()) as client:
+            with self.assertRaises(libacp.InvalidArgument):
+                client.new_session(cwd="/tmp")  # before initialize (CLIENT-MUST-20)
+            client.initialize()
+            with self.assertRaises(libacp.InvalidArgument):
+                client.new_session(cwd="relative/path")  # CLIENT-MUST-38, refused locally
+            with self.assertRaises(libacp.RpcError) as caught:
+                client.prompt("no-such-session", "hello").wait()
+            self.assertEqual(caught.exception.rpc_code, -32002)
+            with self.assertRaises(libacp.NotFound):
+                client.model("no-such-session")
+
+    def test_auth_required_is_its_own_exception(self):
+        with libacp.Client(agent("--auth-required")) as client:
+            client.initialize()
+            with self.assertRaises(libacp.AuthRequired):
+                client.new_session(cwd="/tmp")
+            client.login("test-login")
+            self.assertTrue(client.new_session(cwd="/tmp").id.startswith("sess-"))
+
+    def test_a_python_exception_in_a_handler_is_reported_and_the_client_keeps_working(self):
+        with libacp.Client(agent()) as client:
+            client.initialize()
+            session = client.new_session(cwd="/tmp")
+            reported = []
+            client.on_handler_error = reported.append
+
+            def broken(request):
+                raise RuntimeError("the dialog crashed")
+            client.on_permission = broken
+            # The request is answered "cancelled", never approved.
+            self.assertEqual(session.prompt("permission").wait(), "cancelled")
+            self.assertEqual(len(reported), 1)
+            self.assertIsInstance(reported[0], RuntimeError)
+            client.on_update = lambda update: 1 / 0
+            self.assertEqual(session.prompt("hello").wait(), "end_turn")
+            self.assertTrue(all(isinstance(e, ZeroDivisionError) for e in reported[1:]))
+            self.assertGreater(len(reported), 1)
+            self.assertEqual(session.model().items[-1].text, "Hello, world!")
+
+    def test_a_handler_object_collected_while_the_agent_talks_is_harmless(self):
+        with libacp.Client(agent("--slow-ticks=30", "--slow-ms=5")) as client:
+            client.initialize()
+            session = client.new_session(cwd="/tmp")
+
+            class Panel:
+                seen = 0
+
+                def render(self, update):
+                    self.seen += 1
+            panel = Panel()
+            gone = weakref.ref(panel)
+            client.on_update = panel.render
+            updates = 0
+            for _ in session.prompt("slow"):
+                updates += 1
+                if updates == 3:
+                    client.on_update = None
+                    del panel
+                    gc.collect()
+                    self.assertIsNone(gone())  # the client dropped its reference
+            self.assertGreater(updates, 30)
+
+    def test_a_client_collected_mid_turn_ends_its_agent(self):
+        client = libacp.Client(agent("--slow-ticks=100", "--slow-ms=20"))
+        client.initialize()
+        session = client.new_session(cwd="/tmp")
+        turn = session.prompt("slow")
+        next(iter(turn))
+        del session, turn, client
+        gc.collect()  # frees the C client: close, shutdown ladder, no crash
+
+    def test_closing_from_inside_a_callback(self):
+        client = libacp.Client(agent("--slow-ticks=50", "--slow-ms=10"))
+        client.initialize()
+        session = client.new_session(cwd="/tmp")
+
+        def close_on_first_tick(update):
+            if update["update"]["sessionUpdate"] == "agent_message_chunk":
+                client.close()
+                client.close()  # idempotent
+        client.on_update = close_on_first_tick
+        with self.assertRaises(libacp.ConnectionClosed):
+            session.prompt("slow").wait()
+        self.assertTrue(client.closed)
+        with self.assertRaises(libacp.ConnectionClosed):
+            session.prompt("hello")
+        client.close_and_wait()
+
+    def test_a_request_and_a_turn_are_cancelled(self):
+        with libacp.Client(agent("--slow-ticks=200", "--slow-ms=10")) as client:
+            client.initialize()
+            session = client.new_session(cwd="/tmp")
+            running = session.prompt("slow")
+            next(iter(running))
+            held = session.prompt("hello")  # the agent holds it while the first turn runs
+            client.cancel_request(held.request)
+            with self.assertRaises(libacp.Cancelled):
+                held.wait()
+            running.cancel()
+            self.assertEqual(running.wait(), "cancelled")
+            tool = [item for item in session.model().items if item.kind == "tool_call"][0]
+            self.assertEqual(tool.status, "cancelled")
+
+    def test_form_elicitation_is_accepted_and_the_traffic_observed(self):
+        with libacp.Client(agent()) as client:
+            client.enable_elicitation(form=True)
+            client.observe_traffic()
+            lines = []
+            client.on_traffic = lambda direction, line: lines.append((direction, line))
+            client.on_elicitation = lambda request: {"name": "x", "count": 2}
+            info = client.initialize()
+            session = client.new_session(cwd="/tmp")
+            self.assertEqual(session.prompt("elicit-form").wait(), "end_turn")
+            self.assertEqual(session.model().items[-1].text, 'Form result: accept {"count":2,"name":"x"}')
+            self.assertIn('"elicitation":{"form":{}}', [line for d, line in lines if d == "out"][0])
+            self.assertTrue(any(d == "in" and "elicitation/create" in line for d, line in lines))
+            self.assertEqual(info["info"]["name"], "libacp-ts-peer")
+
+    def test_resume_with_replay_rebuilds_the_same_model_in_a_new_client(self):
+        state = tempfile.mkdtemp(prefix="acp-py-state-")
+        try:
+            with libacp.Client(agent("--state-dir=" + state)) as first:
+                first.initialize()
+                session = first.new_session(cwd="/tmp")
+                first.on_permission = lambda request: "allow-always"
+                session.prompt("permission").wait()
+                session.prompt("tool").wait()
+                live = session.model()
+            with libacp.Client(agent("--state-dir=" + state)) as second:
+                second.initialize()
+                self.assertIn(session.id, [info["sessionId"] for info in second.list_sessions()])
+                resumed = second.resume_session(session.id, cwd="/tmp", replay=True)
+                replayed = resumed.model()
+            self.assertEqual(replayed.json, live.json)
+            self.assertEqual(replayed.title, "Edit hello.txt")
+            self.assertEqual(replayed.usage["used"], 1234)
+            terminal = [item for item in replayed.items if item.kind == "terminal"][0]
+            self.assertEqual(terminal.text, "$ make check\r\nbuild: \u2713 ok\r\n")
+        finally:
+            shutil.rmtree(state)
+
+    def test_config_options_and_extension_methods_both_ways(self):
+        with libacp.Client(agent()) as client:
+            client.add_ext_handler("_test/ping", lambda params: {"pong": params["n"] + 1})
+            client.accept_ext_notification("_test/notice")
+            notes = []
+            client.on_notification = lambda method, params: notes.append((method, params["text"]))
+            client.initialize()
+            session = client.new_session(cwd="/tmp")
+            self.assertEqual(client.ext_request("_test/echo", {"a": 1}), {"a": 1})
+            self.assertEqual(session.prompt("ext").wait(), "end_turn")
+            self.assertEqual(session.model().items[-1].text, 'ext result: {"pong":2}')
+            self.assertEqual(notes, [("_test/notice", "hello from the agent")])
+            options = session.set_config_option("model", "model-b")["configOptions"]
+            self.assertIn("effort", [option["configId"] for option in options])
+            self.assertEqual(len(session.model().config_options), 3)
+
+
+class AsyncClientTest(unittest.TestCase):
+    def test_updates_arrive_as_an_async_iterator_with_a_coroutine_permission_handler(self):
+        async def main():
+            async with libacp.AsyncClient(agent()) as client:
+                await client.initialize()
+                session = await client.new_session(cwd="/tmp")
+
+                async def ask(request):
+                    await asyncio.sleep(0.01)  # a dialog that takes its time
+                    return "reject-once"
+                client.on_permission = ask
+                kinds = []
+                async for update in session.prompt("permission"):
+                    kinds.append(update["sessionUpdate"])
+                self.assertIn("tool_call_update", kinds)
+                model = session.model()
+                self.assertEqual(model.items[-1].text, "Permission rejected (reject-once); the command was skipped.")
+                # Other coroutines run while a turn streams: the loop is never blocked.
+                ticks = []
+
+                async def ticker():
+                    while True:
+                        ticks.append(1)
+                        await asyncio.sleep(0)
+                task = asyncio.ensure_future(ticker())
+                self.assertEqual(await session.prompt("hello"), "end_turn")
+                task.cancel()
+                self.assertGreater(len(ticks), 0)
+        asyncio.run(main())
+
+    def test_cancelling_a_turn_and_closing_inside_a_handler(self):
+        async def main():
+            client = libacp.AsyncClient(agent("--slow-ticks=100", "--slow-ms=10"))
+            await client.initialize()
+            session = await client.new_session(cwd="/tmp")
+            turn = session.prompt("slow")
+            seen = 0
+            async for update in turn:
+                seen += 1
+                if seen == 3:
+                    turn.cancel()
+            self.assertEqual(turn.stop_reason, "cancelled")
+            client.on_update = lambda update: client.close()
+            with self.assertRaises(libacp.ConnectionClosed):
+                await session.prompt("slow")
+            await client.aclose()
+        asyncio.run(main())
+
+
+if __name__ == "__main__":
+    unittest.main()
