@@ -108,7 +108,11 @@ typedef void (*acp_result_cb)(const acp_event *result, void *userdata);
 #define ACP_LOG_WARNING 2
 #define ACP_LOG_ERROR 3
 
-#define ACP_CLIENT_OPTIONS_VERSION 1
+#define ACP_PROTOCOL_AUTO 0 /* ask for v2; continue in v1 when the agent answers 1 */
+#define ACP_PROTOCOL_V1 1   /* send the v1 initialize first (agents known to speak only v1) */
+#define ACP_PROTOCOL_V2 2   /* the same as ACP_PROTOCOL_AUTO */
+
+#define ACP_CLIENT_OPTIONS_VERSION 2 /* version 1 ended before protocol_version */
 typedef struct acp_client_options {
     unsigned int version;           /* ACP_CLIENT_OPTIONS_VERSION */
     int mode;                       /* ACP_MODE_* */
@@ -119,8 +123,10 @@ typedef struct acp_client_options {
     size_t max_line_bytes;          /* 0: 32 MiB */
     int queue_events;               /* nonzero: events without a handler wait in the pull queue */
     int log_level;                  /* ACP_LOG_*: log records below it are not reported */
+    int protocol_version;           /* ACP_PROTOCOL_*: what initialize asks for first (docs/v1.md) */
 } acp_client_options;
-#define ACP_CLIENT_OPTIONS_INIT {ACP_CLIENT_OPTIONS_VERSION, ACP_MODE_POLLED, NULL, NULL, NULL, 0, 0, 1, ACP_LOG_INFO}
+#define ACP_CLIENT_OPTIONS_INIT \
+    {ACP_CLIENT_OPTIONS_VERSION, ACP_MODE_POLLED, NULL, NULL, NULL, 0, 0, 1, ACP_LOG_INFO, ACP_PROTOCOL_AUTO}
 
 #define ACP_SPAWN_OPTIONS_VERSION 1
 typedef struct acp_spawn_options {
@@ -172,14 +178,16 @@ ACP_API int acp_client_event_fd(const acp_client *client);
 #define ACP_EVENT_PERMISSION_REQUEST 3   /* json: the request params; take the responder */
 #define ACP_EVENT_ELICITATION_REQUEST 4  /* json: the request params; take the responder */
 #define ACP_EVENT_ELICITATION_COMPLETE 5 /* json: the notification params */
-#define ACP_EVENT_REQUEST_WITHDRAWN 6    /* the agent withdrew a permission/elicitation: request = its id */
+#define ACP_EVENT_REQUEST_WITHDRAWN 6    /* the agent withdrew a request it made: request = its responder's id */
 #define ACP_EVENT_EXT_REQUEST 7          /* method, json: params; take the responder */
 #define ACP_EVENT_EXT_NOTIFICATION 8     /* method, json: params */
 #define ACP_EVENT_UNKNOWN_NOTIFICATION 9 /* method, json: params (nobody handles it) */
 #define ACP_EVENT_LOG 10                 /* log_level, method = source, text = message */
 #define ACP_EVENT_TRAFFIC 11             /* direction, text = the line */
 #define ACP_EVENT_CLOSED 12              /* status: why the connection ended */
-#define ACP_EVENT_TYPE_COUNT 13
+#define ACP_EVENT_CLIENT_REQUEST 13      /* a v1 agent's fs/ or terminal/ request: method, json: params
+                                            (v1 shape), session_id; take the responder */
+#define ACP_EVENT_TYPE_COUNT 14
 
 #define ACP_DIRECTION_INCOMING 0
 #define ACP_DIRECTION_OUTGOING 1
@@ -192,7 +200,7 @@ ACP_API int acp_client_next_event(acp_event **out, acp_client *client);
 ACP_API int acp_client_pending_events(const acp_client *client);
 
 ACP_API int acp_event_type(const acp_event *event);
-/* RESULT: the request id the call returned; PERMISSION/ELICITATION_REQUEST and
+/* RESULT: the request id the call returned; PERMISSION/ELICITATION/CLIENT_REQUEST and
  * REQUEST_WITHDRAWN: the responder's id; 0 otherwise. */
 ACP_API unsigned long acp_event_request(const acp_event *event);
 /* RESULT and CLOSED: the outcome; otherwise a success status. Never NULL. */
@@ -202,7 +210,7 @@ ACP_API const acp_status *acp_event_status(const acp_event *event);
 ACP_API const char *acp_event_json(const acp_event *event);
 /* The session the event is about, or NULL. */
 ACP_API const char *acp_event_session_id(const acp_event *event);
-/* RESULT: the method called; EXT_* and UNKNOWN_NOTIFICATION: the method; LOG: the
+/* RESULT: the method called; EXT_*, CLIENT_REQUEST and UNKNOWN_NOTIFICATION: the method; LOG: the
  * source ("agent-stderr", "transport", "jsonrpc"); NULL otherwise. */
 ACP_API const char *acp_event_method(const acp_event *event);
 /* LOG: the message; TRAFFIC: the line; NULL otherwise. */
@@ -211,7 +219,8 @@ ACP_API int acp_event_log_level(const acp_event *event);
 ACP_API int acp_event_direction(const acp_event *event);
 /* Moves the event's responder to the caller, who must free it with acp_responder_free()
  * (answering or not). Without this, the request is answered when the event is freed or
- * the handler returns: permission "cancelled", elicitation "cancel", extension -32603.
+ * the handler returns: permission "cancelled", elicitation "cancel", extension and
+ * client method -32603.
  * ACP_ENOTFOUND if the event has none (or it was taken). */
 ACP_API int acp_event_take_responder(acp_responder **out, const acp_event *event);
 ACP_API void acp_event_free(acp_event *event);
@@ -227,6 +236,15 @@ ACP_API int acp_client_enable_elicitation(acp_client *client, int form, int url)
 /* Before initialize: accept an agent extension method ("_vendor/x") as
  * ACP_EVENT_EXT_REQUEST (is_request nonzero) or ACP_EVENT_EXT_NOTIFICATION. */
 ACP_API int acp_client_add_ext_method(acp_client *client, const char *method, int is_request);
+/* Before initialize: serve ACP v1's client methods (v2 has none) as
+ * ACP_EVENT_CLIENT_REQUEST. Each is advertised to a v1 agent (clientCapabilities.fs,
+ * .terminal) only when enabled; a call again adds to what was enabled. Answer with
+ * acp_responder_respond (the method's v1 response, e.g. {"content":"..."}) or
+ * acp_responder_fail (e.g. -32002 for a missing file). */
+#define ACP_CLIENT_METHOD_READ_TEXT_FILE 1  /* fs/read_text_file */
+#define ACP_CLIENT_METHOD_WRITE_TEXT_FILE 2 /* fs/write_text_file */
+#define ACP_CLIENT_METHOD_TERMINAL 4        /* terminal/create, output, wait_for_exit, kill, release */
+ACP_API int acp_client_serve_client_methods(acp_client *client, unsigned int methods);
 /* Reports every line in and out as ACP_EVENT_TRAFFIC; redact hides MCP secrets. */
 ACP_API int acp_client_observe_traffic(acp_client *client, int enabled, int redact);
 
@@ -241,7 +259,9 @@ ACP_API int acp_responder_cancel(acp_responder *responder);
 /* Elicitation: accept with content_json, a JSON object of property values. */
 ACP_API int acp_responder_accept(acp_responder *responder, const char *content_json);
 ACP_API int acp_responder_decline(acp_responder *responder);
-/* Extension request: the result (a JSON object) or a JSON-RPC error. */
+/* Extension request: the result (a JSON object) or a JSON-RPC error. Client method
+ * request: the response of its method, validated against the v1 schema (ACP_EINVAL, and
+ * the request stays unanswered, when it does not fit), or a JSON-RPC error. */
 ACP_API int acp_responder_respond(acp_responder *responder, const char *result_json);
 ACP_API int acp_responder_fail(acp_responder *responder, int rpc_code, const char *message);
 /* 1 once an answer was given through this handle, 0 otherwise. */
@@ -258,6 +278,9 @@ ACP_API int acp_client_initialize(unsigned long *out_request, acp_client *client
 /* The agent's InitializeResponse (info, capabilities, authMethods) once initialize
  * succeeded, as JSON. *out must be freed with acp_string_free(). ACP_ESTATE before. */
 ACP_API int acp_client_agent_json(char **out, acp_client *client);
+/* The ACP version the agent speaks, 2 or 1, once initialize succeeded; 0 before. With a
+ * v1 agent, calls, results and updates keep their v2 shapes: libacp translates. */
+ACP_API int acp_client_negotiated_version(acp_client *client);
 ACP_API void acp_string_free(char *text);
 
 ACP_API int acp_client_login(unsigned long *out_request, acp_client *client, const char *method_id, acp_result_cb done,

@@ -2,6 +2,7 @@
 // exception leaves it; a failure becomes a negative ACP_E* code and acp_error_last().
 #include <poll.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -10,6 +11,8 @@
 #include "acp/version.hpp"
 #include "capi/core.hpp"
 #include "jsonrpc/json.hpp"
+#include "protocol/v1/codec.hpp"
+#include "protocol/v1/methods.hpp"
 #include "protocol/v2/codec.hpp"
 
 namespace acp::capi {
@@ -114,20 +117,30 @@ int submit(unsigned long* out_request, acp_client* client, const char* method, a
     return ACP_OK;
 }
 
-acp_client_options options_or_default(const acp_client_options* options) {
-    acp_client_options defaults = ACP_CLIENT_OPTIONS_INIT;
-    if (options == nullptr) return defaults;
-    // Later versions only append members: copy what this library knows.
-    acp_client_options copy = *options;
-    return copy;
+// The host's options, or the defaults. A struct of an older version is shorter: only the
+// members it has are read, the rest keep their defaults.
+int read_options(const acp_client_options* options, acp_client_options& out) {
+    out = ACP_CLIENT_OPTIONS_INIT;
+    if (options == nullptr) return ACP_OK;
+    if (options->version == 1) {
+        std::memcpy(&out, options, offsetof(acp_client_options, protocol_version));
+        out.version = ACP_CLIENT_OPTIONS_VERSION;
+        return ACP_OK;
+    }
+    if (options->version != ACP_CLIENT_OPTIONS_VERSION) return fail(ACP_EINVAL, "unknown acp_client_options version");
+    out = *options;
+    return ACP_OK;
 }
 
 int create(acp_client** out, const SpawnOptions* spawn, const AdoptedFds* fds, const acp_client_options* options) {
     if (out == nullptr) return fail(ACP_EINVAL, "out is NULL");
     *out = nullptr;
-    acp_client_options opts = options_or_default(options);
-    if (opts.version != ACP_CLIENT_OPTIONS_VERSION) return fail(ACP_EINVAL, "unknown acp_client_options version");
+    acp_client_options opts;
+    if (int read = read_options(options, opts); read != ACP_OK) return read;
     if (opts.mode < ACP_MODE_POLLED || opts.mode > ACP_MODE_LOOP) return fail(ACP_EINVAL, "unknown mode");
+    if (opts.protocol_version < ACP_PROTOCOL_AUTO || opts.protocol_version > ACP_PROTOCOL_V2) {
+        return fail(ACP_EINVAL, "unknown protocol_version (ACP_PROTOCOL_AUTO, _V1 or _V2)");
+    }
     auto core = std::make_shared<Core>(opts.mode, opts);
     int started = core->start(spawn, fds, opts);
     if (started != ACP_OK) return started;
@@ -147,6 +160,32 @@ int responder_answer(acp_responder* r, int kind_a, int kind_b, std::function<voi
         answer(it->second);
         core->answers.erase(it);
     });
+}
+
+// Decodes the host's answer to a v1 client method as that method's response type, so an
+// answer that does not fit is refused here (ACP_EINVAL) instead of reaching the agent.
+int client_method_answer(const std::string& method, const char* json,
+                         std::function<void(ClientMethodResponder&)>& send) {
+    if (json == nullptr) return fail(ACP_EINVAL, "result_json is NULL");
+    rapidjson::Document document;
+    document.Parse(json);
+    if (document.HasParseError()) return fail(ACP_EINVAL, "result_json is not valid JSON");
+    auto decoded_as = [&](auto response) {
+        if (Status s = v1::codec::decode(document, response); !s) {
+            return fail(ACP_EINVAL, "result_json is no " + method + " response: " + s.message());
+        }
+        send = [response](ClientMethodResponder& r) { r.respond(response); };
+        return ACP_OK;
+    };
+    namespace m = v1::method;
+    if (method == m::fs_read_text_file) return decoded_as(v1::ReadTextFileResponse{});
+    if (method == m::fs_write_text_file) return decoded_as(v1::WriteTextFileResponse{});
+    if (method == m::terminal_create) return decoded_as(v1::CreateTerminalResponse{});
+    if (method == m::terminal_output) return decoded_as(v1::TerminalOutputResponse{});
+    if (method == m::terminal_wait_for_exit) return decoded_as(v1::WaitForTerminalExitResponse{});
+    if (method == m::terminal_kill) return decoded_as(v1::KillTerminalResponse{});
+    if (method == m::terminal_release) return decoded_as(v1::ReleaseTerminalResponse{});
+    return fail(ACP_EINTERNAL, "no response type for " + method);
 }
 
 char* copy_string(const std::string& text) {
@@ -452,18 +491,9 @@ int acp_client_enable_elicitation(acp_client* client, int form, int url) {
                 auto c = weak.lock();
                 if (!c) return;
                 const unsigned long id = c->next_id();
-                r.on_withdrawn([weak, id] {
-                    auto c2 = weak.lock();
-                    if (!c2) return;
-                    auto event = std::make_unique<acp_event>();
-                    event->type = ACP_EVENT_REQUEST_WITHDRAWN;
-                    event->request = id;
-                    c2->emit(std::move(event));
-                });
+                r.on_withdrawn(c->withdrawal_reporter(id));
                 c->answers[id].elicitation.emplace(std::move(r));
-                auto event = std::make_unique<acp_event>();
-                event->type = ACP_EVENT_ELICITATION_REQUEST;
-                event->request = id;
+                auto event = c->request_event(ACP_EVENT_ELICITATION_REQUEST, id);
                 event->json = encode_json(request);
                 {
                     // The session id sits in the mode's members (form or url).
@@ -471,10 +501,6 @@ int acp_client_enable_elicitation(acp_client* client, int form, int url) {
                     d.Parse(event->json.c_str());
                     if (!d.HasParseError()) event->session_id = string_member(d, "sessionId");
                 }
-                event->responder = new acp_responder;
-                event->responder->core = c;
-                event->responder->id = id;
-                event->responder->kind = ACP_EVENT_ELICITATION_REQUEST;
                 c->emit(std::move(event));
             });
         });
@@ -496,15 +522,9 @@ int acp_client_add_ext_method(acp_client* client, const char* method, int is_req
                     if (!c) return;
                     const unsigned long id = c->next_id();
                     c->answers[id].ext.emplace(std::move(r));
-                    auto event = std::make_unique<acp_event>();
-                    event->type = ACP_EVENT_EXT_REQUEST;
-                    event->request = id;
+                    auto event = c->request_event(ACP_EVENT_EXT_REQUEST, id);
                     event->method = name;
                     event->json = params.text.empty() ? "{}" : params.text;
-                    event->responder = new acp_responder;
-                    event->responder->core = c;
-                    event->responder->id = id;
-                    event->responder->kind = ACP_EVENT_EXT_REQUEST;
                     c->emit(std::move(event));
                 });
             } else {
@@ -519,6 +539,17 @@ int acp_client_add_ext_method(acp_client* client, const char* method, int is_req
                 });
             }
         });
+    });
+}
+
+int acp_client_serve_client_methods(acp_client* client, unsigned int methods) {
+    return guarded(ACP_EINTERNAL, [&] {
+        if (client == nullptr) return fail(ACP_EINVAL, "client is NULL");
+        const unsigned int known = ACP_CLIENT_METHOD_READ_TEXT_FILE | ACP_CLIENT_METHOD_WRITE_TEXT_FILE |
+                                   ACP_CLIENT_METHOD_TERMINAL;
+        if ((methods & ~known) != 0) return fail(ACP_EINVAL, "unknown ACP_CLIENT_METHOD_* flags");
+        auto core = client->core;
+        return core->run([core, methods] { core->serve_client_methods(methods); });
     });
 }
 
@@ -592,6 +623,13 @@ int acp_responder_decline(acp_responder* responder) {
 
 int acp_responder_respond(acp_responder* responder, const char* result_json) {
     return guarded(ACP_EINTERNAL, [&] {
+        if (responder != nullptr && responder->kind == ACP_EVENT_CLIENT_REQUEST) {
+            if (responder->answered) return fail(ACP_ESTATE, "the request was already answered");
+            std::function<void(ClientMethodResponder&)> send;
+            if (int valid = client_method_answer(responder->method, result_json, send); valid != ACP_OK) return valid;
+            return responder_answer(responder, ACP_EVENT_CLIENT_REQUEST, ACP_EVENT_CLIENT_REQUEST,
+                                    [send](Core::Answer& a) { send(*a.client_method); });
+        }
         RawJson result{"{}"};
         if (int valid = object_json(result_json, result, "result_json"); valid != ACP_OK) return valid;
         return responder_answer(responder, ACP_EVENT_EXT_REQUEST, ACP_EVENT_EXT_REQUEST,
@@ -602,8 +640,11 @@ int acp_responder_respond(acp_responder* responder, const char* result_json) {
 int acp_responder_fail(acp_responder* responder, int rpc_code, const char* message) {
     return guarded(ACP_EINTERNAL, [&] {
         std::string text = message != nullptr ? message : "";
-        return responder_answer(responder, ACP_EVENT_EXT_REQUEST, ACP_EVENT_EXT_REQUEST,
-                                [rpc_code, text](Core::Answer& a) { a.ext->fail(rpc_code, text); });
+        return responder_answer(responder, ACP_EVENT_EXT_REQUEST, ACP_EVENT_CLIENT_REQUEST,
+                                [rpc_code, text](Core::Answer& a) {
+                                    if (a.ext) a.ext->fail(rpc_code, text);
+                                    if (a.client_method) a.client_method->fail(rpc_code, text);
+                                });
     });
 }
 
@@ -646,6 +687,18 @@ int acp_client_agent_json(char** out, acp_client* client) {
 }
 
 void acp_string_free(char* text) { std::free(text); }
+
+int acp_client_negotiated_version(acp_client* client) {
+    return guarded(ACP_EINTERNAL, [&] {
+        if (client == nullptr) return fail(ACP_EINVAL, "client is NULL");
+        auto core = client->core;
+        int version = 0;
+        int ran = core->run_sync([&] {
+            if (core->client) version = core->client->negotiated_version();
+        });
+        return ran != ACP_OK ? ran : version;
+    });
+}
 
 int acp_client_login(unsigned long* out_request, acp_client* client, const char* method_id, acp_result_cb done,
                      void* userdata) {

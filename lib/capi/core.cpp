@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "jsonrpc/json.hpp"
+#include "protocol/v1/codec.hpp"
+#include "protocol/v1/methods.hpp"
 #include "protocol/v2/codec.hpp"
 
 acp_event::~acp_event() {
@@ -38,6 +40,34 @@ std::string encode_json(const T& value) {
     detail::JsonWriter writer(buffer);
     v2::codec::encode(writer, value);
     return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+template <class T>
+std::string encode_v1_json(const T& value) {
+    rapidjson::StringBuffer buffer;
+    detail::JsonWriter writer(buffer);
+    v1::codec::encode(writer, value);
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+// The Client handler of one v1 client method: each request becomes an
+// ACP_EVENT_CLIENT_REQUEST carrying its params in v1 shape and a responder.
+template <class Request>
+std::function<void(const Request&, ClientMethodResponder)> client_method_handler(std::weak_ptr<Core> weak,
+                                                                                 std::string_view method) {
+    return [weak, method = std::string(method)](const Request& request, ClientMethodResponder r) {
+        auto core = weak.lock();
+        if (!core) return;
+        const unsigned long id = core->next_id();
+        r.on_withdrawn(core->withdrawal_reporter(id));
+        core->answers[id].client_method.emplace(std::move(r));
+        auto event = core->request_event(ACP_EVENT_CLIENT_REQUEST, id);
+        event->method = method;
+        event->responder->method = method;
+        event->session_id = request.sessionId;
+        event->json = encode_v1_json(request);
+        core->emit(std::move(event));
+    };
 }
 
 int level_of(LogLevel level) {
@@ -139,6 +169,7 @@ int Core::start(const SpawnOptions* spawn, const AdoptedFds* fds, const acp_clie
     if (options.client_name != nullptr) client_options.info.name = options.client_name;
     if (options.client_version != nullptr) client_options.info.version = options.client_version;
     client_options.request_timeout = std::chrono::milliseconds(options.request_timeout_ms);
+    client_options.protocol_version = options.protocol_version == ACP_PROTOCOL_V1 ? 1 : 2;
     if (options.max_line_bytes != 0) client_options.max_line_bytes = options.max_line_bytes;
     std::weak_ptr<Core> weak = shared_from_this();
     client_options.log = [weak](const LogRecord& record) {
@@ -191,24 +222,11 @@ void Core::install_client_handlers() {
         auto core = weak.lock();
         if (!core) return;
         const unsigned long id = core->next_id();
-        r.on_withdrawn([weak, id] {
-            auto c = weak.lock();
-            if (!c) return;
-            auto event = std::make_unique<acp_event>();
-            event->type = ACP_EVENT_REQUEST_WITHDRAWN;
-            event->request = id;
-            c->emit(std::move(event));
-        });
+        r.on_withdrawn(core->withdrawal_reporter(id));
         core->answers[id].permission.emplace(std::move(r));
-        auto event = std::make_unique<acp_event>();
-        event->type = ACP_EVENT_PERMISSION_REQUEST;
-        event->request = id;
+        auto event = core->request_event(ACP_EVENT_PERMISSION_REQUEST, id);
         event->session_id = request.sessionId;
         event->json = encode_json(request);
-        event->responder = new acp_responder;
-        event->responder->core = core;
-        event->responder->id = id;
-        event->responder->kind = ACP_EVENT_PERMISSION_REQUEST;
         core->emit(std::move(event));
     });
     client->on_elicitation_complete([weak](const v2::CompleteElicitationNotification& n) {
@@ -241,6 +259,50 @@ void Core::install_client_handlers() {
         core->ended_cv_.notify_all();
         core->emit(std::move(event));
     });
+}
+
+std::unique_ptr<acp_event> Core::request_event(int type, unsigned long id) {
+    auto event = std::make_unique<acp_event>();
+    event->type = type;
+    event->request = id;
+    event->responder = new acp_responder;
+    event->responder->core = shared_from_this();
+    event->responder->id = id;
+    event->responder->kind = type;
+    return event;
+}
+
+std::function<void()> Core::withdrawal_reporter(unsigned long id) {
+    std::weak_ptr<Core> weak = shared_from_this();
+    return [weak, id] {
+        auto core = weak.lock();
+        if (!core) return;
+        auto event = std::make_unique<acp_event>();
+        event->type = ACP_EVENT_REQUEST_WITHDRAWN;
+        event->request = id;
+        core->emit(std::move(event));
+    };
+}
+
+void Core::serve_client_methods(unsigned int methods) {
+    if (!client) return;
+    std::weak_ptr<Core> weak = shared_from_this();
+    namespace m = v1::method;
+    if ((methods & ACP_CLIENT_METHOD_READ_TEXT_FILE) != 0) {
+        client->on_read_text_file(client_method_handler<v1::ReadTextFileRequest>(weak, m::fs_read_text_file));
+    }
+    if ((methods & ACP_CLIENT_METHOD_WRITE_TEXT_FILE) != 0) {
+        client->on_write_text_file(client_method_handler<v1::WriteTextFileRequest>(weak, m::fs_write_text_file));
+    }
+    if ((methods & ACP_CLIENT_METHOD_TERMINAL) != 0) {
+        TerminalHandlers terminals;
+        terminals.create = client_method_handler<v1::CreateTerminalRequest>(weak, m::terminal_create);
+        terminals.output = client_method_handler<v1::TerminalOutputRequest>(weak, m::terminal_output);
+        terminals.wait_for_exit = client_method_handler<v1::WaitForTerminalExitRequest>(weak, m::terminal_wait_for_exit);
+        terminals.kill = client_method_handler<v1::KillTerminalRequest>(weak, m::terminal_kill);
+        terminals.release = client_method_handler<v1::ReleaseTerminalRequest>(weak, m::terminal_release);
+        client->on_terminal(std::move(terminals));
+    }
 }
 
 // --- running on the loop thread --------------------------------------------------------------

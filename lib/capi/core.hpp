@@ -85,6 +85,7 @@ public:
         std::optional<PermissionResponder> permission;
         std::optional<ElicitationResponder> elicitation;
         std::optional<ExtResponder> ext;
+        std::optional<ClientMethodResponder> client_method;  // v1 fs/*, terminal/*
     };
 
     Core(int mode, const acp_client_options& options);
@@ -116,6 +117,14 @@ public:
 
     unsigned long next_id() { return next_id_.fetch_add(1); }
     void drop_responder(unsigned long id);
+    // Loop thread: the event of one agent request whose answer the host owes, with the
+    // acp_responder for answer id (registered by the caller in `answers`).
+    std::unique_ptr<acp_event> request_event(int type, unsigned long id);
+    // Loop thread: reports the agent withdrawing request id as ACP_EVENT_REQUEST_WITHDRAWN.
+    std::function<void()> withdrawal_reporter(unsigned long id);
+    // Loop thread: delivers the v1 client methods picked by ACP_CLIENT_METHOD_* flags as
+    // ACP_EVENT_CLIENT_REQUEST (installing them is what advertises them).
+    void serve_client_methods(unsigned int methods);
 
     int mode() const { return mode_; }
     uv_loop_t* loop() const { return loop_; }
@@ -172,7 +181,8 @@ struct acp_client {
 struct acp_responder {
     std::shared_ptr<acp::capi::Core> core;
     unsigned long id = 0;
-    int kind = 0;  // the ACP_EVENT_* of the request
+    int kind = 0;        // the ACP_EVENT_* of the request
+    std::string method;  // ACP_EVENT_CLIENT_REQUEST: which v1 method (its response type)
     std::atomic<bool> answered{false};
 };
 
