@@ -16,7 +16,7 @@ jobs=$(nproc)
 echo "== build: warnings as errors"
 cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACP_WARNINGS_AS_ERRORS=ON >/dev/null
 cmake --build build/test -j "$jobs"
-ctest --test-dir build/test -j "$jobs" --output-on-failure
+ctest --test-dir build/test -j "$jobs" --output-on-failure --timeout 600
 
 if [ "${ACP_SKIP_SANITIZERS:-0}" != "1" ]; then
     echo "== build: AddressSanitizer + UndefinedBehaviorSanitizer"
@@ -24,5 +24,5 @@ if [ "${ACP_SKIP_SANITIZERS:-0}" != "1" ]; then
         -DACP_SANITIZE=ON -DACP_NODE_TESTS=OFF >/dev/null
     cmake --build build/sanitize -j "$jobs"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        ctest --test-dir build/sanitize -j "$jobs" --output-on-failure
+        ctest --test-dir build/sanitize -j "$jobs" --output-on-failure --timeout 600
 fi

@@ -43,7 +43,7 @@ enum ExitCode {
     exit_usage = 2,            // bad command line
     exit_agent_start = 3,      // the agent could not be started
     exit_agent_exited = 4,     // the agent exited or closed the connection on its own
-    exit_protocol = 5,         // the agent does not speak ACP v2
+    exit_protocol = 5,         // the agent speaks no ACP version libacp speaks (1 or 2)
     exit_auth_required = 6,    // the agent requires authentication (see --login)
 };
 
@@ -597,9 +597,11 @@ void Chat::send_prompt(const std::string& text) {
     turn_running_ = true;
     client_->prompt(request, [this](acp::Result<v2::PromptResponse> r) {
         if (!r) {
-            // Nothing was inserted: the turn never started.
             if (r.status().code() == acp::Errc::connection_closed) return;
             error(r.status().code() == acp::Errc::cancelled ? "prompt withdrawn" : "prompt failed: " + r.status().message());
+            // A v2 agent never inserted the turn; a v1 agent's failed turn has already
+            // ended (idle with the error, turn_ended) and moved on to the next line.
+            if (!turn_running_) return;
             turn_running_ = false;
             done();
         }

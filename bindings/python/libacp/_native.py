@@ -31,6 +31,13 @@ EVENT_UNKNOWN_NOTIFICATION = 9
 EVENT_LOG = 10
 EVENT_TRAFFIC = 11
 EVENT_CLOSED = 12
+EVENT_CLIENT_REQUEST = 13
+
+# acp_client_serve_client_methods flags (ACP_CLIENT_METHOD_*): ACP v1's client methods.
+CLIENT_METHOD_READ_TEXT_FILE = 1
+CLIENT_METHOD_WRITE_TEXT_FILE = 2
+CLIENT_METHOD_TERMINAL = 4
+TERMINAL_METHODS = ("create", "output", "wait_for_exit", "kill", "release")
 
 MODE_POLLED = 0
 LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = range(4)
@@ -45,7 +52,8 @@ class Status(ctypes.Structure):
 class ClientOptions(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint), ("mode", c_int), ("uv_loop", c_void_p), ("client_name", c_char_p),
                 ("client_version", c_char_p), ("request_timeout_ms", c_ulong), ("max_line_bytes", c_size_t),
-                ("queue_events", c_int), ("log_level", c_int)]
+                ("queue_events", c_int), ("log_level", c_int), ("protocol_version", c_int)]
+    VERSION = 2  # ACP_CLIENT_OPTIONS_VERSION
 
 
 class SpawnOptions(ctypes.Structure):
@@ -94,6 +102,8 @@ def _declare(lib):
         "acp_client_enable_elicitation": (c_int, [c_void_p, c_int, c_int]),
         "acp_client_add_ext_method": (c_int, [c_void_p, c_char_p, c_int]),
         "acp_client_observe_traffic": (c_int, [c_void_p, c_int, c_int]),
+        "acp_client_serve_client_methods": (c_int, [c_void_p, ctypes.c_uint]),
+        "acp_client_negotiated_version": (c_int, [c_void_p]),
         "acp_responder_id": (c_ulong, [c_void_p]),
         "acp_responder_select": (c_int, [c_void_p, c_char_p]),
         "acp_responder_cancel": (c_int, [c_void_p]),

@@ -126,11 +126,15 @@ class PromptTurn:
     """One prompt turn. Iterate it (for / async for) to get the session updates as they
     arrive, up to the idle state that ends the turn; stop_reason is then set."""
 
-    def __init__(self, client, session_id):
+    def __init__(self, client, session_id, ends_on_answer=False):
         self._client = client
         self.session_id = session_id
         self._updates = []
         self._acknowledged = False
+        # ACP v1 answers a prompt at the end of the turn, after libacp delivered the
+        # lifted idle state: the answer itself ends the turn (docs/v1.md).
+        self._ends_on_answer = ends_on_answer
+        self._last_idle = None
         self.finished = False
         self.stop_reason = None
         self.error = None
@@ -141,10 +145,11 @@ class PromptTurn:
     # fed by the client
     def _update(self, update):
         self._updates.append(update)
-        if (update.get("sessionUpdate") == "state_update" and update.get("state") == "idle"
-                and self._acknowledged):
-            self.finished = True
-            self.stop_reason = update.get("stopReason")
+        if update.get("sessionUpdate") == "state_update" and update.get("state") == "idle":
+            self._last_idle = update
+            if self._acknowledged:
+                self.finished = True
+                self.stop_reason = update.get("stopReason")
         self._wake()
 
     def _acknowledge(self, response, error):
@@ -154,6 +159,9 @@ class PromptTurn:
         else:
             self._acknowledged = True
             self.message_id = (response or {}).get("messageId")
+            if self._ends_on_answer:
+                self.finished = True
+                self.stop_reason = (self._last_idle or {}).get("stopReason")
         self._wake()
 
     def _wake(self):
@@ -242,13 +250,19 @@ class Session:
 
 class _BaseClient:
     def __init__(self, argv=None, *, cwd=None, env=None, unset_env=None, fds=None, name="libacp-python",
-                 version="1.0", request_timeout=0.0, log_level=logging.INFO, shutdown_grace=None):
+                 version="1.0", request_timeout=0.0, log_level=logging.INFO, shutdown_grace=None,
+                 protocol_version=None):
         """Spawns the agent (argv, cwd, env additions, unset_env names), or adopts
-        fds=(read_fd, write_fd[, stderr_fd]) the host opened itself."""
-        options = native.ClientOptions(version=1, mode=native.MODE_POLLED, uv_loop=None,
+        fds=(read_fd, write_fd[, stderr_fd]) the host opened itself. protocol_version:
+        None or 2 asks for ACP v2 and goes on in v1 if the agent answers 1; 1 sends the
+        v1 initialize first, for agents known to speak only v1."""
+        if protocol_version not in (None, 1, 2):
+            raise ValueError("protocol_version must be None, 1 or 2")
+        options = native.ClientOptions(version=native.ClientOptions.VERSION, mode=native.MODE_POLLED, uv_loop=None,
                                        client_name=name.encode(), client_version=version.encode(),
                                        request_timeout_ms=int(request_timeout * 1000), max_line_bytes=0,
-                                       queue_events=1, log_level=self._c_log_level(log_level))
+                                       queue_events=1, log_level=self._c_log_level(log_level),
+                                       protocol_version=protocol_version or 0)
         handle = ctypes.c_void_p()
         if fds is not None:
             read_fd, write_fd = fds[0], fds[1]
@@ -290,6 +304,7 @@ class _BaseClient:
         self.on_handler_error: Optional[Callable[[BaseException], Any]] = None
         self.handler_errors: List[BaseException] = []
         self._ext_handlers: Dict[str, Callable[[dict], Any]] = {}
+        self._client_methods: Dict[str, Callable[[dict], Any]] = {}  # v1 "fs/..." -> handler
 
     @staticmethod
     def _c_log_level(level):
@@ -314,6 +329,38 @@ class _BaseClient:
 
     def observe_traffic(self, enabled=True, redact=True):
         _check(lib.acp_client_observe_traffic(self._live(), int(enabled), int(redact)))
+
+    def serve_files(self, read=None, write=None):
+        """Serves a v1 agent's fs/read_text_file (read(params) -> the text, or a
+        ReadTextFileResponse dict) and fs/write_text_file (write(params) -> None); only
+        what is given is advertised. Raising FileNotFoundError answers -32002, an RpcError
+        its rpc_code, anything else -32603. v2 agents have no such requests."""
+        flags = 0
+        if read is not None:
+            self._client_methods["fs/read_text_file"] = read
+            flags |= native.CLIENT_METHOD_READ_TEXT_FILE
+        if write is not None:
+            self._client_methods["fs/write_text_file"] = write
+            flags |= native.CLIENT_METHOD_WRITE_TEXT_FILE
+        _check(lib.acp_client_serve_client_methods(self._live(), flags))
+
+    def serve_terminals(self, terminals):
+        """Serves a v1 agent's terminal/* requests with an object whose methods create,
+        output, wait_for_exit, kill and release each take the request params and return
+        the method's v1 response as a dict (create may return just the terminal id)."""
+        handlers = {name: getattr(terminals, name, None) for name in native.TERMINAL_METHODS}
+        missing = [name for name, fn in handlers.items() if not callable(fn)]
+        if missing:
+            raise TypeError("terminals lacks " + ", ".join(missing))
+        for name, fn in handlers.items():
+            self._client_methods["terminal/" + name] = fn
+        _check(lib.acp_client_serve_client_methods(self._live(), native.CLIENT_METHOD_TERMINAL))
+
+    @property
+    def negotiated_version(self):
+        """The ACP version the agent speaks (2 or 1) once initialized, else 0. A v1
+        agent's traffic reaches the host in v2 shapes all the same."""
+        return _check(lib.acp_client_negotiated_version(self._live()))
 
     # --- calls -------------------------------------------------------------------------------
     def _live(self):
@@ -372,7 +419,7 @@ class _BaseClient:
     def prompt(self, session_id, content):
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
         request = {"sessionId": session_id, "prompt": blocks}
-        turn = PromptTurn(self, session_id)
+        turn = PromptTurn(self, session_id, ends_on_answer=self.negotiated_version == 1)
         self._turns.append(turn)
         try:
             token, pending = self._start(lambda r, h: lib.acp_client_prompt(r, h, _encode(request), None, None))
@@ -520,6 +567,10 @@ class _BaseClient:
         elif kind == native.EVENT_EXT_REQUEST:
             method = native.text(lib.acp_event_method(event))
             self._answer_request(event, self._ext_handlers.get(method), payload, self._answer_ext)
+        elif kind == native.EVENT_CLIENT_REQUEST:
+            method = native.text(lib.acp_event_method(event))
+            self._answer_request(event, self._client_methods.get(method), payload,
+                                 lambda r, value, error: self._answer_client_method(r, method, value, error))
         elif kind == native.EVENT_REQUEST_WITHDRAWN:
             task = self._tasks.pop(lib.acp_event_request(event), None)
             if task is not None:
@@ -598,6 +649,28 @@ class _BaseClient:
             lib.acp_responder_fail(responder, -32603, str(error).encode())
         else:
             lib.acp_responder_respond(responder, _encode(value if value is not None else {}))
+
+
+    def _answer_client_method(self, responder, method, value, error):
+        if error is not None:
+            if isinstance(error, FileNotFoundError):
+                code = -32002  # resource not found
+            else:
+                code = getattr(error, "rpc_code", 0) or -32603
+            lib.acp_responder_fail(responder, code, str(error).encode())
+            return
+        if value is None:
+            value = {}
+        elif isinstance(value, str):
+            if method == "fs/read_text_file":
+                value = {"content": value}
+            elif method == "terminal/create":
+                value = {"terminalId": value}
+        if lib.acp_responder_respond(responder, _encode(value)) != native.OK:
+            # Not the method's response shape: the handler is at fault, the agent gets -32603.
+            problem = AcpError(native.text(lib.acp_error_last()))
+            self._report(problem)
+            lib.acp_responder_fail(responder, -32603, str(problem).encode())
 
 
 class Client(_BaseClient):
