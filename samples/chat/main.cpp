@@ -9,7 +9,8 @@
 // line after each turn. On a terminal a permission prompt takes one key and Ctrl-C
 // cancels the running turn (twice at the prompt quits); with stdin not a terminal it
 // reads one prompt or command per line, each after the previous one finished. Exit codes
-// and commands: see kUsage and docs/samples.md.
+// and commands: see kUsage and docs/samples.md. ACP v1 agents work too: libacp lifts
+// their traffic into the same v2 model.
 #include <acp/client.hpp>
 #include <acp/session.hpp>
 #include <acp/version.hpp>
@@ -97,6 +98,36 @@ std::string self_dir() {
 std::string absolute(const std::string& base, const std::string& path) {
     if (!path.empty() && path[0] == '/') return path;
     return base + (base.size() > 1 ? "/" : "") + path;
+}
+
+// A command as a shell would run it: a bare name is looked up on PATH (an MCP server's
+// command must be absolute, CLIENT-MUST-38), anything with a slash is relative to base.
+std::string resolve_command(const std::string& base, const std::string& command) {
+    if (command.find('/') != std::string::npos) return absolute(base, command);
+    const char* path = std::getenv("PATH");
+    std::istringstream dirs(path != nullptr ? path : "");
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+        const std::string candidate = absolute(dir.empty() ? base : absolute(base, dir), command);
+        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return {};
+}
+
+// A word as a POSIX shell reads it back.
+std::string shell_quote(const std::string& word) {
+    if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                                "-_./=:,+@%") == std::string::npos) {
+        return word;
+    }
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+    std::string text;
+    for (const auto& w : words) text += (text.empty() ? "" : " ") + shell_quote(w);
+    return text;
 }
 
 std::vector<std::string> split_words(const std::string& text) {
@@ -196,6 +227,16 @@ private:
 
     void quit(int code);
     void finish_quit();
+    // The agent's command line with a terminal auth method's args and env, for the user to run.
+    std::string terminal_login_command(const v2::AuthMethodTerminal& method) const {
+        std::string command;
+        if (method.env.has_value()) {
+            for (const auto& var : *method.env) command += shell_quote(var.name + "=" + var.value) + " ";
+        }
+        std::vector<std::string> argv = options_.agent;
+        if (method.args.has_value()) argv.insert(argv.end(), method.args->begin(), method.args->end());
+        return command + join_words(argv);
+    }
 
     uv_loop_t* loop_;
     Options options_;
@@ -216,6 +257,8 @@ private:
     bool input_eof_ = false;
     bool busy_ = false;              // a command or turn is in progress
     bool turn_running_ = false;
+    unsigned turns_sent_ = 0;        // numbers each prompt, so a late answer knows its turn
+    bool cancel_sent_ = false;       // session/cancel went out for the running turn
     bool expect_new_ = false;
     bool prompt_shown_ = false;
     bool interrupt_armed_ = false;
@@ -299,6 +342,10 @@ int Chat::run() {
 
     if (!options_.dump_file.empty()) {
         std::ofstream dump(options_.dump_file, std::ios::trunc);
+        if (!dump) {
+            error("cannot write " + options_.dump_file);
+            return exit_error;
+        }
         dump << "{";
         bool first = true;
         for (const auto& id : seen_) {
@@ -356,18 +403,24 @@ void Chat::new_session() {
                     return;
                 }
                 std::string methods;
+                bool agent_method = false;
                 if (agent != nullptr && agent->authMethods.has_value()) {
                     for (const auto& m : *agent->authMethods) {
                         if (const auto* a = m.agent()) {
+                            agent_method = true;
                             methods += "\n  " + a->methodId + " (" + a->name +
                                        (a->description.has_value() ? ": " + *a->description : "") + ")";
                         } else if (const auto* t = m.terminal()) {
-                            methods += "\n  " + t->methodId + " (" + t->name + ", runs in a terminal)";
+                            // The user runs the agent's own login in a terminal (CLIENT-GUIDE 2.3).
+                            methods += "\n  " + t->methodId + " (" + t->name + "), in a terminal run:\n    " +
+                                       terminal_login_command(*t);
+                        } else {
+                            methods += "\n  a method of type " + m.tag() + ", which acp-chat cannot use";
                         }
                     }
                 }
                 error("the agent requires authentication; it offers:" + (methods.empty() ? " nothing" : methods) +
-                      "\nrun acp-chat with --login METHOD");
+                      (agent_method ? "\nrun acp-chat with --login METHOD" : ""));
                 quit(exit_auth_required);
                 return;
             }
@@ -435,7 +488,11 @@ void Chat::on_input(const char* data, std::size_t size) {
         // Raw mode: one key answers.
         for (std::size_t i = 0; i < size && permission_; ++i) {
             const char key = data[i];
-            if (key == 3 || key == 27) {  // Ctrl-C or Esc
+            if (key == 27 && i + 1 < size) {
+                // An arrow or function key (ESC [ A, ESC O P, ...): skip it, it answers nothing.
+                for (++i; i + 1 < size && !(data[i + 1] >= '@' && data[i + 1] <= '~' && data[i] != 27);) ++i;
+                ++i;
+            } else if (key == 3 || key == 27) {  // Ctrl-C, or Esc on its own
                 cancel_turn();
             } else if (!answer_permission(std::string(1, key))) {
                 write(style_.paint(Color::yellow, "(press 1-" + std::to_string(permission_->options.size()) +
@@ -501,6 +558,13 @@ void Chat::process_next() {
 
 void Chat::on_interrupt() {
     if (permission_ || turn_running_) {
+        // The first Ctrl-C cancels the turn; another one before the agent has wound it
+        // down quits, so an agent that ignores session/cancel cannot hold the terminal.
+        if (cancel_sent_ && !permission_) {
+            line("");
+            quit(exit_code_);
+            return;
+        }
         cancel_turn();
         return;
     }
@@ -522,8 +586,9 @@ void Chat::cancel_turn() {
         if (tty_ && input_ != nullptr) uv_tty_set_mode(&tty_handle_, UV_TTY_MODE_NORMAL);
     }
     if (!session_.empty() && turn_running_) {
-        line(style_.paint(Color::yellow, "^C cancelling the turn"));
+        line(style_.paint(Color::yellow, "^C cancelling the turn (Ctrl-C again quits)"));
         client_->cancel(session_);
+        cancel_sent_ = true;
     }
 }
 
@@ -595,13 +660,16 @@ void Chat::send_prompt(const std::string& text) {
     request.prompt.push_back(v2::ContentBlock::make_text(std::move(content)));
     busy_ = true;
     turn_running_ = true;
-    client_->prompt(request, [this](acp::Result<v2::PromptResponse> r) {
+    const unsigned turn = ++turns_sent_;
+    cancel_sent_ = false;
+    client_->prompt(request, [this, turn](acp::Result<v2::PromptResponse> r) {
         if (!r) {
             if (r.status().code() == acp::Errc::connection_closed) return;
+            // A v1 agent's failed turn has already ended (idle with the error on the
+            // status line) and the next line may be running: nothing more to say.
+            if (turn != turns_sent_ || !turn_running_) return;
+            // A v2 agent refused the prompt: the turn never started.
             error(r.status().code() == acp::Errc::cancelled ? "prompt withdrawn" : "prompt failed: " + r.status().message());
-            // A v2 agent never inserted the turn; a v1 agent's failed turn has already
-            // ended (idle with the error, turn_ended) and moved on to the next line.
-            if (!turn_running_) return;
             turn_running_ = false;
             done();
         }
@@ -727,7 +795,12 @@ void Chat::config(const std::vector<std::string>& words) {
         if (o.configId == words[1]) option = &o;
     }
     if (option != nullptr && option->type.boolean() != nullptr) {
-        const bool on = words[2] == "true" || words[2] == "on" || words[2] == "yes" || words[2] == "1";
+        const std::set<std::string> yes{"true", "on", "yes", "1"}, no{"false", "off", "no", "0"};
+        if (yes.count(words[2]) == 0 && no.count(words[2]) == 0) {
+            error(words[1] + " is true or false, not " + words[2]);
+            return;
+        }
+        const bool on = yes.count(words[2]) != 0;
         request.type = v2::SetSessionConfigOptionRequestType::make_boolean({on, {}});
     } else {
         request.type = v2::SetSessionConfigOptionRequestType::make_id({words[2], {}});
@@ -759,7 +832,21 @@ void Chat::add_dir(const std::string& path) {
 
 void Chat::add_mcp(const std::vector<std::string>& words) {
     const std::string& target = words[2];
-    if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0) {
+    const bool http = target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0;
+    // Refused here with the reason, before /new; libacp refuses it again when sending
+    // (CLIENT-MUST-33) should the agent's capabilities say otherwise by then.
+    const auto* agent = client_->agent();
+    const v2::McpCapabilities* mcp = agent != nullptr && agent->capabilities.has_value() &&
+                                             agent->capabilities->session.has_value() &&
+                                             agent->capabilities->session->mcp.has_value()
+                                         ? &*agent->capabilities->session->mcp
+                                         : nullptr;
+    if (mcp == nullptr || !(http ? mcp->http.has_value() : mcp->stdio.has_value())) {
+        error(std::string("refused: the agent does not support MCP servers over ") + (http ? "http" : "stdio") +
+              " (it did not advertise session.mcp." + (http ? "http" : "stdio") + ")");
+        return;
+    }
+    if (http) {
         v2::McpServerHttp server;
         server.name = words[1];
         server.url = target;
@@ -767,7 +854,11 @@ void Chat::add_mcp(const std::vector<std::string>& words) {
     } else {
         v2::McpServerStdio server;
         server.name = words[1];
-        server.command = absolute(options_.cwd, target);
+        server.command = resolve_command(options_.cwd, target);
+        if (server.command.empty()) {
+            error("refused: " + target + " is not an executable on PATH");
+            return;
+        }
         server.args = std::vector<std::string>(words.begin() + 3, words.end());
         mcp_servers_.push_back(v2::McpServer::make_stdio(std::move(server)));
     }

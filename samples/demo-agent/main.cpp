@@ -54,7 +54,9 @@ constexpr const char* kUsage =
     "  --state-dir DIR        where sessions.json is kept (default $XDG_STATE_HOME/acp-demo-agent,\n"
     "                         else ~/.local/state/acp-demo-agent)\n"
     "  --delay-ms N           pause between streamed updates (default 30; tests use 0)\n"
-    "  --auth-required        advertise the auth method demo-login and refuse sessions until it is used\n"
+    "  --auth-required        advertise the auth methods demo-login (agent) and demo-terminal (terminal)\n"
+    "                         and refuse sessions until one of them was used\n"
+    "  --login-terminal       the demo-terminal login: mark STATE_DIR as logged in and exit\n"
     "  --minimal-caps         advertise no MCP transports, no session/delete, no additional directories\n"
     "  --protocol-version N   answer initialize with protocol version N (to test clients)\n"
     "  --help                 this text\n";
@@ -63,6 +65,8 @@ struct Options {
     std::string state_dir;
     unsigned delay_ms = 30;
     bool auth_required = false;
+    bool login_terminal = false;
+    bool logged_in = false;  // the terminal login was done before this process started
     bool minimal_caps = false;
     int protocol_version = 0;  // 0: negotiate normally
 };
@@ -189,7 +193,7 @@ private:
     bool require_auth(const Responder& responder) {
         if (!options_.auth_required || logged_in_) return true;
         fail(responder, acp::error_code::auth_required, "authentication required: log in with demo-login",
-             R"({"authMethods":["demo-login"]})");
+             R"({"authMethods":["demo-login","demo-terminal"]})");
         return false;
     }
     Session* active_session(const std::string& id, const Responder& responder) {
@@ -250,7 +254,7 @@ private:
     std::map<std::string, std::unique_ptr<Session>, CreationOrder> sessions_;
     int session_counter_ = 0;
     uint64_t turn_serial_ = 0;
-    bool logged_in_ = false;
+    bool logged_in_ = options_.logged_in;
 };
 
 // --- state file -----------------------------------------------------------------------
@@ -455,6 +459,7 @@ void Agent::start() {
         });
         rpc_.on_request(std::string(method::auth_logout), [this](const JsonValue*, Responder r) {
             logged_in_ = false;
+            if (!options_.state_dir.empty()) std::remove((options_.state_dir + "/logged-in").c_str());
             respond_raw(r, "{}");
         });
     }
@@ -495,7 +500,9 @@ void Agent::on_initialize(const JsonValue* params, const Responder& r) {
                            quote(acp::version_string()) + R"(},"capabilities":)" + caps;
     if (options_.auth_required) {
         response += R"(,"authMethods":[{"type":"agent","methodId":"demo-login","name":"Demo login",)"
-                    R"("description":"Always succeeds"}])";
+                    R"("description":"Always succeeds"},{"type":"terminal","methodId":"demo-terminal",)"
+                    R"("name":"Demo terminal login","args":["--login-terminal"],)"
+                    R"("env":[{"name":"DEMO_LOGIN_USER","value":"demo"}]}])";
     }
     respond_raw(r, response + "}");
 }
@@ -1005,6 +1012,8 @@ bool parse_options(int argc, char** argv, Options& options) {
             options.protocol_version = std::atoi(v);
         } else if (arg == "--auth-required") {
             options.auth_required = true;
+        } else if (arg == "--login-terminal") {
+            options.login_terminal = true;
         } else if (arg == "--minimal-caps") {
             options.minimal_caps = true;
         } else {
@@ -1034,6 +1043,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "acp-demo-agent: cannot create %s: %s\n", options.state_dir.c_str(), std::strerror(errno));
         return 2;
     }
+    // The terminal auth method (CLIENT-GUIDE 2.3): run by the user in a terminal, it
+    // leaves a mark that later agent processes on the same state directory accept.
+    const std::string login_mark = options.state_dir + "/logged-in";
+    if (options.login_terminal) {
+        const char* user = std::getenv("DEMO_LOGIN_USER");
+        std::ofstream(login_mark) << (user != nullptr ? user : "") << "\n";
+        std::printf("acp-demo-agent: logged in as %s\n", user != nullptr ? user : "(nobody)");
+        return 0;
+    }
+    if (options.auth_required && access(login_mark.c_str(), F_OK) == 0) options.logged_in = true;
     uv_loop_t* loop = uv_default_loop();
     acp::AdoptedFds fds;
     // Duplicates, so libacp owns (and closes) descriptors of its own.

@@ -163,12 +163,26 @@ class Scripted(ChatCase):
         text = "\n".join(lines)
         self.assertIn("> /add-dir /srv\nrefused: the agent does not support additional directories "
                       "(it did not advertise session.additionalDirectories)", text)
-        # libacp's own check before sending (CLIENT-MUST-33), surfaced as it is.
-        self.assertRegex(text, r"> /new\ncannot start a session: CLIENT-MUST-33: .*stdio")
-        code, lines = self.run_chat(["/add-dir /srv", "/mcp tools /bin/true", "/new"])
+        # CLIENT-MUST-33: refused at /mcp with the reason, so /new goes out without it.
+        self.assertIn("> /mcp tools /bin/true\nrefused: the agent does not support MCP servers over stdio "
+                      "(it did not advertise session.mcp.stdio)", text)
+        self.assertIn("> /new\nsession demo-2 in /tmp/project", text)
+        code, lines = self.run_chat(["/add-dir /srv", "/mcp tools /bin/true", "/mcp more true --flag",
+                                     "/mcp none no-such-command-here", "/new"], "--log",
+                                    os.path.join(self.dir, "traffic.ndjson"))
         text = "\n".join(lines)
-        self.assertIn("added /srv for the next /new\n> /mcp tools /bin/true\nMCP server tools added for the next /new\n"
-                      "> /new\nsession demo-3 in /tmp/project", text)
+        self.assertIn("added /srv for the next /new\n> /mcp tools /bin/true\nMCP server tools added for the next /new\n",
+                      text)
+        self.assertIn("> /mcp none no-such-command-here\nrefused: no-such-command-here is not an executable on PATH",
+                      text)
+        self.assertRegex(text, r"> /new\nsession demo-\d in /tmp/project")
+        with open(os.path.join(self.dir, "traffic.ndjson")) as f:
+            new = [json.loads(line)["msg"] for line in f if '"session/new"' in line][-1]
+        # A bare command name is looked up on PATH: the server's command is absolute.
+        servers = {server["name"]: server for server in new["params"]["mcpServers"]}
+        self.assertEqual(sorted(servers), ["more", "tools"])
+        self.assertEqual(servers["more"]["command"], shutil.which("true"))
+        self.assertEqual(servers["more"]["args"], ["--flag"])
 
     def test_traffic_log_is_valid_acp(self):
         log = os.path.join(self.dir, "traffic.ndjson")
@@ -195,6 +209,23 @@ class Scripted(ChatCase):
         self.assertIn("Permission granted (allow-once); the command ran.", text)
 
 
+    @unittest.skipUnless(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer")
+    def test_a_v1_agent(self):
+        # The TypeScript SDK's v1 entry point: negotiated down, the same screen as v2.
+        agent_v1 = os.path.join(os.path.dirname(TS_AGENT), "agent-v1.mjs")
+        code, lines = self.run_chat(["hello", "permission", "1", "fail", "hello", "/quit"],
+                                    agent=["--", NODE, agent_v1])
+        self.assertEqual(code, 0)
+        self.assertRegex(lines[0], r"\(ACP v1\)")
+        text = "\n".join(lines)
+        self.assertIn("> hello\nHello, world!\n-- end_turn", text)
+        self.assertIn("Permission granted (allow-once); the command ran.", text)
+        # A failed v1 turn ends with its error on the status line, once; the next line runs after it.
+        self.assertIn("> fail\nSomething went wrong.\n-- error (Internal error: Scripted failure) | sess-1 --\n"
+                      "> hello\nHello, world!\n-- end_turn | sess-1 --\n> /quit", text)
+        self.assertEqual(text.count("Scripted failure"), 1)
+
+
 class ExitCodes(ChatCase):
     def test_usage(self):
         code, _ = self.run_chat([], "--bogus")
@@ -219,9 +250,20 @@ class ExitCodes(ChatCase):
     def test_authentication_required_lists_the_methods(self):
         code, lines = self.run_chat(["hello"], agent=self.agent("--auth-required"))
         self.assertEqual(code, 6)
-        self.assertEqual(lines[1:4], ["the agent requires authentication; it offers:",
+        self.assertEqual(lines[1:6], ["the agent requires authentication; it offers:",
                                       "  demo-login (Demo login: Always succeeds)",
+                                      "  demo-terminal (Demo terminal login), in a terminal run:",
+                                      f"    DEMO_LOGIN_USER=demo {AGENT} --state-dir {self.state} --delay-ms 0 --auth-required"
+                                      " --login-terminal",
                                       "run acp-chat with --login METHOD"])
+        # The terminal method works as printed: run it, and the agent lets sessions start.
+        login = subprocess.run(lines[4].strip(), shell=True, capture_output=True, text=True, timeout=GUARD_SECONDS)
+        self.assertEqual(login.returncode, 0, login.stderr)
+        self.assertIn("logged in as demo", login.stdout)
+        code, lines = self.run_chat(["/echo after terminal login"], agent=self.agent("--auth-required"))
+        self.assertEqual(code, 0)
+        self.assertIn("after terminal login", lines)
+        shutil.rmtree(self.state)
         code, lines = self.run_chat(["/echo in"], "--login", "demo-login", agent=self.agent("--auth-required"))
         self.assertEqual(code, 0)
         self.assertIn("logged in with demo-login", lines)

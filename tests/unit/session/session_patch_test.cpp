@@ -72,6 +72,14 @@ TEST_CASE("session patch: message content follows the ordering table of section 
          "items[0].content", "[]"},
         {"51 empty content clears", {agent_message("m1", ",\"content\":[" + text("C") + "]"), agent_message("m1", R"(,"content":[])")},
          "items[0].content", "[]"},
+        {"51 null content clears a user message",
+         {R"({"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}})",
+          R"({"sessionUpdate":"user_message","messageId":"u1","content":null})"},
+         "items[0]", R"({"kind":"user_message","id":"u1","content":[],"_meta":{}})"},
+        {"51 null content clears a thought",
+         {R"({"sessionUpdate":"agent_thought","messageId":"t1","content":[{"type":"text","text":"hmm"}]})",
+          R"({"sessionUpdate":"agent_thought","messageId":"t1","content":null})"},
+         "items[0]", R"({"kind":"agent_thought","id":"t1","content":[],"_meta":{}})"},
         {"non-text blocks stay separate blocks", {agent_chunk("m1", text("A")), agent_chunk("m1", image), agent_chunk("m1", text("B"))},
          "items[0].content", std::string("[" + text("A") + "," + image + "," + text("B") + "]").c_str()},
         {"annotated text is not merged with plain text",
@@ -161,6 +169,16 @@ TEST_CASE("session patch: tool calls") {
         {"capabilities are replaced as a whole object", {tool(R"(,"capabilities":{"cancel":{}})"), tool(R"(,"capabilities":{})")},
          "items[0].capabilities", "{}"},
         {"capabilities null clears", {tool(R"(,"capabilities":{"cancel":{}})"), tool(R"(,"capabilities":null)")}, "items[0].capabilities", "null"},
+        {"49 null locations clear", {tool(R"(,"locations":[{"path":"/a","line":1}])"), tool(R"(,"locations":null)")}, "items[0].locations", "[]"},
+        {"49 empty locations clear", {tool(R"(,"locations":[{"path":"/a"}])"), tool(R"(,"locations":[])")}, "items[0].locations", "[]"},
+        {"49 absent locations keep", {tool(R"(,"locations":[{"path":"/a"}])"), tool(R"(,"title":"t")")}, "items[0].locations",
+         R"([{"path":"/a"}])"},
+        {"49 null raw input clears", {tool(R"(,"rawInput":{"path":"/a"},"rawOutput":"ok")"), tool(R"(,"rawInput":null)")}, "items[0]",
+         R"({"kind":"tool_call","id":"c1","name":null,"title":null,"toolKind":"other","status":"pending","content":[],
+             "locations":[],"rawInput":null,"rawOutput":"ok","capabilities":null,"_meta":{}})"},
+        {"49 null _meta drops all metadata", {tool(R"(,"_meta":{"a":1,"b":2})"), tool(R"(,"_meta":null,"title":"t")")}, "items[0]",
+         R"({"kind":"tool_call","id":"c1","name":null,"title":"t","toolKind":"other","status":"pending","content":[],
+             "locations":[],"rawInput":null,"rawOutput":null,"capabilities":null,"_meta":{}})"},
     });
 }
 
@@ -189,6 +207,48 @@ TEST_CASE("session patch: terminals") {
         {"command, cwd and size are patched", {terminal(R"(,"command":"make","cwd":"/w","size":{"cols":80,"rows":24})"), terminal(R"(,"cwd":null)")},
          "items[0]", R"({"kind":"terminal","id":"t1","command":"make","cwd":null,"output":"","outputBytes":0,"exitStatus":null,
                          "size":{"cols":80,"rows":24},"capabilities":null,"_meta":{}})"},
+        {"49 size null clears", {terminal(R"(,"size":{"cols":80,"rows":24},"command":"make")"), terminal(R"(,"size":null)")}, "items[0]",
+         R"({"kind":"terminal","id":"t1","command":"make","cwd":null,"output":"","outputBytes":0,"exitStatus":null,
+             "size":null,"capabilities":null,"_meta":{}})"},
+        {"a new size replaces the old one", {terminal(R"(,"size":{"cols":80,"rows":24})"), terminal(R"(,"size":{"cols":120,"rows":40})")},
+         "items[0].size", R"({"cols":120,"rows":40})"},
+        {"capabilities are replaced as a whole object", {terminal(R"(,"capabilities":{"cancel":{}})"), terminal(R"(,"capabilities":{})")},
+         "items[0].capabilities", "{}"},
+        {"absent capabilities keep", {terminal(R"(,"capabilities":{"cancel":{}})"), terminal(R"(,"command":"ls")")},
+         "items[0].capabilities", R"({"cancel":{}})"},
+        {"capabilities null clears", {terminal(R"(,"capabilities":{"cancel":{}})"), terminal(R"(,"capabilities":null)")},
+         "items[0].capabilities", "null"},
+    });
+}
+
+TEST_CASE("session patch: a diff whose patch is absent or null is kept in the tool call") {
+    // CLIENT-MUST-63
+    const char* absent = R"({"type":"diff","changes":[{"operation":"delete","path":"/w/x","fileType":"text"}]})";
+    const char* null = R"({"type":"diff","changes":[{"operation":"add","path":"/w/y"}],"patch":null})";
+    const char* with_patch =
+        R"({"type":"diff","changes":[{"operation":"modify","path":"/w/z"}],"patch":{"format":"git_patch","text":"diff --git /w/z /w/z\n"}})";
+    run({
+        {"63 an absent patch stays absent", {tool(std::string(R"(,"content":[)") + absent + "]")}, "items[0].content",
+         std::string("[" + std::string(absent) + "]").c_str()},
+        {"63 a null patch is kept", {tool(std::string(R"(,"content":[)") + null + "]")}, "items[0].content[0]", null},
+        {"63 a patch-less diff chunk appends after one with a patch",
+         {tool(std::string(R"(,"content":[)") + with_patch + "]"),
+          std::string(R"({"sessionUpdate":"tool_call_content_chunk","toolCallId":"c1","content":)") + absent + "}"},
+         "items[0].content", (std::string("[") + with_patch + "," + absent + "]").c_str()},
+    });
+}
+
+TEST_CASE("session patch: message ids are the agent's, kept verbatim and compared as strings") {
+    // CLIENT-MUST-67: the model never makes up an id; the item's id is the agent's messageId
+    run({
+        {"67 ids that parse to the same number are different messages", {agent_chunk("1", text("A")), agent_chunk("01", text("B"))},
+         "items", R"([{"kind":"agent_message","id":"1","content":[{"type":"text","text":"A"}],"_meta":{}},
+                      {"kind":"agent_message","id":"01","content":[{"type":"text","text":"B"}],"_meta":{}}])"},
+        {"67 an id is not trimmed or case-folded", {agent_chunk("M1", text("A")), agent_chunk("m1", text("B")), agent_chunk(" m1", text("C"))},
+         "items[2].id", R"(" m1")"},
+        {"67 a user message carries the id the agent inserted it with",
+         {R"({"sessionUpdate":"user_message","messageId":"u14 \u00e9/x","content":[{"type":"text","text":"Fix"}]})"}, "items[0].id",
+         "\"u14 \xC3\xA9/x\""},
     });
 }
 
@@ -210,6 +270,7 @@ TEST_CASE("session patch: plans are replaced per planId") {
 }
 
 TEST_CASE("session patch: compactions") {
+    // CLIENT-MUST-49, CLIENT-MUST-50
     run({
         {"a summary chunk for an unseen id creates an in_progress compaction",
          {R"({"sessionUpdate":"compaction_summary_chunk","compactionId":"k1","content":{"type":"text","text":"s"}})"}, "items[0]",
@@ -226,6 +287,33 @@ TEST_CASE("session patch: compactions") {
          {R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"in_progress","summary":[{"type":"text","text":"S"}]})",
           R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"completed","summary":null})"},
          "items[0].summary", "[]"},
+        {"49 empty summary clears",
+         {R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"in_progress","summary":[{"type":"text","text":"S"}]})",
+          R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"completed","summary":[]})"},
+         "items[0]", R"({"kind":"compaction","id":"k1","status":"completed","summary":[],"error":null,"_meta":{}})"},
+        {"49 null error clears",
+         {R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"failed","error":"disk full"})",
+          R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"in_progress","error":null})"},
+         "items[0]", R"({"kind":"compaction","id":"k1","status":"in_progress","summary":[],"error":null,"_meta":{}})"},
+        {"absent error keeps",
+         {R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"failed","error":"disk full"})",
+          R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"failed"})"},
+         "items[0].error", R"("disk full")"},
+        {"_meta merges by top-level key",
+         {R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"in_progress","_meta":{"a":1,"b":2}})",
+          R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"completed","_meta":{"b":null,"c":{"x":1}}})"},
+         "items[0]._meta", R"({"a":1,"c":{"x":1}})"},
+        {"_meta null drops all metadata",
+         {R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"in_progress","_meta":{"a":1}})",
+          R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"completed","_meta":null})"},
+         "items[0]._meta", "{}"},
+        {"an unknown status is kept as sent",
+         {R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"_acme_paused","summary":[{"type":"text","text":"S"}]})"},
+         "items[0]", R"({"kind":"compaction","id":"k1","status":"_acme_paused","summary":[{"type":"text","text":"S"}],"error":null,"_meta":{}})"},
+        {"a known status after an unknown one replaces it",
+         {R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"_acme_paused"})",
+          R"({"sessionUpdate":"compaction_update","compactionId":"k1","status":"cancelled"})"},
+         "items[0].status", R"("cancelled")"},
     });
 }
 
@@ -235,6 +323,15 @@ TEST_CASE("session patch: foreground state snapshots") {
         {"a new session is idle with nothing reported", {R"({"sessionUpdate":"usage_update","used":1,"size":2})"}, "foreground",
          R"({"state":"idle","stopReason":null,"error":null,"raw":null,"background":null})"},
         {"running", {R"({"sessionUpdate":"state_update","state":"running"})"}, "foreground.state", R"("running")"},
+        {"requires_action is a known state, not raw", {R"({"sessionUpdate":"state_update","state":"requires_action"})"}, "foreground",
+         R"({"state":"requires_action","stopReason":null,"error":null,"raw":null,"background":null})"},
+        {"62 requires_action keeps its background snapshot",
+         {R"({"sessionUpdate":"state_update","state":"requires_action","background":[{"type":"terminal","terminalId":"t1"}]})"},
+         "foreground.background", R"([{"type":"terminal","terminalId":"t1"}])"},
+        {"requires_action drops the previous stop reason",
+         {R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})",
+          R"({"sessionUpdate":"state_update","state":"requires_action"})"},
+         "foreground", R"({"state":"requires_action","stopReason":null,"error":null,"raw":null,"background":null})"},
         {"idle with a stop reason", {R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})"}, "foreground.stopReason", R"("end_turn")"},
         {"a custom stop reason is kept", {R"({"sessionUpdate":"state_update","state":"idle","stopReason":"_acme_pause"})"}, "foreground.stopReason",
          R"("_acme_pause")"},
@@ -257,7 +354,7 @@ TEST_CASE("session patch: foreground state snapshots") {
 }
 
 TEST_CASE("session patch: config options, commands, info, usage, notices and unknown variants") {
-    // CLIENT-MUST-56, CLIENT-MUST-17
+    // CLIENT-MUST-56, CLIENT-MUST-17, CLIENT-MUST-49
     const std::string options1 = R"({"sessionUpdate":"config_option_update","configOptions":[{"configId":"mode","name":"Mode","type":"select","currentValue":"ask","options":[{"value":"ask","name":"Ask"},{"value":"code","name":"Code"}]},{"configId":"fast","name":"Fast","type":"boolean","currentValue":true}]})";
     const std::string options2 = R"({"sessionUpdate":"config_option_update","configOptions":[{"configId":"fast","name":"Fast","type":"boolean","currentValue":false}]})";
     const std::string commands1 = R"({"sessionUpdate":"available_commands_update","availableCommands":[{"type":"command","name":"plan","description":"Plan"},{"type":"command","name":"web","description":"Search","input":{"type":"text","hint":"query"}}]})";
@@ -271,6 +368,18 @@ TEST_CASE("session patch: config options, commands, info, usage, notices and unk
         {"info title is patched", {R"({"sessionUpdate":"session_info_update","title":"A","updatedAt":"2026-01-01T00:00:00Z"})",
                                    R"({"sessionUpdate":"session_info_update","title":null,"_meta":{"k":1}})"},
          "info", R"({"title":null,"updatedAt":"2026-01-01T00:00:00Z","cwd":null,"additionalDirectories":null,"_meta":{"k":1}})"},
+        {"49 info updatedAt null clears, absent title keeps",
+         {R"({"sessionUpdate":"session_info_update","title":"A","updatedAt":"2026-01-01T00:00:00Z"})",
+          R"({"sessionUpdate":"session_info_update","updatedAt":null})"},
+         "info", R"({"title":"A","updatedAt":null,"cwd":null,"additionalDirectories":null,"_meta":{}})"},
+        {"49 info _meta null drops all metadata",
+         {R"({"sessionUpdate":"session_info_update","title":"A","_meta":{"k":1,"j":2}})",
+          R"({"sessionUpdate":"session_info_update","_meta":null})"},
+         "info", R"({"title":"A","updatedAt":null,"cwd":null,"additionalDirectories":null,"_meta":{}})"},
+        {"info _meta merges by top-level key",
+         {R"({"sessionUpdate":"session_info_update","_meta":{"k":1,"j":2}})",
+          R"({"sessionUpdate":"session_info_update","_meta":{"j":null,"m":3}})"},
+         "info._meta", R"({"k":1,"m":3})"},
         {"usage replaces used and size, cost absent keeps",
          {R"({"sessionUpdate":"usage_update","used":10,"size":100,"cost":{"amount":0.5,"currency":"USD"}})",
           R"({"sessionUpdate":"usage_update","used":20,"size":100})"},
