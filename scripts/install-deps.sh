@@ -3,10 +3,15 @@
 # Safe to run again: it installs nothing that is already there.
 set -euo pipefail
 
-packages=(cmake g++ ninja-build pkg-config rapidjson-dev libuv1-dev doctest-dev python3)
-# Node.js and npm run the peer agent built on the official TypeScript SDK.
-command -v node >/dev/null 2>&1 || packages+=(nodejs)
-command -v npm >/dev/null 2>&1 || packages+=(npm)
+#   scripts/install-deps.sh          everything the tests need
+#   scripts/install-deps.sh --build  only what building the library and samples needs
+packages=(cmake g++ ninja-build pkg-config rapidjson-dev libuv1-dev)
+if [ "${1:-}" != "--build" ]; then
+    packages+=(doctest-dev python3)
+    # Node.js and npm run the peer agent built on the official TypeScript SDK.
+    command -v node >/dev/null 2>&1 || packages+=(nodejs)
+    command -v npm >/dev/null 2>&1 || packages+=(npm)
+fi
 
 missing=()
 for package in "${packages[@]}"; do
