@@ -187,7 +187,24 @@ ACP_API int acp_client_event_fd(const acp_client *client);
 #define ACP_EVENT_CLOSED 12              /* status: why the connection ended */
 #define ACP_EVENT_CLIENT_REQUEST 13      /* a v1 agent's fs/ or terminal/ request: method, json: params
                                             (v1 shape), session_id; take the responder */
-#define ACP_EVENT_TYPE_COUNT 14
+#define ACP_EVENT_SESSION_CHANGED 14     /* the session model changed (after acp_client_observe_sessions):
+                                            session_id, change, item index, kind and id */
+#define ACP_EVENT_TYPE_COUNT 15
+
+/* What an ACP_EVENT_SESSION_CHANGED says changed (docs/session-model.md, "Events"). */
+#define ACP_CHANGE_SESSION_ADDED 0   /* first sight of the session */
+#define ACP_CHANGE_SESSION_RESET 1   /* a full replay began: the session is empty again */
+#define ACP_CHANGE_SESSION_REMOVED 2
+#define ACP_CHANGE_ITEM_INSERTED 3   /* item index/kind/id is new */
+#define ACP_CHANGE_ITEM_CHANGED 4    /* item index/kind/id changed in place */
+#define ACP_CHANGE_STATE 5           /* the foreground state differs */
+#define ACP_CHANGE_TURN_ENDED 6      /* a real completion, never a replayed or resumed idle state */
+#define ACP_CHANGE_CONFIG_OPTIONS 7
+#define ACP_CHANGE_COMMANDS 8
+#define ACP_CHANGE_INFO 9
+#define ACP_CHANGE_USAGE 10
+#define ACP_CHANGE_NOTICE_ADDED 11
+#define ACP_CHANGE_REPLAY_ENDED 12
 
 #define ACP_DIRECTION_INCOMING 0
 #define ACP_DIRECTION_OUTGOING 1
@@ -217,6 +234,13 @@ ACP_API const char *acp_event_method(const acp_event *event);
 ACP_API const char *acp_event_text(const acp_event *event);
 ACP_API int acp_event_log_level(const acp_event *event);
 ACP_API int acp_event_direction(const acp_event *event);
+/* SESSION_CHANGED: the ACP_CHANGE_*; -1 for other events. */
+ACP_API int acp_event_change(const acp_event *event);
+/* SESSION_CHANGED about an item: its index in the session's items, ACP_ITEM_* kind and
+ * entity id (index -1 and id NULL for other changes and events). */
+ACP_API int acp_event_item_index(const acp_event *event);
+ACP_API int acp_event_item_kind(const acp_event *event);
+ACP_API const char *acp_event_item_id(const acp_event *event);
 /* Moves the event's responder to the caller, who must free it with acp_responder_free()
  * (answering or not). Without this, the request is answered when the event is freed or
  * the handler returns: permission "cancelled", elicitation "cancel", extension and
@@ -247,6 +271,10 @@ ACP_API int acp_client_add_ext_method(acp_client *client, const char *method, in
 ACP_API int acp_client_serve_client_methods(acp_client *client, unsigned int methods);
 /* Reports every line in and out as ACP_EVENT_TRAFFIC; redact hides MCP secrets. */
 ACP_API int acp_client_observe_traffic(acp_client *client, int enabled, int redact);
+/* Reports every change of the session model as ACP_EVENT_SESSION_CHANGED, in order and
+ * each before the ACP_EVENT_SESSION_UPDATE that caused it: enough to update a UI row by
+ * row (read the item from acp_client_session) without diffing snapshots. */
+ACP_API int acp_client_observe_sessions(acp_client *client, int enabled);
 
 /* ---- responders (thread-safe; answer any time later, exactly once) -------------------- */
 
@@ -281,6 +309,11 @@ ACP_API int acp_client_agent_json(char **out, acp_client *client);
 /* The ACP version the agent speaks, 2 or 1, once initialize succeeded; 0 before. With a
  * v1 agent, calls, results and updates keep their v2 shapes: libacp translates. */
 ACP_API int acp_client_negotiated_version(acp_client *client);
+/* A v1 agent's own v1 InitializeResponse (agentCapabilities with loadSession and the
+ * sessionCapabilities markers that gate list, resume and close), as JSON; free with
+ * acp_string_free(). ACP_ENOTFOUND when the agent speaks v2, ACP_ESTATE before
+ * initialize succeeded. */
+ACP_API int acp_client_agent_v1_json(char **out, acp_client *client);
 ACP_API void acp_string_free(char *text);
 
 ACP_API int acp_client_login(unsigned long *out_request, acp_client *client, const char *method_id, acp_result_cb done,

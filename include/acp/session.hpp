@@ -209,6 +209,7 @@ private:
     std::optional<UsageState> usage_;
     std::vector<v2::Notice> notices_;
     bool replaying_ = false;
+    bool reset_pending_ = false;  // begin_replay() on a held session, until the replay's first change
 };
 
 // One change, delivered synchronously in the order the changes happened. References are
@@ -216,7 +217,7 @@ private:
 struct SessionEvent {
     enum class Type {
         session_added,           // first update for an unseen session id
-        session_reset,           // begin_replay(): the session is empty again
+        session_reset,           // a full replay began (its first change): the session is empty again
         session_removed,         // remove(); `session` is null
         item_inserted,           // items()[index] is new
         item_changed,            // items()[index] changed in place
@@ -276,14 +277,19 @@ public:
     Status apply_permission_subject(const std::string& session_id, const v2::ToolCallUpdate& tool_call);
 
     // Before a full replay (session/resume with replayFrom start): the session becomes empty,
-    // so the replay rebuilds exactly what a fresh client would hold. Idle snapshots until
+    // so the replay rebuilds exactly what a fresh client would hold. The reset (and its
+    // session_reset event) happens at the replay's first change, so a resume the agent
+    // refuses leaves the session untouched (abort_replay). Idle snapshots until
     // end_replay() are state, not completions (CLIENT-MUST-58).
     void begin_replay(const std::string& session_id);
     // Before a session/resume without replay: nothing is reset, but the state snapshot the
     // agent sends is not a completion either. Ended by end_replay().
     void begin_resume(const std::string& session_id);
-    // After the session/resume response (or its failure).
+    // After the session/resume response.
     void end_replay(const std::string& session_id);
+    // After a failed session/resume: a session nothing was replayed into yet keeps what
+    // it held; whatever the agent did replay before failing stays.
+    void abort_replay(const std::string& session_id);
 
     // Right after sending session/cancel: unfinished tool calls of the foreground work (not
     // listed as background work) become cancelled locally; later agent updates still win.
@@ -307,6 +313,9 @@ public:
 private:
     friend struct SessionReducer;
     SessionState& session(const std::string& session_id);
+    // session(), after the reset a pending full replay owes it.
+    SessionState& session_for_change(const std::string& session_id);
+    void reset(SessionState& state);
 
     std::unordered_map<std::string, std::unique_ptr<SessionState>> sessions_;
     std::shared_ptr<detail::SessionObservers> observers_;

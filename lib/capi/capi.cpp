@@ -449,6 +449,12 @@ const char* acp_event_method(const acp_event* event) { return event != nullptr ?
 const char* acp_event_text(const acp_event* event) { return event != nullptr ? c_str_or_null(event->text) : nullptr; }
 int acp_event_log_level(const acp_event* event) { return event != nullptr ? event->log_level : 0; }
 int acp_event_direction(const acp_event* event) { return event != nullptr ? event->direction : 0; }
+int acp_event_change(const acp_event* event) { return event != nullptr ? event->change : -1; }
+int acp_event_item_index(const acp_event* event) { return event != nullptr ? event->item_index : -1; }
+int acp_event_item_kind(const acp_event* event) { return event != nullptr ? event->item_kind : ACP_ITEM_UNKNOWN; }
+const char* acp_event_item_id(const acp_event* event) {
+    return event != nullptr && event->item_id ? event->item_id->c_str() : nullptr;
+}
 
 int acp_event_take_responder(acp_responder** out, const acp_event* event) {
     return guarded(ACP_EINTERNAL, [&] {
@@ -579,6 +585,45 @@ int acp_client_observe_traffic(acp_client* client, int enabled, int redact) {
     });
 }
 
+// The C numbering follows the C++ enums one to one.
+static_assert(static_cast<int>(SessionEvent::Type::session_added) == ACP_CHANGE_SESSION_ADDED &&
+                  static_cast<int>(SessionEvent::Type::item_inserted) == ACP_CHANGE_ITEM_INSERTED &&
+                  static_cast<int>(SessionEvent::Type::turn_ended) == ACP_CHANGE_TURN_ENDED &&
+                  static_cast<int>(SessionEvent::Type::replay_ended) == ACP_CHANGE_REPLAY_ENDED,
+              "ACP_CHANGE_* and SessionEvent::Type differ");
+static_assert(static_cast<int>(ItemKind::user_message) == ACP_ITEM_USER_MESSAGE &&
+                  static_cast<int>(ItemKind::compaction) == ACP_ITEM_COMPACTION &&
+                  static_cast<int>(ItemKind::unknown) == ACP_ITEM_UNKNOWN,
+              "ACP_ITEM_* and ItemKind differ");
+
+int acp_client_observe_sessions(acp_client* client, int enabled) {
+    return guarded(ACP_EINTERNAL, [&] {
+        if (client == nullptr) return fail(ACP_EINVAL, "client is NULL");
+        auto core = client->core;
+        std::weak_ptr<Core> weak = core;
+        return core->run([core, weak, enabled] {
+            if (!core->client || enabled == 0) {
+                core->session_changes.reset();
+                return;
+            }
+            core->session_changes = core->client->sessions().subscribe([weak](const SessionEvent& change) {
+                auto c = weak.lock();
+                if (!c) return;
+                auto event = std::make_unique<acp_event>();
+                event->type = ACP_EVENT_SESSION_CHANGED;
+                event->session_id = std::string(change.session_id);
+                event->change = static_cast<int>(change.type);
+                if (change.type == SessionEvent::Type::item_inserted || change.type == SessionEvent::Type::item_changed) {
+                    event->item_index = static_cast<int>(change.index);
+                    event->item_kind = static_cast<int>(change.item_kind);
+                    event->item_id = std::string(change.item_id);
+                }
+                c->emit(std::move(event));
+            });
+        });
+    });
+}
+
 // --- responders -------------------------------------------------------------------------------
 
 unsigned long acp_responder_id(const acp_responder* responder) { return responder != nullptr ? responder->id : 0; }
@@ -681,6 +726,31 @@ int acp_client_agent_json(char** out, acp_client* client) {
         });
         if (ran != ACP_OK) return ran;
         if (!json) return fail(ACP_ESTATE, "initialize has not succeeded");
+        *out = copy_string(*json);
+        return ACP_OK;
+    });
+}
+
+int acp_client_agent_v1_json(char** out, acp_client* client) {
+    return guarded(ACP_EINTERNAL, [&] {
+        if (out == nullptr || client == nullptr) return fail(ACP_EINVAL, "out or client is NULL");
+        *out = nullptr;
+        auto core = client->core;
+        bool initialized = false;
+        std::optional<std::string> json;
+        int ran = core->run_sync([&] {
+            if (!core->client || core->client->agent() == nullptr) return;
+            initialized = true;
+            if (const v1::InitializeResponse* v1_answer = core->client->agent_v1()) {
+                rapidjson::StringBuffer buffer;
+                detail::JsonWriter writer(buffer);
+                v1::codec::encode(writer, *v1_answer);
+                json = std::string(buffer.GetString(), buffer.GetSize());
+            }
+        });
+        if (ran != ACP_OK) return ran;
+        if (!initialized) return fail(ACP_ESTATE, "initialize has not succeeded");
+        if (!json) return fail(ACP_ENOTFOUND, "the agent speaks ACP v2");
         *out = copy_string(*json);
         return ACP_OK;
     });

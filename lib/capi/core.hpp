@@ -36,6 +36,10 @@ struct acp_event {
     std::optional<std::string> text;
     int log_level = 0;
     int direction = 0;
+    int change = -1;      // SESSION_CHANGED: ACP_CHANGE_*
+    int item_index = -1;  // SESSION_CHANGED about an item
+    int item_kind = ACP_ITEM_UNKNOWN;
+    std::optional<std::string> item_id;
     std::string message;
     std::string rpc_data;
     acp_status status{ACP_OK, "", 0, ""};
@@ -134,6 +138,7 @@ public:
     std::unordered_map<unsigned long, Answer> answers;
     std::unordered_map<unsigned long, RequestHandle> requests;
     std::set<std::string> session_ids;
+    SessionSubscription session_changes;  // while acp_client_observe_sessions is on
     Handler handlers[ACP_EVENT_TYPE_COUNT];
 
     std::atomic<bool> closing{false};    // acp_client_close() was called

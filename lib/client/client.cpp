@@ -36,6 +36,13 @@ namespace {
 
 constexpr int kProtocolVersion = 2;
 
+// The sessionUpdate tag of session/update params, "" when there is none.
+std::string_view update_kind(const JsonValue& params) {
+    const JsonValue* update = detail::find_member(params, "update");
+    const JsonValue* kind = update != nullptr && update->IsObject() ? detail::find_member(*update, "sessionUpdate") : nullptr;
+    return kind != nullptr && kind->IsString() ? detail::string_view_of(*kind) : std::string_view();
+}
+
 // Writes a RawJson as the JSON value it holds ({} for an empty one).
 void write_raw(JsonWriter& writer, const RawJson& raw) {
     if (raw.text.empty()) {
@@ -528,6 +535,14 @@ public:
     }
 
     void deliver(const av2::UpdateSessionNotification& notification) {
+        // After the close answer the session's model stays as it was: stragglers are
+        // ignored (CLIENT-GUIDE 7.7), and said so.
+        if (!closed_sessions_.empty() && closed_sessions_.count(notification.sessionId) != 0) {
+            logger_(LogLevel::warning, log_source::jsonrpc,
+                    "ignored a session/update (" + notification.update.tag() + ") for closed session " +
+                        notification.sessionId);
+            return;
+        }
         // The model first, so the host's callback sees the session with this update applied.
         if (Status applied = store_.apply(notification); !applied) {
             logger_(LogLevel::warning, log_source::jsonrpc,
@@ -685,8 +700,8 @@ public:
 
     void on_v1_session_update(const JsonValue* params) {
         av1::SessionNotification notification;
-        Status decoded = params ? v1codec::decode(*params, notification)
-                                : Status(Errc::protocol_error, "session/update without params");
+        Status decoded = params ? Status() : Status(Errc::protocol_error, "session/update without params");
+        if (decoded && detail::V1Lifter::is_v1_update_kind(update_kind(*params))) decoded = v1codec::decode(*params, notification);
         std::vector<av2::UpdateSessionNotification> lifted;
         if (decoded) decoded = lifter_.lift_update(*params, lifted);
         if (!decoded) {
@@ -878,18 +893,17 @@ public:
         std::vector<av1::McpServer> servers;
         if (Status s = detail::lower_mcp_servers(request.mcpServers, servers); !s) return refuse(done, s);
         const std::string session_id = request.sessionId;
-        known_sessions_.insert(session_id);
-        closed_sessions_.erase(session_id);
+        const SessionMembership before = admit_resumed(session_id);
         if (replay) {
             store_.begin_replay(session_id);
             lifter_.restart(session_id);
         } else {
             store_.begin_resume(session_id);
         }
-        auto finish = [this, session_id, done = std::move(done)](Status status, const JsonValue* raw) {
+        auto finish = [this, session_id, before, done = std::move(done)](Status status, const JsonValue* raw) {
             if (!status) {
-                known_sessions_.erase(session_id);
-                store_.end_replay(session_id);
+                restore_membership(session_id, before);
+                store_.abort_replay(session_id);
                 return done(status);
             }
             av2::ResumeSessionResponse response;
@@ -1112,6 +1126,23 @@ public:
     // Sessions this client created or resumed (their updates flow straight through).
     std::set<std::string> known_sessions_;
     std::set<std::string> closed_sessions_;  // until resumed again
+
+    // Whether a session was known or closed before a resume, so a refused resume can
+    // leave things as they were.
+    struct SessionMembership {
+        bool known = false;
+        bool closed = false;
+    };
+    SessionMembership admit_resumed(const std::string& session_id) {
+        SessionMembership before{known_sessions_.count(session_id) != 0, closed_sessions_.count(session_id) != 0};
+        known_sessions_.insert(session_id);
+        closed_sessions_.erase(session_id);
+        return before;
+    }
+    void restore_membership(const std::string& session_id, SessionMembership before) {
+        if (!before.known) known_sessions_.erase(session_id);
+        if (before.closed) closed_sessions_.insert(session_id);
+    }
     SessionStore store_;
     int pending_new_sessions_ = 0;
     std::vector<av2::UpdateSessionNotification> held_updates_;
@@ -1263,13 +1294,13 @@ void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::Res
     if (!impl_->ready(done, method::session_resume)) return;
     if (impl_->version_ == 1) return impl_->v1_resume_session(request, std::move(done));
     if (Status s = detail::v2::check_resume_session(request, *impl_->agent_); !s) return impl_->refuse(done, s);
-    // The replay names this session before the answer does.
-    impl_->known_sessions_.insert(request.sessionId);
-    impl_->closed_sessions_.erase(request.sessionId);
     const std::string session_id = request.sessionId;
+    // The replay names this session before the answer does.
+    const Impl::SessionMembership before = impl_->admit_resumed(session_id);
     // A full replay rebuilds the session from nothing, so a client that already held it
-    // ends up with exactly what a fresh client would (docs/session-model.md).
-    if (request.replayFrom.has_value()) {
+    // ends up with exactly what a fresh client would (docs/session-model.md). A replay
+    // from a later cursor continues what the client holds.
+    if (request.replayFrom.has_value() && request.replayFrom->kind() == av2::ReplayFrom::Kind::start) {
         impl_->store_.begin_replay(session_id);
     } else {
         impl_->store_.begin_resume(session_id);
@@ -1277,13 +1308,14 @@ void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::Res
     Impl* impl = impl_.get();
     impl_->call<av2::ResumeSessionResponse>(
         method::session_resume, request,
-        [impl, session_id, done = std::move(done)](Result<av2::ResumeSessionResponse> result) {
+        [impl, session_id, before, done = std::move(done)](Result<av2::ResumeSessionResponse> result) {
             if (!result) {
-                impl->known_sessions_.erase(session_id);
+                impl->restore_membership(session_id, before);
+                impl->store_.abort_replay(session_id);
             } else {
                 impl->apply_session_lists(session_id, result->configOptions, result->availableCommands);
+                impl->store_.end_replay(session_id);
             }
-            impl->store_.end_replay(session_id);
             done(std::move(result));
         });
 }

@@ -160,11 +160,14 @@ v1::InitializeRequest v1_initialize_request(const v2::Implementation& info, cons
     v1::AuthCapabilities auth;
     auth.terminal = false;
     capabilities.auth = auth;
-    // The model holds boolean options like select ones.
+    // The model holds boolean options like select ones, notices and compactions as it
+    // does for v2 agents (v1 agents send those only when told, CLIENT-GUIDE 10).
     v1::ClientSessionCapabilities session;
     v1::SessionConfigOptionsCapabilities config;
     config.boolean = v1::BooleanConfigOptionCapabilities{};
     session.configOptions = std::move(config);
+    session.notices = v1::NoticeCapabilities{"{}"};
+    session.compaction = v1::CompactionCapabilities{"{}"};
     capabilities.session = std::move(session);
     if (features.elicitation_form || features.elicitation_url) {
         v1::ElicitationCapabilities elicitation;
@@ -352,6 +355,18 @@ std::optional<std::vector<v2::SessionConfigOption>> V1Lifter::set_mode(const std
         if (auto* select = session.mode->type.select()) select->currentValue = mode_id;
     }
     return options_of(session);
+}
+
+bool V1Lifter::is_v1_update_kind(std::string_view kind) {
+    // The variants of SessionUpdate in the pinned v1 schema.
+    static constexpr std::string_view kinds[] = {
+        "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update",
+        "plan", "available_commands_update", "current_mode_update", "config_option_update",
+        "session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk"};
+    for (std::string_view known : kinds) {
+        if (known == kind) return true;
+    }
+    return false;
 }
 
 Status V1Lifter::lift_update(const JsonValue& params, std::vector<v2::UpdateSessionNotification>& out) {

@@ -49,8 +49,13 @@ Status lift_permission(const JsonValue& params, v2::RequestPermissionRequest& ou
 // config options (the model's option list is both).
 class V1Lifter {
 public:
-    // One v1 session/update (params already known to decode as v1::SessionNotification).
+    // One v1 session/update (params already known to decode as v1::SessionNotification,
+    // unless its sessionUpdate is none that v1 defines: see is_v1_update_kind).
     Status lift_update(const JsonValue& params, std::vector<v2::UpdateSessionNotification>& out);
+    // Whether v1 defines this sessionUpdate. v1's union is closed, so an agent's own
+    // kinds cannot be decoded as v1; they go on to the v2 model, which keeps unknown
+    // variants verbatim, as it does for a v2 agent.
+    static bool is_v1_update_kind(std::string_view kind);
 
     // The user message a v1 prompt shows as (v1 agents do not echo it), with a synthetic id.
     v2::SessionUpdate user_message(const std::string& session_id, const std::vector<v2::ContentBlock>& prompt);

@@ -496,22 +496,14 @@ Status SessionStore::apply(const v2::UpdateSessionNotification& notification) {
     return apply(notification.sessionId, notification.update);
 }
 
-Status SessionStore::apply(const std::string& session_id, const v2::SessionUpdate& update) {
-    SessionReducer reducer{*this, session(session_id), {}};
-    reducer.apply(update);
-    return reducer.problem;
-}
-
-Status SessionStore::apply_permission_subject(const std::string& session_id, const v2::ToolCallUpdate& tool_call) {
-    SessionReducer reducer{*this, session(session_id), {}};
-    reducer.tool_call(tool_call);
-    return reducer.problem;
-}
-
-void SessionStore::begin_replay(const std::string& session_id) {
+SessionState& SessionStore::session_for_change(const std::string& session_id) {
     SessionState& state = session(session_id);
-    // Chunks replayed onto the old transcript would duplicate it (CLIENT-GUIDE 7.6): start
-    // from what a fresh client holds.
+    if (state.reset_pending_) reset(state);
+    return state;
+}
+
+void SessionStore::reset(SessionState& state) {
+    state.reset_pending_ = false;
     state.items_.clear();
     for (auto& index : state.index_) index.clear();
     state.foreground_ = ForegroundState{};
@@ -520,8 +512,29 @@ void SessionStore::begin_replay(const std::string& session_id) {
     state.info_ = SessionInfoState{};
     state.usage_.reset();
     state.notices_.clear();
-    state.replaying_ = true;
     SessionReducer{*this, state, {}}.emit(SessionEvent::Type::session_reset);
+}
+
+Status SessionStore::apply(const std::string& session_id, const v2::SessionUpdate& update) {
+    SessionReducer reducer{*this, session_for_change(session_id), {}};
+    reducer.apply(update);
+    return reducer.problem;
+}
+
+Status SessionStore::apply_permission_subject(const std::string& session_id, const v2::ToolCallUpdate& tool_call) {
+    SessionReducer reducer{*this, session_for_change(session_id), {}};
+    reducer.tool_call(tool_call);
+    return reducer.problem;
+}
+
+void SessionStore::begin_replay(const std::string& session_id) {
+    const bool held = sessions_.count(session_id) != 0;
+    SessionState& state = session(session_id);
+    // Chunks replayed onto the old transcript would duplicate it (CLIENT-GUIDE 7.6): the
+    // replay starts from what a fresh client holds. The reset waits for the first change
+    // the replay brings, so a refused resume leaves the session as it was.
+    state.reset_pending_ = held;
+    state.replaying_ = true;
 }
 
 void SessionStore::begin_resume(const std::string& session_id) { session(session_id).replaying_ = true; }
@@ -529,6 +542,16 @@ void SessionStore::begin_resume(const std::string& session_id) { session(session
 void SessionStore::end_replay(const std::string& session_id) {
     auto found = sessions_.find(session_id);
     if (found == sessions_.end() || !found->second->replaying_) return;
+    // The agent replayed nothing at all: the session it resumed is empty.
+    if (found->second->reset_pending_) reset(*found->second);
+    found->second->replaying_ = false;
+    SessionReducer{*this, *found->second, {}}.emit(SessionEvent::Type::replay_ended);
+}
+
+void SessionStore::abort_replay(const std::string& session_id) {
+    auto found = sessions_.find(session_id);
+    if (found == sessions_.end() || !found->second->replaying_) return;
+    found->second->reset_pending_ = false;
     found->second->replaying_ = false;
     SessionReducer{*this, *found->second, {}}.emit(SessionEvent::Type::replay_ended);
 }
@@ -555,13 +578,13 @@ void SessionStore::mark_cancelled(const std::string& session_id) {
 }
 
 void SessionStore::set_config_options(const std::string& session_id, std::vector<v2::SessionConfigOption> options) {
-    SessionState& state = session(session_id);
+    SessionState& state = session_for_change(session_id);
     state.config_options_ = std::move(options);
     SessionReducer{*this, state, {}}.emit(SessionEvent::Type::config_options_changed);
 }
 
 void SessionStore::set_available_commands(const std::string& session_id, std::vector<v2::AvailableCommand> commands) {
-    SessionState& state = session(session_id);
+    SessionState& state = session_for_change(session_id);
     state.available_commands_ = std::move(commands);
     SessionReducer{*this, state, {}}.emit(SessionEvent::Type::commands_changed);
 }

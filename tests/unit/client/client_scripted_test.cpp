@@ -3,11 +3,15 @@
 #include <doctest/doctest.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "acp/client.hpp"
+#include "acp/session.hpp"
+#include "protocol/v2/codec.hpp"
+#include "unit/protocol/codec_test_util.hpp"
 #include "support/raw_peer.hpp"
 #include "support/test_loop.hpp"
 #include "transport/fd_transport.hpp"
@@ -344,4 +348,117 @@ TEST_CASE("client: a v2 agent calling a v1 client method gets -32601 even with a
     REQUIRE(answer.HasMember("error"));
     CHECK(answer["error"]["code"].GetInt() == -32601);
     CHECK_FALSE(called);
+}
+
+namespace {
+
+// Resumes session s-1 with the given replayFrom JSON and answers with `answer` (a
+// "result":... or "error":... member), sending `replayed` updates first.
+Result<v2::ResumeSessionResponse> resume(Scripted& s, const std::string& replay_from,
+                                         const std::vector<std::string>& replayed, const std::string& answer) {
+    v2::ResumeSessionRequest request;
+    request.sessionId = "s-1";
+    request.cwd = "/work";
+    if (!replay_from.empty()) {
+        REQUIRE(acp::v2::codec::decode(codec_test::parse(replay_from), request.replayFrom.emplace()).ok());
+    }
+    std::optional<Result<v2::ResumeSessionResponse>> done;
+    s.client->resume_session(request, [&](Result<v2::ResumeSessionResponse> r) { done.emplace(std::move(r)); });
+    const std::size_t index = s.agent->lines.size();
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > index; }));
+    for (const auto& update : replayed) s.update("s-1", update);
+    const auto id = s.agent->parsed(index)["id"].GetInt64();
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + "," + answer + "}");
+    REQUIRE(s.loop.run_until([&] { return done.has_value(); }));
+    return std::move(*done);
+}
+
+constexpr const char* kChunkA =
+    R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})";
+constexpr const char* kIdle = R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})";
+
+}  // namespace
+
+TEST_CASE("client: a resume with replay that the agent refuses leaves the session's model as it was") {
+    // CLIENT-GUIDE 7.6: an unsupported cursor is -32602, answered before any replay.
+    Scripted s;
+    s.initialize();
+    s.update("s-1", kChunkA);
+    s.update("s-1", kIdle);
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 2; }));
+    const std::string before = acp::to_json(*s.client->sessions().find("s-1"));
+    std::vector<acp::SessionEvent::Type> events;
+    auto subscription = s.client->sessions().subscribe([&](const acp::SessionEvent& e) { events.push_back(e.type); });
+    auto refused = resume(s, R"({"type":"start"})", {}, R"("error":{"code":-32602,"message":"no history"})");
+    CHECK(refused.status().rpc_code() == -32602);
+    CHECK(acp::to_json(*s.client->sessions().find("s-1")) == before);
+    CHECK(std::find(events.begin(), events.end(), acp::SessionEvent::Type::session_reset) == events.end());
+    // The session still takes its updates afterwards.
+    s.update("s-1", R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"b"}})");
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 3; }));
+    CHECK(acp::to_json(*s.client->sessions().find("s-1")).find(R"("text":"ab")") != std::string::npos);
+}
+
+TEST_CASE("client: a full replay rebuilds the session, a replay from a later cursor continues it") {
+    Scripted s;
+    s.initialize();
+    s.update("s-1", kChunkA);
+    s.update("s-1", kIdle);
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 2; }));
+    const std::string live = acp::to_json(*s.client->sessions().find("s-1"));
+    // From the start: the same updates again give the same model, no doubled text.
+    REQUIRE(resume(s, R"({"type":"start"})", {kChunkA, kIdle}, R"("result":{})").ok());
+    CHECK(acp::to_json(*s.client->sessions().find("s-1")) == live);
+    // From an (extension) cursor past what the client holds: appended, nothing reset.
+    REQUIRE(resume(s, R"({"type":"_after","entry":"m1"})",
+                   {R"({"sessionUpdate":"agent_message_chunk","messageId":"m2","content":{"type":"text","text":"c"}})",
+                    kIdle},
+                   R"("result":{})")
+                .ok());
+    const acp::SessionState* state = s.client->sessions().find("s-1");
+    REQUIRE(state->items().size() == 2);
+    CHECK(state->items()[0].id() == "m1");
+    CHECK(state->items()[1].id() == "m2");
+}
+
+TEST_CASE("client: updates after a session's close answer are ignored, and said so") {
+    // CLIENT-GUIDE 7.7: drop stragglers after the close response.
+    Scripted s;
+    s.initialize();
+    s.update("s-1", kChunkA);
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
+    std::optional<Result<v2::CloseSessionResponse>> closed;
+    s.client->close_session("s-1", [&](Result<v2::CloseSessionResponse> r) { closed.emplace(std::move(r)); });
+    s.answer_next("{}");
+    REQUIRE(s.loop.run_until([&] { return closed.has_value(); }));
+    REQUIRE(closed->ok());
+    const std::string at_close = acp::to_json(*s.client->sessions().find("s-1"));
+    s.update("s-1", R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"late"}})");
+    REQUIRE(s.loop.run_until([&] { return s.logged("ignored a session/update (agent_message_chunk) for closed session s-1"); }));
+    CHECK(s.updates.size() == 1);
+    CHECK(acp::to_json(*s.client->sessions().find("s-1")) == at_close);
+}
+
+TEST_CASE("client v1: an update kind v1 does not define is kept in the model as for a v2 agent") {
+    // Agents send their own notifications (CLIENT-GUIDE 1.7): kept verbatim, never dropped.
+    Scripted s;
+    std::optional<Result<v2::InitializeResponse>> done;
+    s.client->initialize([&](Result<v2::InitializeResponse> r) { done.emplace(std::move(r)); });
+    s.answer_next(R"({"protocolVersion":1,"agentCapabilities":{}})");  // to the v2 initialize
+    s.answer_next(R"({"protocolVersion":1,"agentInfo":{"name":"v1","version":"1"},"agentCapabilities":{}})");
+    REQUIRE(s.loop.run_until([&] { return done.has_value(); }));
+    REQUIRE(done->ok());
+    REQUIRE(s.client->negotiated_version() == 1);
+    s.update("s-1", R"({"sessionUpdate":"_vendor_status","phase":"indexing"})");
+    s.update("s-1", R"({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}})");
+    // A kind v1 does define is still checked against the v1 schema.
+    s.update("s-1", R"({"sessionUpdate":"plan","entries":"not a list"})");
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 2; }));
+    CHECK(s.updates[0].update.tag() == "_vendor_status");
+    const acp::SessionState* state = s.client->sessions().find("s-1");
+    REQUIRE(state != nullptr);
+    REQUIRE(state->items().size() == 2);
+    CHECK(state->items()[0].kind() == acp::ItemKind::unknown);
+    CHECK(acp::to_json(*state).find(R"("phase":"indexing")") != std::string::npos);
+    REQUIRE(s.loop.run_until([&] { return s.logged("invalid v1 session/update ignored"); }));
 }

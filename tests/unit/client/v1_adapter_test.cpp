@@ -169,7 +169,7 @@ TEST_CASE("v1 adapter: the v1 initialize request carries the client's info and o
     v1::codec::encode(writer, acp::detail::v1_initialize_request(info, features));
     CHECK(std::string(buffer.GetString()) ==
           R"({"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":true},)"
-          R"("terminal":false,"session":{"configOptions":{"boolean":{}}},"auth":{"terminal":false},)"
+          R"("terminal":false,"session":{"compaction":{},"configOptions":{"boolean":{}},"notices":{}},"auth":{"terminal":false},)"
           R"("elicitation":{"form":{}}},"clientInfo":{"name":"ide","version":"2"},"info":{"name":"ide","version":"2"}})");
 }
 

@@ -5,11 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "support/base64.hpp"
 #include "unit/session/session_test_util.hpp"
 
 using acp::SessionEvent;
 using session_test::apply_all;
 using session_test::dump;
+using session_test::notification;
 using session_test::select;
 
 namespace {
@@ -146,6 +148,97 @@ TEST_CASE("session store: an unknown state is busy and ending it is a completion
     CHECK(recorder.events == std::vector<std::string>{"s1 added", "s1 state", "s1 state", "s1 turn_ended"});
 }
 
+TEST_CASE("session store: requires_action is busy and idle after it ends the turn") {
+    // CLIENT-MUST-65: the turn ends with the idle state update (turn_ended), not at any earlier update
+    constexpr const char* blocked = R"({"sessionUpdate":"state_update","state":"requires_action"})";
+    acp::SessionStore store;
+    Recorder recorder(store);
+    apply_all(store, {running, R"({"sessionUpdate":"user_message","messageId":"u1","content":[{"type":"text","text":"Go"}]})", blocked});
+    const acp::SessionState* state = store.find("s1");
+    REQUIRE(state != nullptr);
+    CHECK(state->foreground().state == "requires_action");
+    CHECK(state->foreground().is_busy());
+    CHECK(state->foreground().is_known());
+    apply_all(store, {R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"})", running, blocked});
+    CHECK(recorder.events == std::vector<std::string>{"s1 added", "s1 state", "s1 inserted 0 user_message:u1", "s1 state",
+                                                      "s1 inserted 1 tool_call:c1", "s1 state", "s1 state"});
+    apply_all(store, {idle_end_turn});
+    CHECK(state->foreground().is_idle());
+    CHECK(recorder.events.size() == 9);
+    CHECK(recorder.events.back() == "s1 turn_ended");
+    CHECK(recorder.events[7] == "s1 state");
+}
+
+TEST_CASE("session store: work blocked from the start ends with a completion too") {
+    // CLIENT-MUST-65, CLIENT-MUST-58
+    acp::SessionStore store;
+    Recorder recorder(store);
+    apply_all(store, {R"({"sessionUpdate":"state_update","state":"requires_action","background":[]})", idle_end_turn, idle_end_turn});
+    CHECK(recorder.events == std::vector<std::string>{"s1 added", "s1 state", "s1 state", "s1 turn_ended"});
+    // Replayed, the same snapshots are state only.
+    store.begin_replay("s1");
+    apply_all(store, {R"({"sessionUpdate":"state_update","state":"requires_action"})", idle_end_turn});
+    store.end_replay("s1");
+    int completions = 0;
+    for (const auto& e : recorder.events) completions += e == "s1 turn_ended" ? 1 : 0;
+    CHECK(completions == 1);
+}
+
+TEST_CASE("session store: a live session and its replay differ in form but give the same model") {
+    // CLIENT-GUIDE 7.6: live = streamed chunks; replay = whole messages and terminal snapshots
+    using acp::test::base64;
+    // "café 😀 ok\n" with the é split after its lead byte and the emoji after two bytes.
+    const std::vector<std::string> pieces = {"caf\xC3", "\xA9 \xF0\x9F", "\x98\x80 ok\n"};
+    std::string bytes;
+    for (const auto& piece : pieces) bytes += piece;
+    const std::string tool_call =
+        R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Run tests","kind":"execute","content":[{"type":"terminal","terminalId":"t1"}])";
+    auto chunk = [](const char* t) {
+        return std::string(R"({"sessionUpdate":"agent_message_chunk","messageId":"a1","content":{"type":"text","text":")") + t + "\"}}";
+    };
+    auto terminal_chunk = [&](const std::string& piece) {
+        return R"({"sessionUpdate":"terminal_output_chunk","terminalId":"t1","data":")" + base64(piece) + "\"}";
+    };
+    const std::vector<std::string> live = {
+        running,
+        R"({"sessionUpdate":"user_message","messageId":"u1","content":[{"type":"text","text":"Run the tests"}]})",
+        chunk("Runn"),
+        chunk("ing t\u00e9"),
+        tool_call + R"(,"status":"in_progress"})",
+        R"({"sessionUpdate":"terminal_update","terminalId":"t1","command":"make test"})",
+        terminal_chunk(pieces[0]),
+        terminal_chunk(pieces[1]),
+        terminal_chunk(pieces[2]),
+        R"({"sessionUpdate":"terminal_update","terminalId":"t1","exitStatus":{"exitCode":0}})",
+        R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"})",
+        chunk("sts: done"),
+        idle_end_turn,
+    };
+    const std::vector<std::string> replay = {
+        R"({"sessionUpdate":"user_message","messageId":"u1","content":[{"type":"text","text":"Run the tests"}]})",
+        R"({"sessionUpdate":"agent_message","messageId":"a1","content":[{"type":"text","text":"Running t\u00e9sts: done"}]})",
+        tool_call + R"(,"status":"completed"})",
+        R"({"sessionUpdate":"terminal_update","terminalId":"t1","command":"make test","output":{"data":")" + base64(bytes) +
+            R"("},"exitStatus":{"exitCode":0}})",
+        idle_end_turn,
+    };
+    acp::SessionStore store;
+    for (const auto& u : live) CHECK(store.apply(session_test::notification(u)).ok());
+    const std::string live_model = dump(store);
+    CHECK(select(live_model, "items[1].content") == "[{\"type\":\"text\",\"text\":\"Running t\xC3\xA9sts: done\"}]");
+    CHECK(select(live_model, "items[3].output") == "\"caf\xC3\xA9 \xF0\x9F\x98\x80 ok\\n\"");
+    CHECK(select(live_model, "items[3].outputBytes") == std::to_string(bytes.size()));
+
+    Recorder recorder(store);
+    store.begin_replay("s1");
+    for (const auto& u : replay) CHECK(store.apply(session_test::notification(u)).ok());
+    store.end_replay("s1");
+    CHECK(dump(store) == live_model);
+    int completions = 0;
+    for (const auto& e : recorder.events) completions += e == "s1 turn_ended" ? 1 : 0;
+    CHECK(completions == 0);
+}
+
 TEST_CASE("session store: mark_cancelled cancels unfinished foreground tool calls only") {
     // CLIENT-MUST-69
     acp::SessionStore store;
@@ -203,15 +296,59 @@ TEST_CASE("session store: observers get ordered item events with index and id") 
     CHECK(store.find("s1") == nullptr);
 }
 
-TEST_CASE("session store: begin_replay emits a reset and end_replay its end") {
+TEST_CASE("session store: a full replay resets the session at its first change, end_replay ends it") {
+    // CLIENT-GUIDE 7.6: clear the transcript before a full replay, or chunks duplicate it.
+    acp::SessionStore store;
+    const std::string chunk_a =
+        R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})";
+    apply_all(store, {chunk_a});
+    Recorder recorder(store);
+    store.begin_replay("s1");
+    CHECK(store.find("s1")->replaying());
+    CHECK(store.find("s1")->items().size() == 1);  // shown until the replay brings something
+    CHECK(recorder.events.empty());
+    apply_all(store, {chunk_a});
+    store.end_replay("s1");
+    CHECK(recorder.events ==
+          std::vector<std::string>{"s1 reset", "s1 inserted 0 agent_message:m1", "s1 replay_ended"});
+    REQUIRE(store.find("s1")->items().size() == 1);
+    CHECK(select(dump(store), "items[0].content") == R"([{"type":"text","text":"a"}])");  // not "aa"
+    CHECK_FALSE(store.find("s1")->replaying());
+}
+
+TEST_CASE("session store: a replay that brings nothing leaves the session empty") {
     acp::SessionStore store;
     apply_all(store, {R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})"});
     Recorder recorder(store);
     store.begin_replay("s1");
-    CHECK(store.find("s1")->items().empty());
-    CHECK(store.find("s1")->replaying());
     store.end_replay("s1");
+    CHECK(store.find("s1")->items().empty());
     CHECK(recorder.events == std::vector<std::string>{"s1 reset", "s1 replay_ended"});
+}
+
+TEST_CASE("session store: an aborted replay leaves the session as it was") {
+    acp::SessionStore store;
+    apply_all(store, {R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})",
+                      idle_end_turn});
+    const std::string before = acp::to_json(*store.find("s1"));
+    Recorder recorder(store);
+    store.begin_replay("s1");
+    store.abort_replay("s1");
+    CHECK(acp::to_json(*store.find("s1")) == before);
+    CHECK_FALSE(store.find("s1")->replaying());
+    CHECK(recorder.events == std::vector<std::string>{"s1 replay_ended"});
+}
+
+TEST_CASE("session store: a full replay of a session the store never held emits no reset") {
+    acp::SessionStore store;
+    Recorder recorder(store);
+    store.begin_replay("s2");
+    REQUIRE(store.apply(notification(
+                R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})", "s2"))
+                .ok());
+    store.end_replay("s2");
+    CHECK(recorder.events ==
+          std::vector<std::string>{"s2 added", "s2 inserted 0 agent_message:m1", "s2 replay_ended"});
 }
 
 TEST_CASE("session store: a dropped subscription receives nothing") {
