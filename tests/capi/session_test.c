@@ -43,6 +43,10 @@ struct host {
     int releases;
     char session_id[64];
     int session_result_seen;
+    /* ACP_EVENT_SESSION_CHANGED bookkeeping (acp_client_observe_sessions) */
+    int changes[13];
+    char inserted_ids[64][64]; /* the id each ACP_CHANGE_ITEM_INSERTED named, by index */
+    int bad_item_events;
 };
 
 /* The permission is answered later, from the host's own loop, not from the handler. */
@@ -85,6 +89,22 @@ static void observe(struct host *h, const acp_event *event) {
         CHECK(acp_event_session_id(event) != NULL);
         if (strstr(json, "\"sessionUpdate\":\"state_update\"") != NULL && strstr(json, "\"state\":\"idle\"") != NULL) {
             ++h->idle_updates;
+        }
+    } else if (acp_event_type(event) == ACP_EVENT_SESSION_CHANGED) {
+        const int change = acp_event_change(event);
+        const int index = acp_event_item_index(event);
+        CHECK(change >= 0 && change <= ACP_CHANGE_REPLAY_ENDED);
+        if (change >= 0 && change <= ACP_CHANGE_REPLAY_ENDED) ++h->changes[change];
+        if (change == ACP_CHANGE_ITEM_INSERTED || change == ACP_CHANGE_ITEM_CHANGED) {
+            if (index < 0 || index >= 64 || acp_event_item_id(event) == NULL || acp_event_item_kind(event) < 0) {
+                ++h->bad_item_events;
+            } else if (change == ACP_CHANGE_ITEM_INSERTED) {
+                strncpy(h->inserted_ids[index], acp_event_item_id(event), 63);
+            } else if (strcmp(h->inserted_ids[index], acp_event_item_id(event)) != 0) {
+                ++h->bad_item_events; /* a change names the item its insertion named */
+            }
+        } else if (index != -1 || acp_event_item_id(event) != NULL) {
+            ++h->bad_item_events;
         }
     } else if (acp_event_type(event) == ACP_EVENT_CLOSED) {
         h->closed = 1;
@@ -255,6 +275,7 @@ int main(void) {
     CHECK(acp_event_status(result)->rpc_code == -32002);
     acp_event_free(result);
 
+    REQUIRE(acp_client_observe_sessions(a.client, 1) == 0);
     REQUIRE(acp_client_prompt_text(&id, a.client, a.session_id, "permission", NULL, NULL) == 0);
     result = wait_result(&a, id, 0);
     CHECK(acp_event_status(result)->code == ACP_OK);
@@ -263,6 +284,22 @@ int main(void) {
     wait_idle(&a, 1, 0);
     CHECK(a.permission_requests == 1);
     live_dump = checked_dump(&a);
+    /* The turn's changes, item by item: each insertion named the item now at its index. */
+    CHECK(a.changes[ACP_CHANGE_TURN_ENDED] == 1);
+    CHECK(a.changes[ACP_CHANGE_ITEM_INSERTED] >= 2);
+    CHECK(a.changes[ACP_CHANGE_ITEM_CHANGED] >= 1);
+    CHECK(a.bad_item_events == 0);
+    {
+        acp_session *session;
+        int i;
+        REQUIRE(acp_client_session(&session, a.client, a.session_id) == 0);
+        CHECK(acp_session_item_count(session) == a.changes[ACP_CHANGE_ITEM_INSERTED]);
+        for (i = 0; i < acp_session_item_count(session) && i < 64; ++i) {
+            CHECK(strcmp(acp_session_item_id(session, i), a.inserted_ids[i]) == 0);
+        }
+        acp_session_free(session);
+    }
+    CHECK(acp_client_agent_v1_json(&agent_json, a.client) == ACP_ENOTFOUND); /* a v2 agent */
 
     CHECK(acp_client_session(&missing, a.client, "no-such-session") == ACP_ENOTFOUND);
     CHECK(acp_client_close(a.client) == 0);
@@ -282,12 +319,20 @@ int main(void) {
     result = wait_result(&b, id, 1);
     CHECK(acp_event_status(result)->code == ACP_OK);
     acp_event_free(result);
+    REQUIRE(acp_client_observe_sessions(b.client, 1) == 0);
     sprintf(request, "{\"sessionId\":\"%s\",\"cwd\":\"/tmp\",\"replayFrom\":{\"type\":\"start\"}}", b.session_id);
     REQUIRE(acp_client_resume_session(&id, b.client, request, NULL, NULL) == 0);
     result = wait_result(&b, id, 1); /* the replay arrived before it */
     CHECK(acp_event_status(result)->code == ACP_OK);
     acp_event_free(result);
     CHECK(b.idle_updates == 1); /* the resume's state snapshot */
+    /* CLIENT-MUST-58: the replayed idle state is state, not a completion. */
+    CHECK(b.changes[ACP_CHANGE_TURN_ENDED] == 0);
+    CHECK(b.changes[ACP_CHANGE_REPLAY_ENDED] == 1);
+    CHECK(b.changes[ACP_CHANGE_SESSION_ADDED] == 1);
+    CHECK(b.changes[ACP_CHANGE_SESSION_RESET] == 0); /* client B never held the session */
+    CHECK(b.changes[ACP_CHANGE_ITEM_INSERTED] == a.changes[ACP_CHANGE_ITEM_INSERTED]);
+    CHECK(b.bad_item_events == 0);
     replayed_dump = checked_dump(&b);
     CHECK(strcmp(live_dump, replayed_dump) == 0); /* the replay rebuilt the very same model */
     if (strcmp(live_dump, replayed_dump) != 0) fprintf(stderr, "live:     %s\nreplayed: %s\n", live_dump, replayed_dump);
@@ -297,6 +342,7 @@ int main(void) {
     REQUIRE(acp_client_prompt_text(&id, b.client, b.session_id, "permission", NULL, NULL) == 0);
     wait_idle(&b, 2, 1);
     CHECK(b.permission_requests == 1);
+    CHECK(b.changes[ACP_CHANGE_TURN_ENDED] == 1);
     REQUIRE(acp_client_prompt_text(NULL, b.client, b.session_id, "hello", on_result_close, &b) == 0);
     wait_closed(&b, 1);
     CHECK(b.session_result_seen);

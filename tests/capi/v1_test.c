@@ -219,6 +219,11 @@ int main(void) {
     REQUIRE(acp_client_agent_json(&agent_json, a.client) == 0);
     CHECK(strstr(agent_json, "\"protocolVersion\":1") != NULL);
     acp_string_free(agent_json);
+    /* The agent's own v1 answer, with the markers v2 has no place for. */
+    REQUIRE(acp_client_agent_v1_json(&agent_json, a.client) == 0);
+    CHECK(strstr(agent_json, "\"agentCapabilities\"") != NULL);
+    CHECK(strstr(agent_json, "\"loadSession\":true") != NULL);
+    acp_string_free(agent_json);
     new_session(&a);
 
     /* The v1 agent was told what the host serves, in v1's clientCapabilities. */

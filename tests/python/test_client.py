@@ -193,6 +193,43 @@ class SyncClientTest(unittest.TestCase):
         finally:
             shutil.rmtree(state)
 
+    def test_session_changes_arrive_row_by_row_and_a_replay_is_not_a_completion(self):
+        state = tempfile.mkdtemp(prefix="acp-py-state-")
+        try:
+            with libacp.Client(agent("--state-dir=" + state)) as first:
+                first.initialize()
+                self.assertIsNone(first.agent_v1)  # a v2 agent
+                session = first.new_session(cwd="/tmp")
+                changes = []
+                first.on_session_change = changes.append
+                first.observe_sessions()
+                first.on_permission = lambda request: "allow-once"
+                session.prompt("permission").wait()
+                model = session.model()
+                # A UI that applies only the changes holds the same rows as the snapshot.
+                rows = {}
+                for change in changes:
+                    if change.type == "item_inserted":
+                        self.assertNotIn(change.index, rows)
+                        rows[change.index] = (change.kind, change.id)
+                    elif change.type == "item_changed":
+                        self.assertEqual(rows[change.index], (change.kind, change.id))
+                self.assertEqual([rows[i] for i in range(len(rows))], [(item.kind, item.id) for item in model.items])
+                self.assertEqual([c.type for c in changes].count("turn_ended"), 1)
+            with libacp.Client(agent("--state-dir=" + state)) as second:
+                second.initialize()
+                changes = []
+                second.on_session_change = changes.append
+                second.observe_sessions()
+                second.resume_session(session.id, cwd="/tmp", replay=True)
+                types = [c.type for c in changes]
+                # CLIENT-MUST-58: the replayed idle state is no completion.
+                self.assertNotIn("turn_ended", types)
+                self.assertEqual(types[-1], "replay_ended")
+                self.assertEqual(types.count("item_inserted"), len(model.items))
+        finally:
+            shutil.rmtree(state)
+
     def test_config_options_and_extension_methods_both_ways(self):
         with libacp.Client(agent()) as client:
             client.add_ext_handler("_test/ping", lambda params: {"pong": params["n"] + 1})

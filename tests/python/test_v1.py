@@ -59,6 +59,9 @@ class V1AgentTest(unittest.TestCase):
             # CLIENT-MUST-23: the agent answered 1, the connection goes on in v1.
             self.assertEqual(client.negotiated_version, 1)
             self.assertEqual(client.agent["protocolVersion"], 1)
+            # The v1 answer itself: the markers that gate load, list, resume and close.
+            self.assertTrue(client.agent_v1["agentCapabilities"]["loadSession"])
+            self.assertIn("list", client.agent_v1["agentCapabilities"]["sessionCapabilities"])
             session = client.new_session(cwd="/tmp")
 
             kinds = [update["sessionUpdate"] for update in session.prompt("caps")]

@@ -11,12 +11,12 @@ See bindings/python/README.md. The shared library is found through $ACP_LIBRARY 
 system's library path.
 """
 from ._native import lib as _lib
-from .client import AsyncClient, Client, Item, PromptTurn, Session, SessionModel
+from .client import AsyncClient, Client, Item, PromptTurn, Session, SessionChange, SessionModel
 from .errors import (AcpError, AuthRequired, Cancelled, ConnectionClosed, InternalError, InvalidArgument, IoError,
                      NotFound, ProtocolError, RpcError, SpawnFailed, StateError, TimedOut, Unsupported)
 
 __version__ = _lib.acp_version().decode()
 
-__all__ = ["AsyncClient", "Client", "Item", "PromptTurn", "Session", "SessionModel", "AcpError", "AuthRequired",
+__all__ = ["AsyncClient", "Client", "Item", "PromptTurn", "Session", "SessionChange", "SessionModel", "AcpError", "AuthRequired",
            "Cancelled", "ConnectionClosed", "InternalError", "InvalidArgument", "IoError", "NotFound",
            "ProtocolError", "RpcError", "SpawnFailed", "StateError", "TimedOut", "Unsupported"]

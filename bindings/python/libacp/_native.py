@@ -17,6 +17,7 @@ POINTER = ctypes.POINTER
 
 OK = 0
 EAGAIN = -11
+NOT_FOUND = -12
 
 # Event types (ACP_EVENT_*).
 EVENT_RESULT = 1
@@ -32,6 +33,12 @@ EVENT_LOG = 10
 EVENT_TRAFFIC = 11
 EVENT_CLOSED = 12
 EVENT_CLIENT_REQUEST = 13
+EVENT_SESSION_CHANGED = 14
+
+# ACP_CHANGE_* in order: what an EVENT_SESSION_CHANGED says changed.
+CHANGES = ("session_added", "session_reset", "session_removed", "item_inserted", "item_changed", "state_changed",
+           "turn_ended", "config_options_changed", "commands_changed", "info_changed", "usage_changed",
+           "notice_added", "replay_ended")
 
 # acp_client_serve_client_methods flags (ACP_CLIENT_METHOD_*): ACP v1's client methods.
 CLIENT_METHOD_READ_TEXT_FILE = 1
@@ -104,6 +111,12 @@ def _declare(lib):
         "acp_client_observe_traffic": (c_int, [c_void_p, c_int, c_int]),
         "acp_client_serve_client_methods": (c_int, [c_void_p, ctypes.c_uint]),
         "acp_client_negotiated_version": (c_int, [c_void_p]),
+        "acp_client_agent_v1_json": (c_int, [POINTER(c_void_p), c_void_p]),
+        "acp_client_observe_sessions": (c_int, [c_void_p, c_int]),
+        "acp_event_change": (c_int, [c_void_p]),
+        "acp_event_item_index": (c_int, [c_void_p]),
+        "acp_event_item_kind": (c_int, [c_void_p]),
+        "acp_event_item_id": (c_char_p, [c_void_p]),
         "acp_responder_id": (c_ulong, [c_void_p]),
         "acp_responder_select": (c_int, [c_void_p, c_char_p]),
         "acp_responder_cancel": (c_int, [c_void_p]),

@@ -49,6 +49,17 @@ class Item:
 
 
 @dataclass
+class SessionChange:
+    """One change of the session model, in order (after Client.observe_sessions()): enough
+    to update a UI row by row without diffing snapshots (docs/session-model.md, Events)."""
+    type: str                  # item_inserted, item_changed, state_changed, turn_ended, session_reset, ...
+    session_id: str
+    index: Optional[int]       # item changes: the item's index in SessionModel.items
+    kind: Optional[str]        # item changes: the item's kind
+    id: Optional[str]          # item changes: the entity id
+
+
+@dataclass
 class SessionModel:
     """A snapshot of one session: what a UI renders."""
     session_id: str
@@ -300,6 +311,7 @@ class _BaseClient:
         self.on_elicitation: Optional[Callable[[dict], Any]] = None     # -> dict (accept), "decline" or None
         self.on_notification: Optional[Callable[[str, dict], Any]] = None  # ext + unknown notifications
         self.on_traffic: Optional[Callable[[str, str], Any]] = None     # ("in"/"out", line)
+        self.on_session_change: Optional[Callable[[SessionChange], Any]] = None  # after observe_sessions()
         self.on_closed: Optional[Callable[[AcpError], Any]] = None
         self.on_handler_error: Optional[Callable[[BaseException], Any]] = None
         self.handler_errors: List[BaseException] = []
@@ -330,6 +342,11 @@ class _BaseClient:
     def observe_traffic(self, enabled=True, redact=True):
         _check(lib.acp_client_observe_traffic(self._live(), int(enabled), int(redact)))
 
+    def observe_sessions(self, enabled=True):
+        """Delivers every change of the session model to on_session_change, each before the
+        update that caused it reaches on_update."""
+        _check(lib.acp_client_observe_sessions(self._live(), int(enabled)))
+
     def serve_files(self, read=None, write=None):
         """Serves a v1 agent's fs/read_text_file (read(params) -> the text, or a
         ReadTextFileResponse dict) and fs/write_text_file (write(params) -> None); only
@@ -355,6 +372,18 @@ class _BaseClient:
         for name, fn in handlers.items():
             self._client_methods["terminal/" + name] = fn
         _check(lib.acp_client_serve_client_methods(self._live(), native.CLIENT_METHOD_TERMINAL))
+
+    @property
+    def agent_v1(self):
+        """A v1 agent's own InitializeResponse (agentCapabilities.loadSession and the
+        sessionCapabilities markers, which gate resume with replay, list and close), or
+        None with a v2 agent."""
+        pointer = ctypes.c_void_p()
+        code = lib.acp_client_agent_v1_json(ctypes.byref(pointer), self._live())
+        if code == native.NOT_FOUND:
+            return None
+        _check(code)
+        return json.loads(native.take_string(pointer))
 
     @property
     def negotiated_version(self):
@@ -485,7 +514,7 @@ class _BaseClient:
         self._turns = []
         # The host's references go with the client.
         self.on_update = self.on_permission = self.on_elicitation = None
-        self.on_notification = self.on_traffic = self.on_closed = None
+        self.on_notification = self.on_traffic = self.on_closed = self.on_session_change = None
         self._ext_handlers = {}
 
     def __del__(self):
@@ -583,6 +612,16 @@ class _BaseClient:
         elif kind == native.EVENT_LOG:
             log.log(_LOG_LEVELS.get(lib.acp_event_log_level(event), logging.INFO), "[%s] %s",
                     native.text(lib.acp_event_method(event)), native.text(lib.acp_event_text(event)))
+        elif kind == native.EVENT_SESSION_CHANGED:
+            if self.on_session_change is not None:
+                index = lib.acp_event_item_index(event)
+                item = index >= 0
+                change = SessionChange(type=native.CHANGES[lib.acp_event_change(event)],
+                                       session_id=native.text(lib.acp_event_session_id(event)),
+                                       index=index if item else None,
+                                       kind=native.ITEM_KINDS[lib.acp_event_item_kind(event)] if item else None,
+                                       id=native.text(lib.acp_event_item_id(event)))
+                self._call_handler(self.on_session_change, change)
         elif kind == native.EVENT_TRAFFIC:
             if self.on_traffic is not None:
                 direction = "in" if lib.acp_event_direction(event) == 0 else "out"
