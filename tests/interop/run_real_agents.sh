@@ -1,14 +1,15 @@
 #!/bin/sh
-# Installs the published ACP agents the interop tests talk to into a scratch directory
-# (never into the repository), then runs the tests against them. An agent that cannot be
-# installed (no internet, say) is reported as SKIPPED and its tests do not run; when none
-# can be installed the script exits 77 (CTest: skipped).
+# Installs one published ACP agent the interop tests talk to into a scratch directory
+# (never into the repository), then runs that agent's tests against it. An agent that
+# cannot be installed (no registry, say) is reported as SKIPPED and the script exits 77
+# (CTest: skipped, with this output).
 #
-#   run_real_agents.sh SCRATCH_DIR TEST_BINARY NODE
+#   run_real_agents.sh SCRATCH_DIR TEST_BINARY NODE gemini|claude
 set -u
 dir=$1
 binary=$2
 node=$3
+agent=$4
 here=$(dirname "$0")
 
 # install NAME PACKAGE VERSION: into $dir/NAME (one folder per agent, so one install
@@ -21,41 +22,56 @@ install() {
     # A package.json of its own, so npm does not look for one further up.
     echo '{"private": true}' > "$dir/$1/package.json"
     # Optional dependencies are native extras (node-pty, Claude's 190 MB binary) the
-    # offline tests do not need.
-    (cd "$dir/$1" && npm install --no-save --omit=optional --no-audit --no-fund "$2@$3" > npm-install.log 2>&1)
+    # offline tests do not need. A registry that swallows connections must end in a
+    # skip, not in the test's time-out: few retries, and a bound on the whole install.
+    (cd "$dir/$1" && timeout 300 npm install --no-save --omit=optional --no-audit --no-fund \
+        --fetch-retries=1 --fetch-timeout=60000 "$2@$3" > npm-install.log 2>&1)
 }
 
-installed=0
-if install gemini @google/gemini-cli 0.61.0; then
+skip() {
+    echo "SKIPPED: could not install $1 from npm (offline?); see $2:"
+    tail -5 "$2" 2>/dev/null
+    exit 77
+}
+
+case "$agent" in
+gemini)
+    install gemini @google/gemini-cli 0.61.0 || skip @google/gemini-cli@0.61.0 "$dir/gemini/npm-install.log"
     ACP_GEMINI_JS="$dir/gemini/node_modules/@google/gemini-cli/bundle/gemini.js"
     export ACP_GEMINI_JS
-    installed=1
-else
-    echo "SKIPPED: could not install @google/gemini-cli@0.61.0 from npm (offline?); see $dir/gemini/npm-install.log"
-fi
-if install claude @agentclientprotocol/claude-agent-acp 0.101.0; then
+    ;;
+claude)
+    install claude @agentclientprotocol/claude-agent-acp 0.101.0 ||
+        skip @agentclientprotocol/claude-agent-acp@0.101.0 "$dir/claude/npm-install.log"
     ACP_CLAUDE_ACP_JS="$dir/claude/node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js"
     export ACP_CLAUDE_ACP_JS
-    installed=1
-else
-    echo "SKIPPED: could not install @agentclientprotocol/claude-agent-acp@0.101.0 from npm (offline?); see $dir/claude/npm-install.log"
-fi
-[ "$installed" = 1 ] || exit 77
+    ;;
+*)
+    echo "unknown agent $agent" >&2
+    exit 2
+    ;;
+esac
 
 # The fake model endpoint for prompt turns (fake_gemini.mjs prints its port).
-rm -f "$dir/fake-gemini.port"
-"$node" "$here/fake_gemini.mjs" > "$dir/fake-gemini.port" 2> "$dir/fake-gemini.log" &
+port_file="$dir/fake-model-$agent.port"
+rm -f "$port_file"
+"$node" "$here/fake_gemini.mjs" > "$port_file" 2> "$dir/fake-model-$agent.log" &
 fake=$!
 tries=0
-while [ ! -s "$dir/fake-gemini.port" ] && [ "$tries" -lt 100 ]; do
+while [ ! -s "$port_file" ] && [ "$tries" -lt 100 ]; do
     sleep 0.1
     tries=$((tries + 1))
 done
-ACP_FAKE_GEMINI_URL="http://127.0.0.1:$(cat "$dir/fake-gemini.port")"
+if [ ! -s "$port_file" ]; then
+    echo "the fake model endpoint did not start; see $dir/fake-model-$agent.log" >&2
+    kill "$fake" 2>/dev/null
+    exit 1
+fi
+ACP_FAKE_GEMINI_URL="http://127.0.0.1:$(cat "$port_file")"
 export ACP_FAKE_GEMINI_URL
 # A scratch HOME outside any repository (Gemini CLI looks for one around its cwd).
 home=$(mktemp -d "${TMPDIR:-/tmp}/acp-interop-home-XXXXXX")
-ACP_INTEROP_HOME="$home" "$binary"
+ACP_INTEROP_HOME="$home" "$binary" "--test-case=interop: $agent*"
 status=$?
 kill "$fake"
 rm -rf "$home"
