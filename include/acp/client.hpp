@@ -65,6 +65,10 @@ struct ClientOptions {
     // only v1 (saves the second initialize). Either way the agent's answer decides
     // (docs/v1.md).
     int protocol_version = 2;
+    // A resume's replay is over once the agent answered and the session has then been
+    // quiet this long (some agents send part of the replay after the answer); the
+    // resume's callback runs then. 0 = at the answer, as the protocol says.
+    std::chrono::milliseconds replay_settle{50};
 };
 
 class Client;

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #include "client/v1_adapter.hpp"
@@ -16,6 +18,7 @@
 #include "protocol/v2/methods.hpp"
 #include "protocol/v2/validation.hpp"
 #include "support/deferred_queue.hpp"
+#include "support/uv_handle.hpp"
 #include "transport/fd_transport.hpp"
 #include "transport/process_transport.hpp"
 
@@ -255,6 +258,8 @@ public:
         });
         rpc_->on_closed([this](const Status& why) {
             auto keep_alive = shared_from_this();
+            connection_ended_ = true;
+            settle_all_replays();
             if (closed_handler_ && !orphaned_) closed_handler_(why);
         });
         rpc_->start();
@@ -534,7 +539,61 @@ public:
         deliver(notification);
     }
 
+    // --- replays that end after their answer --------------------------------------------
+    // Some agents send part of a replay after the session/load (or session/resume)
+    // answer. The replay ends, and the host's callback runs, once the answer arrived and
+    // the session has then been quiet for options_.replay_settle: each update for the
+    // session restarts the wait (at most kMaxSettleWaits times). So late history is
+    // still replay (no completions, CLIENT-MUST-58) and never lands behind the host's
+    // next prompt.
+    static constexpr unsigned kMaxSettleWaits = 100;
+    struct SettlingReplay {
+        Impl* impl = nullptr;
+        std::string session_id;
+        std::function<void()> finish;
+        unsigned waits = 0;
+        detail::UvHandlePtr<uv_timer_t> timer;
+    };
+    std::unordered_map<std::string, std::unique_ptr<SettlingReplay>> settling_;
+
+    void finish_after_settling(const std::string& session_id, std::function<void()> finish) {
+        if (options_.replay_settle.count() <= 0 || connection_ended_) return finish();
+        auto settling = std::make_unique<SettlingReplay>();
+        settling->impl = this;
+        settling->session_id = session_id;
+        settling->finish = std::move(finish);
+        settling->timer.reset(new uv_timer_t{});
+        uv_timer_init(loop_, settling->timer.get());
+        settling->timer->data = settling.get();
+        uv_timer_start(settling->timer.get(), &Impl::on_replay_settled, settle_ms(), 0);
+        settling_[session_id] = std::move(settling);
+    }
+    uint64_t settle_ms() const { return static_cast<uint64_t>(options_.replay_settle.count()); }
+    static void on_replay_settled(uv_timer_t* timer) {
+        auto* settling = static_cast<SettlingReplay*>(timer->data);
+        Impl* impl = settling->impl;
+        auto keep_alive = impl->shared_from_this();
+        impl->replay_settled(settling->session_id);
+    }
+    void replay_settled(const std::string& session_id) {
+        auto found = settling_.find(session_id);
+        if (found == settling_.end()) return;
+        std::function<void()> finish = std::move(found->second->finish);
+        settling_.erase(found);
+        if (!orphaned_) finish();
+    }
+    void replay_traffic(const std::string& session_id) {
+        auto found = settling_.find(session_id);
+        if (found == settling_.end() || ++found->second->waits > kMaxSettleWaits) return;
+        uv_timer_start(found->second->timer.get(), &Impl::on_replay_settled, settle_ms(), 0);
+    }
+    // The connection ended: nothing more can arrive, every settling replay is over.
+    void settle_all_replays() {
+        while (!settling_.empty() && !orphaned_) replay_settled(settling_.begin()->first);
+    }
+
     void deliver(const av2::UpdateSessionNotification& notification) {
+        if (!settling_.empty()) replay_traffic(notification.sessionId);
         // After the close answer the session's model stays as it was: stragglers are
         // ignored (CLIENT-GUIDE 7.7), and said so.
         if (!closed_sessions_.empty() && closed_sessions_.count(notification.sessionId) != 0) {
@@ -909,8 +968,10 @@ public:
             av2::ResumeSessionResponse response;
             response.configOptions = lifter_.set_lists(session_id, *raw);
             apply_session_lists(session_id, response.configOptions, response.availableCommands);
-            store_.end_replay(session_id);
-            done(std::move(response));
+            finish_after_settling(session_id, [this, session_id, done, response = std::move(response)]() mutable {
+                store_.end_replay(session_id);
+                done(std::move(response));
+            });
         };
         if (replay) {
             av1::LoadSessionRequest load;
@@ -1126,6 +1187,7 @@ public:
     // Sessions this client created or resumed (their updates flow straight through).
     std::set<std::string> known_sessions_;
     std::set<std::string> closed_sessions_;  // until resumed again
+    bool connection_ended_ = false;
 
     // Whether a session was known or closed before a resume, so a refused resume can
     // leave things as they were.
@@ -1312,11 +1374,13 @@ void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::Res
             if (!result) {
                 impl->restore_membership(session_id, before);
                 impl->store_.abort_replay(session_id);
-            } else {
-                impl->apply_session_lists(session_id, result->configOptions, result->availableCommands);
-                impl->store_.end_replay(session_id);
+                return done(std::move(result));
             }
-            done(std::move(result));
+            impl->apply_session_lists(session_id, result->configOptions, result->availableCommands);
+            impl->finish_after_settling(session_id, [impl, session_id, done, result = std::move(result)]() mutable {
+                impl->store_.end_replay(session_id);
+                done(std::move(result));
+            });
         });
 }
 

@@ -292,7 +292,9 @@ TEST_CASE("client v1: a failed prompt ends the turn idle with the error") {
 
 TEST_CASE("client v1: resume with replay is session/load - the replay rebuilds the live model") {
     // CLIENT-GUIDE 7.6 and 10
-    for (const char* ids : {"--slow-ms=1", "--no-message-ids"}) {
+    // --late-replay: the agent answers session/load before it replays; the replay is
+    // complete all the same when the callback runs (ClientOptions::replay_settle).
+    for (const char* ids : {"--slow-ms=1", "--no-message-ids", "--late-replay"}) {
         INFO(ids);
         TsPeer peer(TsPeer::v1, {ids});
         peer.client->on_permission_request(
@@ -317,6 +319,13 @@ TEST_CASE("client v1: resume with replay is session/load - the replay rebuilds t
         std::string expected = live;
         expected.replace(expected.find(stop), stop.size(), R"("stopReason":null)");
         CHECK(replayed == expected);
+        // The next turn lands after the whole history.
+        const std::size_t held = peer.client->sessions().find(session)->items().size();
+        REQUIRE(peer.prompt_turn(session, "hello").ok());
+        const auto& items = peer.client->sessions().find(session)->items();
+        REQUIRE(items.size() == held + 2);
+        CHECK(items[held].kind() == acp::ItemKind::user_message);
+        CHECK(items[held + 1].kind() == acp::ItemKind::agent_message);
     }
 }
 

@@ -15,6 +15,8 @@
 //   --modes            sessions have modes (ask, code) and session/set_mode
 //   --no-message-ids   chunks carry no messageId (most real v1 agents)
 //   --caps=minimal     no loadSession, no sessionCapabilities, no prompt capabilities
+//   --late-replay      session/load answers first and replays the history after (a quirk
+//                      of real agents)
 //
 // Scripts, chosen by the first word of the prompt text (README.md has the v2 originals):
 //   hello        two agent_message_chunk updates: "Hello", ", world!"
@@ -35,7 +37,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { appendFileSync } from "node:fs";
 import { Readable } from "node:stream";
 
-const opts = { record: undefined, modes: false, messageIds: true, caps: "full", slowMs: 100, slowTicks: 50 };
+const opts = { record: undefined, modes: false, messageIds: true, caps: "full", slowMs: 100, slowTicks: 50, lateReplay: false };
 for (const arg of process.argv.slice(2)) {
   const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
   if (!m) {
@@ -45,6 +47,7 @@ for (const arg of process.argv.slice(2)) {
   if (m[1] === "record") opts.record = m[2];
   else if (m[1] === "modes") opts.modes = true;
   else if (m[1] === "no-message-ids") opts.messageIds = false;
+  else if (m[1] === "late-replay") opts.lateReplay = true;
   else if (m[1] === "caps" && ["full", "minimal"].includes(m[2])) opts.caps = m[2];
   else if (m[1] === "slow-ms") opts.slowMs = Number(m[2]);
   else if (m[1] === "slow-ticks") opts.slowTicks = Number(m[2]);
@@ -413,8 +416,15 @@ app.onRequest(m.session.new, async ({ params }) => {
 
 app.onRequest(m.session.load, async ({ params }) => {
   const s = session(params.sessionId);
-  for (const update of s.history) await emit(s, structuredClone(update), { store: false });
-  await emit(s, { sessionUpdate: "available_commands_update", availableCommands: AVAILABLE_COMMANDS }, { store: false });
+  const replay = async () => {
+    for (const update of s.history) await emit(s, structuredClone(update), { store: false });
+    await emit(s, { sessionUpdate: "available_commands_update", availableCommands: AVAILABLE_COMMANDS }, { store: false });
+  };
+  if (opts.lateReplay) {
+    setTimeout(() => void replay(), 5); // after the answer has gone out
+  } else {
+    await replay();
+  }
   return s.setup();
 });
 
