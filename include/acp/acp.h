@@ -250,8 +250,9 @@ ACP_API int acp_event_take_responder(acp_responder **out, const acp_event *event
 ACP_API void acp_event_free(acp_event *event);
 
 /* Registers fn for events of one type (ACP_EVENT_*): they are passed to it instead of
- * being queued. fn NULL unregisters. The previous handler's release runs (once, after
- * its last call); at acp_client_free every handler's release runs. Handlers run on the
+ * being queued. fn NULL unregisters (a release given with it runs at once). The previous
+ * handler's release runs (once, after its last call; inside this call when no handler
+ * is running); at acp_client_free every handler's release runs. Handlers run on the
  * loop's thread (inside run_nowait, on libacp's thread, or on the host's loop). */
 ACP_API int acp_client_set_handler(acp_client *client, int event_type, acp_event_cb fn, void *userdata,
                                    acp_release_cb release);
@@ -284,7 +285,9 @@ ACP_API unsigned long acp_responder_id(const acp_responder *responder);
 ACP_API int acp_responder_select(acp_responder *responder, const char *option_id);
 /* Permission: "cancelled"; elicitation: "cancel". */
 ACP_API int acp_responder_cancel(acp_responder *responder);
-/* Elicitation: accept with content_json, a JSON object of property values. */
+/* Elicitation: accept with content_json, a JSON object of property values. Content that
+ * does not fit the elicitation's schema is answered "cancel" (never a bad answer); the
+ * check runs on the loop thread, so it cannot be reported here. */
 ACP_API int acp_responder_accept(acp_responder *responder, const char *content_json);
 ACP_API int acp_responder_decline(acp_responder *responder);
 /* Extension request: the result (a JSON object) or a JSON-RPC error. Client method
@@ -357,7 +360,8 @@ ACP_API int acp_client_cancel_terminal(unsigned long *out_request, acp_client *c
 ACP_API int acp_client_ext_request(unsigned long *out_request, acp_client *client, const char *method,
                                    const char *params_json, acp_result_cb done, void *userdata);
 ACP_API int acp_client_ext_notify(acp_client *client, const char *method, const char *params_json);
-/* Withdraws an outstanding call ($/cancel_request); its result is ACP_ECANCELLED. */
+/* Withdraws an outstanding prompt or extension request ($/cancel_request); its result is
+ * ACP_ECANCELLED. Other calls complete on their own (0 is returned all the same). */
 ACP_API int acp_client_cancel_request(acp_client *client, unsigned long request);
 
 /* Closes the connection (stdin, then the shutdown ladder); ACP_EVENT_CLOSED follows.

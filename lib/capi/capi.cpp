@@ -154,12 +154,15 @@ int responder_answer(acp_responder* r, int kind_a, int kind_b, std::function<voi
     if (r->answered.exchange(true)) return fail(ACP_ESTATE, "the request was already answered");
     auto core = r->core;
     const unsigned long id = r->id;
-    return core->run([core, id, answer = std::move(answer)] {
+    const int posted = core->run([core, id, answer = std::move(answer)] {
         auto it = core->answers.find(id);
         if (it == core->answers.end()) return;
         answer(it->second);
         core->answers.erase(it);
     });
+    // Not sent (the client is closed): nothing was answered through this handle.
+    if (posted != ACP_OK) r->answered = false;
+    return posted;
 }
 
 // Decodes the host's answer to a v1 client method as that method's response type, so an
@@ -479,8 +482,8 @@ int acp_client_set_handler(acp_client* client, int event_type, acp_event_cb fn, 
         Core::Handler handler{fn, userdata, release};
         if (fn == nullptr) handler = Core::Handler{nullptr, nullptr, nullptr};
         int posted = core->run([core, event_type, handler] { core->set_handler(event_type, handler); });
-        // Never installed: its release still runs, once.
-        if (posted != ACP_OK && release != nullptr) release(userdata);
+        // Never installed (a NULL fn, or a closed client): its release still runs, once.
+        if ((posted != ACP_OK || fn == nullptr) && release != nullptr) release(userdata);
         return posted;
     });
 }

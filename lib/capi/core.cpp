@@ -84,8 +84,14 @@ int level_of(LogLevel level) {
 
 const char* error_text() { return last_error.c_str(); }
 
-int fail(int code, const std::string& message) {
-    last_error = message;
+int fail(int code, const std::string& message) noexcept {
+    // Accessors call this outside any exception barrier: out of memory for the message
+    // must not throw across the C boundary.
+    try {
+        last_error = message;
+    } catch (...) {
+        last_error.clear();
+    }
     return code;
 }
 

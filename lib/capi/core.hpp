@@ -57,7 +57,7 @@ struct acp_event {
 namespace acp::capi {
 
 // Sets the thread's acp_error_last() and returns code.
-int fail(int code, const std::string& message);
+int fail(int code, const std::string& message) noexcept;
 int code_of(const Status& status);
 
 class Core;

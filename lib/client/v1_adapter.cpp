@@ -1,5 +1,6 @@
 #include "client/v1_adapter.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "protocol/v1/codec.hpp"
@@ -301,7 +302,14 @@ std::string V1Lifter::next_message_id(Session& session) {
 std::optional<std::vector<v2::SessionConfigOption>> V1Lifter::options_of(const Session& session) const {
     if (!session.mode && !session.agent_options) return std::nullopt;
     std::vector<v2::SessionConfigOption> options;
-    if (session.mode) options.push_back(*session.mode);
+    // An agent that offers its modes as a config option too (category mode) gets no
+    // second mode selector from its v1 modes.
+    const bool agent_has_mode =
+        session.agent_options &&
+        std::any_of(session.agent_options->begin(), session.agent_options->end(), [](const v2::SessionConfigOption& o) {
+            return o.category.has_value() && o.category->value == v2::SessionConfigOptionCategory::mode;
+        });
+    if (session.mode && !agent_has_mode) options.push_back(*session.mode);
     if (session.agent_options) options.insert(options.end(), session.agent_options->begin(), session.agent_options->end());
     return options;
 }

@@ -185,7 +185,9 @@ TEST_CASE("client v1: a prompt turn - running and the user message, the chunks, 
     CHECK(state->items()[0].id() == response->messageId);
     CHECK(state->foreground().is_idle());
     CHECK(agent_texts(*state) == "Hello, world!|");
-    REQUIRE(state->available_commands().has_value());
+    // The peer sends its commands on a timer after the session/new answer: on a loaded
+    // machine they may come after the turn.
+    REQUIRE(peer.loop.run_until([&] { return state->available_commands().has_value(); }));
     CHECK(state->available_commands()->size() == 2);  // lifted from v1's {name, input: {hint}}
 }
 
@@ -478,4 +480,57 @@ TEST_CASE("client v1: list and close where advertised - nothing a minimal agent 
         // The lifted capabilities say the same to a host that reads them.
         CHECK_FALSE(peer.client->agent()->capabilities->session->prompt->image.has_value());
     }
+}
+
+TEST_CASE("client v1: auth_required, then login through authenticate and logout where advertised") {
+    TsPeer peer(TsPeer::v1, {"--auth-required"});
+    REQUIRE(peer.initialize().ok());
+    // v1 auth methods have `id` and no `type`: lifted to v2 agent methods.
+    REQUIRE(peer.client->agent()->authMethods.has_value());
+    REQUIRE(peer.client->agent()->authMethods->at(0).agent() != nullptr);
+    CHECK(peer.client->agent()->authMethods->at(0).agent()->methodId == "peer-login");
+    auto attempt = [&] {
+        return peer.wait<v2::NewSessionResponse>([&](auto done) {
+            v2::NewSessionRequest request;
+            request.cwd = "/tmp";
+            peer.client->new_session(request, done);
+        });
+    };
+    CHECK(acp::is_auth_required(attempt().status()));
+    // CLIENT-MUST-28: only advertised methods, before anything is sent.
+    auto bogus = peer.wait<v2::LoginAuthResponse>([&](auto done) { peer.client->login("bogus", done); });
+    CHECK(bogus.status().message().find("CLIENT-MUST-28") != std::string::npos);
+    auto login = peer.wait<v2::LoginAuthResponse>([&](auto done) { peer.client->login("peer-login", done); });
+    REQUIRE_MESSAGE(login.ok(), login.status().to_string());
+    CHECK(sent_contains(peer, R"("method":"authenticate","params":{"methodId":"peer-login"})"));
+    CHECK(attempt().ok());
+    auto logout = peer.wait<v2::LogoutAuthResponse>([&](auto done) { peer.client->logout(done); });
+    REQUIRE_MESSAGE(logout.ok(), logout.status().to_string());
+    CHECK(sent_contains(peer, R"("method":"logout")"));
+    CHECK(acp::is_auth_required(attempt().status()));
+}
+
+TEST_CASE("client v1: resume without replay is v1 session/resume, delete is session/delete") {
+    TsPeer peer(TsPeer::v1);
+    REQUIRE(peer.initialize().ok());
+    const std::string session = peer.new_session();
+    REQUIRE(peer.prompt_turn(session, "hello").ok());
+    const acp::SessionState* state = peer.client->sessions().find(session);
+    REQUIRE(peer.loop.run_until([&] { return state->available_commands().has_value(); }));  // sent on a timer
+    const std::string live = acp::to_json(*state);
+    v2::ResumeSessionRequest request;
+    request.sessionId = session;
+    request.cwd = "/tmp";
+    auto resumed = peer.wait<v2::ResumeSessionResponse>([&](auto done) { peer.client->resume_session(request, done); });
+    REQUIRE_MESSAGE(resumed.ok(), resumed.status().to_string());
+    CHECK(sent_contains(peer, R"("method":"session/resume")"));
+    CHECK_FALSE(sent_contains(peer, R"("method":"session/load")"));
+    // Nothing replayed, nothing reset: the model is what it was.
+    CHECK(acp::to_json(*peer.client->sessions().find(session)) == live);
+    auto deleted = peer.wait<v2::DeleteSessionResponse>([&](auto done) { peer.client->delete_session(session, done); });
+    REQUIRE_MESSAGE(deleted.ok(), deleted.status().to_string());
+    CHECK(sent_contains(peer, R"("method":"session/delete")"));
+    auto listed = peer.wait<std::vector<v2::SessionInfo>>([&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
+    REQUIRE(listed.ok());
+    CHECK(listed->empty());
 }

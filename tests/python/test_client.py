@@ -155,6 +155,32 @@ class SyncClientTest(unittest.TestCase):
             tool = [item for item in session.model().items if item.kind == "tool_call"][0]
             self.assertEqual(tool.status, "cancelled")
 
+    def test_a_cancellable_tool_call_is_cancelled_and_the_turn_goes_on(self):
+        with libacp.Client(agent("--slow-ticks=200", "--slow-ms=10")) as client:
+            client.initialize()
+            session = client.new_session(cwd="/tmp")
+            running = session.prompt("slow")
+            tool_id = None
+            for update in running:
+                if update["sessionUpdate"] == "tool_call_update" and (update.get("capabilities") or {}).get("cancel") is not None:
+                    tool_id = update["toolCallId"]
+                    break
+            self.assertIsNotNone(tool_id)
+            session.cancel_tool_call(tool_id)
+            for update in running:
+                if update.get("toolCallId") == tool_id and update.get("status") == "cancelled":
+                    break
+            tool = [item for item in session.model().items if item.kind == "tool_call"][0]
+            self.assertEqual(tool.status, "cancelled")
+            self.assertFalse(session.model().is_idle)  # only the tool call ended
+            # Nothing to cancel any more: refused before sending (CLIENT-MUST-36).
+            with self.assertRaises(libacp.InvalidArgument):
+                session.cancel_tool_call(tool_id)
+            with self.assertRaises(libacp.InvalidArgument):
+                session.cancel_terminal("no-such-terminal")
+            running.cancel()
+            self.assertEqual(running.wait(), "cancelled")
+
     def test_form_elicitation_is_accepted_and_the_traffic_observed(self):
         with libacp.Client(agent()) as client:
             client.enable_elicitation(form=True)

@@ -249,6 +249,14 @@ class Session:
     def set_config_option(self, config_id, value):
         return self.client.set_config_option(self.id, config_id, value)
 
+    def cancel_tool_call(self, tool_call_id):
+        """tool_call/cancel: only while the tool call advertises capabilities.cancel."""
+        return self.client.cancel_tool_call(self.id, tool_call_id)
+
+    def cancel_terminal(self, terminal_id):
+        """terminal/cancel: only while the terminal advertises capabilities.cancel."""
+        return self.client.cancel_terminal(self.id, terminal_id)
+
     def close(self):
         return self.client.close_session(self.id)
 
@@ -476,6 +484,10 @@ class _BaseClient:
     def cancel_tool_call(self, session_id, tool_call_id):
         return self._finish(self._start(lambda r, h: lib.acp_client_cancel_tool_call(
             r, h, session_id.encode(), tool_call_id.encode(), None, None)))
+
+    def cancel_terminal(self, session_id, terminal_id):
+        return self._finish(self._start(lambda r, h: lib.acp_client_cancel_terminal(
+            r, h, session_id.encode(), terminal_id.encode(), None, None)))
 
     def ext_request(self, method, params=None):
         return self._finish(self._start(
@@ -749,13 +761,16 @@ class Client(_BaseClient):
         # A coroutine handler in a synchronous client runs to its end right here.
         async def run():
             return await awaitable
+        loop = asyncio.new_event_loop()
         try:
-            value = asyncio.new_event_loop().run_until_complete(run())
+            value = loop.run_until_complete(run())
         except Exception as e:
             self._report(e)
             if answer is not None:
                 answer(None, e)
             return
+        finally:
+            loop.close()
         if answer is not None:
             answer(value, None)
 

@@ -15,6 +15,8 @@
 //   --modes            sessions have modes (ask, code) and session/set_mode
 //   --no-message-ids   chunks carry no messageId (most real v1 agents)
 //   --caps=minimal     no loadSession, no sessionCapabilities, no prompt capabilities
+//   --auth-required    advertises the auth method peer-login (v1 shape: `id`, no `type`)
+//                      and auth.logout; session methods answer -32000 until authenticate
 //   --late-replay      session/load answers first and replays the history after (a quirk
 //                      of real agents)
 //
@@ -37,7 +39,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { appendFileSync } from "node:fs";
 import { Readable } from "node:stream";
 
-const opts = { record: undefined, modes: false, messageIds: true, caps: "full", slowMs: 100, slowTicks: 50, lateReplay: false };
+const opts = { record: undefined, modes: false, messageIds: true, caps: "full", slowMs: 100, slowTicks: 50, lateReplay: false, authRequired: false };
 for (const arg of process.argv.slice(2)) {
   const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
   if (!m) {
@@ -48,6 +50,7 @@ for (const arg of process.argv.slice(2)) {
   else if (m[1] === "modes") opts.modes = true;
   else if (m[1] === "no-message-ids") opts.messageIds = false;
   else if (m[1] === "late-replay") opts.lateReplay = true;
+  else if (m[1] === "auth-required") opts.authRequired = true;
   else if (m[1] === "caps" && ["full", "minimal"].includes(m[2])) opts.caps = m[2];
   else if (m[1] === "slow-ms") opts.slowMs = Number(m[2]);
   else if (m[1] === "slow-ticks") opts.slowTicks = Number(m[2]);
@@ -394,19 +397,39 @@ app.onRequest(m.initialize, async ({ params }) => {
   return {
     protocolVersion: 1,
     agentInfo: { name: "libacp-ts-peer-v1", title: "libacp TS peer agent (v1)", version: "1.0.0" },
-    agentCapabilities: full
-      ? {
-          loadSession: true,
-          promptCapabilities: { image: true, audio: true, embeddedContext: true },
-          mcpCapabilities: { http: true },
-          sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} },
-        }
-      : { loadSession: false },
-    authMethods: [],
+    agentCapabilities: {
+      ...(full
+        ? {
+            loadSession: true,
+            promptCapabilities: { image: true, audio: true, embeddedContext: true },
+            mcpCapabilities: { http: true },
+            sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} },
+          }
+        : { loadSession: false }),
+      ...(opts.authRequired ? { auth: { logout: {} } } : {}),
+    },
+    authMethods: opts.authRequired ? [{ id: "peer-login", name: "Peer login", description: "Always succeeds" }] : [],
   };
 });
 
+let loggedIn = false;
+function requireAuth() {
+  if (opts.authRequired && !loggedIn) throw acp.RequestError.authRequired(undefined, "authenticate first");
+}
+if (opts.authRequired) {
+  app.onRequest(m.authenticate, async ({ params }) => {
+    if (params.methodId !== "peer-login") throw acp.RequestError.invalidParams(undefined, `unknown method ${params.methodId}`);
+    loggedIn = true;
+    return {};
+  });
+  app.onRequest(m.logout, async () => {
+    loggedIn = false;
+    return {};
+  });
+}
+
 app.onRequest(m.session.new, async ({ params }) => {
+  requireAuth();
   const s = new Session(`sess-${++sessionCounter}`, params.cwd);
   sessions.set(s.sessionId, s);
   // v1 has no commands in the answer: they follow as an update (after the answer).

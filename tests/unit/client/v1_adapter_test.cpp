@@ -130,6 +130,17 @@ TEST_CASE("v1 adapter: modes are a select option beside the agent's options - mo
     CHECK(out.empty());
 }
 
+TEST_CASE("v1 adapter: an agent whose config options hold a mode selector gets no second one from its modes") {
+    V1Lifter lifter;
+    auto options = lifter.set_lists(
+        "s", parse(R"({"modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"}]},)"
+                   R"("configOptions":[{"id":"mode","name":"Mode","category":"mode","type":"select","currentValue":"ask",)"
+                   R"("options":[{"value":"ask","name":"Ask"}]}]})"));
+    REQUIRE(options.has_value());
+    REQUIRE(options->size() == 1);
+    CHECK((*options)[0].configId == "mode");
+}
+
 TEST_CASE("v1 adapter: initialize - booleans become markers, stdio is implied, auth methods get v2 fields") {
     v1::InitializeResponse response;
     auto decoded = v1::codec::decode(
