@@ -274,6 +274,25 @@ class SyncClientTest(unittest.TestCase):
 
 
 class AsyncClientTest(unittest.TestCase):
+    def test_an_async_client_dropped_mid_turn_is_collected(self):
+        async def main():
+            client = libacp.AsyncClient(agent("--slow-ticks=100", "--slow-ms=20"))
+            await client.initialize()
+            session = await client.new_session(cwd="/tmp")
+            turn = session.prompt("slow")
+            async for _ in turn:
+                break
+            gone = weakref.ref(client)
+            del session, turn, client
+            gc.collect()
+            # asyncio finalizes the abandoned `async for` on its next turn (aclose).
+            await asyncio.sleep(0.01)
+            gc.collect()
+            # Neither the loop's reader nor its timer keeps it: freed, its agent closed.
+            self.assertIsNone(gone())
+            await asyncio.sleep(0.05)  # the loop runs on without the descriptor
+        asyncio.run(main())
+
     def test_updates_arrive_as_an_async_iterator_with_a_coroutine_permission_handler(self):
         async def main():
             async with libacp.AsyncClient(agent()) as client:

@@ -11,6 +11,7 @@ import inspect
 import json
 import logging
 import select
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
@@ -792,6 +793,14 @@ class Client(_BaseClient):
         self.close_and_wait()
 
 
+def _run_async_client(ref):
+    """The loop's reader and timers hold the client only weakly, so an AsyncClient the
+    host dropped is collected (and its agent closed) like a Client."""
+    client = ref()
+    if client is not None:
+        client._run()
+
+
 class AsyncClient(_BaseClient):
     """The asyncio client: libacp's descriptor is watched by the running loop.
 
@@ -810,11 +819,12 @@ class AsyncClient(_BaseClient):
         self._loop = None
         self._timer = None
         self._kicked = False
+        self._ref = weakref.ref(self)
 
     def _attach(self):
         if self._loop is None and self._handle is not None:
             self._loop = asyncio.get_running_loop()
-            self._loop.add_reader(lib.acp_client_fd(self._handle), self._run)
+            self._loop.add_reader(lib.acp_client_fd(self._handle), _run_async_client, self._ref)
 
     def _detach(self):
         if self._loop is not None:
@@ -832,7 +842,7 @@ class AsyncClient(_BaseClient):
             return  # no running loop (set-up calls): the first awaited call attaches
         if not self._kicked:
             self._kicked = True
-            self._loop.call_soon(self._run)
+            self._loop.call_soon(_run_async_client, self._ref)
 
     def _run(self):
         self._kicked = False
@@ -847,7 +857,7 @@ class AsyncClient(_BaseClient):
             self._timer = None
         timeout = lib.acp_client_timeout_ms(self._handle)
         if timeout >= 0:
-            self._timer = self._loop.call_later(timeout / 1000.0, self._run)
+            self._timer = self._loop.call_later(timeout / 1000.0, _run_async_client, self._ref)
 
     async def _wait(self, pending):
         if not pending.done:
@@ -882,6 +892,14 @@ class AsyncClient(_BaseClient):
             self._tasks[responder_id] = task
             task.add_done_callback(lambda _: self._tasks.pop(responder_id, None))
         self._last_task = None
+
+    def __del__(self):
+        try:
+            if self._loop is not None and not self._loop.is_closed():
+                self._detach()
+        except Exception:
+            pass
+        super().__del__()
 
     async def aclose(self):
         """Closes the connection, waits for the agent to end, and frees the client."""
