@@ -17,6 +17,7 @@
 #include "protocol/v2/codec.hpp"
 #include "protocol/v2/methods.hpp"
 #include "protocol/v2/validation.hpp"
+#include "session/terminal_bytes.hpp"
 #include "support/deferred_queue.hpp"
 #include "support/uv_handle.hpp"
 #include "transport/fd_transport.hpp"
@@ -190,10 +191,21 @@ void ExtResponder::fail(int code, const std::string& message) const { state_->re
 struct ClientMethodResponder::State {
     Responder responder;
     std::function<void()> on_withdrawn;
+    // What the host's terminal answers show the session model (Client::on_terminal).
+    std::function<void(const av1::CreateTerminalResponse&)> terminal_created;
+    std::function<void(const av1::TerminalOutputResponse&)> terminal_output;
+    std::function<void(const av1::WaitForTerminalExitResponse&)> terminal_exited;
     explicit State(Responder r) : responder(std::move(r)) {}
+    // Sends the answer; true when it was the first one.
     template <class Response>
-    void send(const Response& response) const {
+    bool send(const Response& response) const {
+        if (responder.answered()) return false;
         responder.respond([&response](JsonWriter& w) { v1codec::encode(w, response); });
+        return true;
+    }
+    template <class Response>
+    void send_watched(const Response& response, const std::function<void(const Response&)>& watch) const {
+        if (send(response) && watch) watch(response);
     }
 };
 
@@ -201,9 +213,15 @@ ClientMethodResponder::ClientMethodResponder(std::shared_ptr<State> state) : sta
 
 void ClientMethodResponder::respond(const av1::ReadTextFileResponse& response) const { state_->send(response); }
 void ClientMethodResponder::respond(const av1::WriteTextFileResponse& response) const { state_->send(response); }
-void ClientMethodResponder::respond(const av1::CreateTerminalResponse& response) const { state_->send(response); }
-void ClientMethodResponder::respond(const av1::TerminalOutputResponse& response) const { state_->send(response); }
-void ClientMethodResponder::respond(const av1::WaitForTerminalExitResponse& response) const { state_->send(response); }
+void ClientMethodResponder::respond(const av1::CreateTerminalResponse& response) const {
+    state_->send_watched(response, state_->terminal_created);
+}
+void ClientMethodResponder::respond(const av1::TerminalOutputResponse& response) const {
+    state_->send_watched(response, state_->terminal_output);
+}
+void ClientMethodResponder::respond(const av1::WaitForTerminalExitResponse& response) const {
+    state_->send_watched(response, state_->terminal_exited);
+}
 void ClientMethodResponder::respond(const av1::KillTerminalResponse& response) const { state_->send(response); }
 void ClientMethodResponder::respond(const av1::ReleaseTerminalResponse& response) const { state_->send(response); }
 void ClientMethodResponder::fail(int code, const std::string& message) const { state_->responder.fail(code, message); }
@@ -844,9 +862,12 @@ public:
         }
     }
 
+    // watch installs what the answer shows the model (the terminal methods).
     template <class Request>
-    void serve_v1(std::string_view name, std::function<void(const Request&, ClientMethodResponder)> handler) {
-        rpc_->on_request(std::string(name), [this, handler = std::move(handler)](const JsonValue* params, Responder r) {
+    void serve_v1(std::string_view name, std::function<void(const Request&, ClientMethodResponder)> handler,
+                  std::function<void(ClientMethodResponder::State&, const Request&)> watch = nullptr) {
+        rpc_->on_request(std::string(name), [this, handler = std::move(handler),
+                                             watch = std::move(watch)](const JsonValue* params, Responder r) {
             auto keep_alive = shared_from_this();
             // v2 has no client fs/terminal methods; a v1 agent calls only advertised ones,
             // and a handler that was unset since is not advertised either.
@@ -862,6 +883,7 @@ public:
             }
             flush_prompt_start(request.sessionId);  // the turn's start first
             auto state = std::make_shared<ClientMethodResponder::State>(r);
+            if (watch) watch(*state, request);
             std::weak_ptr<ClientMethodResponder::State> weak = state;
             r.on_cancel([weak] {
                 if (auto s = weak.lock()) {
@@ -871,6 +893,20 @@ public:
             if (orphaned_) return;
             handler(request, ClientMethodResponder(std::move(state)));
         });
+    }
+
+    void show_v1_terminal(const std::string& session_id, av2::TerminalUpdate update) {
+        if (orphaned_) return;
+        av2::UpdateSessionNotification notification;
+        notification.sessionId = session_id;
+        notification.update = av2::SessionUpdate::make_terminal_update(std::move(update));
+        deliver(notification);
+    }
+    static av2::TerminalExitStatus lift_exit(const Nullable<int64_t>& code, const Nullable<std::string>& signal) {
+        av2::TerminalExitStatus status;
+        if (code.has_value()) status.exitCode = *code;
+        if (signal.has_value()) status.signal = *signal;
+        return status;
     }
 
     const av1::SessionCapabilities* v1_session_capabilities() const {
@@ -1298,9 +1334,52 @@ void Client::on_write_text_file(std::function<void(const av1::WriteTextFileReque
 }
 void Client::on_terminal(TerminalHandlers handlers) {
     impl_->terminal_ = handlers;
-    impl_->serve_v1(v1method::terminal_create, std::move(handlers.create));
-    impl_->serve_v1(v1method::terminal_output, std::move(handlers.output));
-    impl_->serve_v1(v1method::terminal_wait_for_exit, std::move(handlers.wait_for_exit));
+    // The host's terminals appear in the model as v2 display terminals (CLIENT-GUIDE 10),
+    // built from the host's own answers: created, output snapshots, exit.
+    std::weak_ptr<Impl> weak = impl_;
+    impl_->serve_v1<av1::CreateTerminalRequest>(
+        v1method::terminal_create, std::move(handlers.create),
+        [weak](ClientMethodResponder::State& state, const av1::CreateTerminalRequest& request) {
+            std::string command = request.command;
+            if (request.args) {
+                for (const auto& arg : *request.args) command += " " + arg;
+            }
+            state.terminal_created = [weak, session = request.sessionId, command, cwd = request.cwd](
+                                         const av1::CreateTerminalResponse& response) {
+                av2::TerminalUpdate update;
+                update.terminalId = response.terminalId;
+                update.command = command;
+                if (cwd.has_value()) update.cwd = *cwd;
+                if (auto impl = weak.lock()) impl->show_v1_terminal(session, std::move(update));
+            };
+        });
+    impl_->serve_v1<av1::TerminalOutputRequest>(
+        v1method::terminal_output, std::move(handlers.output),
+        [weak](ClientMethodResponder::State& state, const av1::TerminalOutputRequest& request) {
+            state.terminal_output = [weak, session = request.sessionId, id = request.terminalId](
+                                        const av1::TerminalOutputResponse& response) {
+                av2::TerminalUpdate update;
+                update.terminalId = id;
+                av2::TerminalOutput output;
+                output.data = detail::base64_encode(response.output);
+                update.output = std::move(output);
+                if (response.exitStatus.has_value()) {
+                    update.exitStatus = Impl::lift_exit(response.exitStatus->exitCode, response.exitStatus->signal);
+                }
+                if (auto impl = weak.lock()) impl->show_v1_terminal(session, std::move(update));
+            };
+        });
+    impl_->serve_v1<av1::WaitForTerminalExitRequest>(
+        v1method::terminal_wait_for_exit, std::move(handlers.wait_for_exit),
+        [weak](ClientMethodResponder::State& state, const av1::WaitForTerminalExitRequest& request) {
+            state.terminal_exited = [weak, session = request.sessionId, id = request.terminalId](
+                                        const av1::WaitForTerminalExitResponse& response) {
+                av2::TerminalUpdate update;
+                update.terminalId = id;
+                update.exitStatus = Impl::lift_exit(response.exitCode, response.signal);
+                if (auto impl = weak.lock()) impl->show_v1_terminal(session, std::move(update));
+            };
+        });
     impl_->serve_v1(v1method::terminal_kill, std::move(handlers.kill));
     impl_->serve_v1(v1method::terminal_release, std::move(handlers.release));
 }

@@ -129,4 +129,24 @@ void utf8_decode_append(std::string_view bytes, std::string& pending, std::strin
     pending.assign(bytes.substr(bytes.size() - left));
 }
 
+std::string base64_encode(std::string_view bytes) {
+    static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    auto byte = [bytes](std::size_t at) { return static_cast<unsigned>(static_cast<unsigned char>(bytes[at])); };
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    std::size_t i = 0;
+    for (; i + 2 < bytes.size(); i += 3) {
+        const unsigned n = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
+        out += {alphabet[n >> 18], alphabet[(n >> 12) & 63], alphabet[(n >> 6) & 63], alphabet[n & 63]};
+    }
+    if (bytes.size() - i == 1) {
+        const unsigned n = byte(i) << 16;
+        out += {alphabet[n >> 18], alphabet[(n >> 12) & 63], '=', '='};
+    } else if (bytes.size() - i == 2) {
+        const unsigned n = (byte(i) << 16) | (byte(i + 1) << 8);
+        out += {alphabet[n >> 18], alphabet[(n >> 12) & 63], alphabet[(n >> 6) & 63], '='};
+    }
+    return out;
+}
+
 }  // namespace acp::detail

@@ -10,6 +10,8 @@ namespace acp::detail {
 // Decodes standard base64 (padding optional) and appends the bytes to out. Returns false,
 // leaving out unchanged, when the text is not base64.
 bool base64_decode_append(std::string_view base64, std::string& out);
+// Standard base64 with padding (the terminal output snapshots the client builds itself).
+std::string base64_encode(std::string_view bytes);
 
 // Appends the UTF-8 decoding of bytes to text. A sequence cut off at the end waits in
 // pending for the next call; each maximal invalid subpart becomes one U+FFFD (the

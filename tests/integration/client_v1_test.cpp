@@ -445,6 +445,17 @@ TEST_CASE("client v1: terminal handlers serve terminal/* and the tool call shows
     REQUIRE(tool->tool_call()->content.size() == 1);
     CHECK(tool->tool_call()->content[0].terminal()->terminalId == "t-1");
     CHECK(agent_texts(*state) == "terminal said \"hi\\n\", exit 0|");
+    // The host's terminal shows in the model as a v2 display terminal, from the host's
+    // own answers (CLIENT-GUIDE 10): its command, the output it reported, its exit.
+    const acp::SessionItem* shown = state->item(acp::ItemKind::terminal, "t-1");
+    REQUIRE(shown != nullptr);
+    CHECK(shown->terminal()->command == std::optional<std::string>("echo hi"));
+    CHECK(shown->terminal()->text == "hi\n");
+    REQUIRE(shown->terminal()->exit_status.has_value());
+    REQUIRE(shown->terminal()->exit_status->exitCode.has_value());
+    CHECK(*shown->terminal()->exit_status->exitCode == 0);
+    // Placed where first seen: created before the tool call that shows it.
+    CHECK(*state->find(acp::ItemKind::terminal, "t-1") < *state->find(acp::ItemKind::tool_call, "tc1"));
 }
 
 TEST_CASE("client v1: list and close where advertised - nothing a minimal agent lacks is sent") {

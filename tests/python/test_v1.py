@@ -124,6 +124,10 @@ class V1AgentTest(unittest.TestCase):
             self.assertEqual(last_agent_text(session), 'terminal said "hi\\n", exit 0')
             tool = [item for item in session.model().items if item.kind == "tool_call"][0]
             self.assertEqual(tool.status, "completed")
+            # The host's terminal shows in the model, from what the object answered.
+            terminal = [item for item in session.model().items if item.kind == "terminal"][0]
+            self.assertEqual((terminal.id, terminal.text), ("t-1", "hi\n"))
+            self.assertEqual(terminal.data["exitStatus"]["exitCode"], 0)
         with self.assertRaises(TypeError):
             libacp.Client(AGENT_V1).serve_terminals(object())
         with self.assertRaises(ValueError):

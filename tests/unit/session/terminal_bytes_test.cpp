@@ -53,3 +53,15 @@ TEST_CASE("terminal bytes: an incomplete sequence at the end waits for the next 
     CHECK(text == "x\xF0\x9F\x98\x80!");
     CHECK(pending.empty());
 }
+
+TEST_CASE("terminal bytes: base64 encodes with padding, and decodes back") {
+    using acp::detail::base64_encode;
+    CHECK(base64_encode("") == "");
+    CHECK(base64_encode("f") == "Zg==");
+    CHECK(base64_encode("fo") == "Zm8=");
+    CHECK(base64_encode("foobar") == "Zm9vYmFy");
+    const std::string bytes("\x00\xff\xe2\x9c\x93 ok\r\n", 9);
+    std::string back;
+    REQUIRE(base64_decode_append(base64_encode(bytes), back));
+    CHECK(back == bytes);
+}
