@@ -412,7 +412,8 @@ void Agent::emit(Session& s, const std::string& update, bool store) {
         write_raw_json(w, update, rapidjson::kObjectType);
         w.EndObject();
     });
-    if (store) save_state();
+    // Saved when the turn ends (and on every session change), not per update: a streamed
+    // reply would rewrite the whole file once per chunk.
 }
 
 std::string Agent::config_options(const Session& s) const {
@@ -464,7 +465,9 @@ void Agent::start() {
         });
     }
     rpc_.on_closed([this](const acp::Status&) {
-        // The client went away: whatever runs stops, the sessions stay on disk.
+        // The client went away: whatever runs stops, the sessions (a running turn's
+        // updates so far included) stay on disk.
+        save_state();
         for (auto& [id, s] : sessions_) {
             if (s->turn) {
                 uv_timer_stop(s->turn->timer);
