@@ -50,6 +50,18 @@ class SyncClientTest(unittest.TestCase):
             self.assertEqual(model.items[-1].text, "Permission granted (allow-once); the command ran.")
             self.assertEqual(client.session_ids(), [session.id])
 
+    def test_sessions_are_listed_page_by_page_or_all_at_once(self):
+        with libacp.Client(agent("--page-size=2")) as client:
+            client.initialize()
+            ids = [client.new_session(cwd="/tmp").id for _ in range(3)]
+            first = client.list_sessions_page()
+            self.assertEqual([info["sessionId"] for info in first["sessions"]], ids[:2])
+            second = client.list_sessions_page(cursor=first["nextCursor"])
+            self.assertEqual([info["sessionId"] for info in second["sessions"]], ids[2:])
+            self.assertNotIn("nextCursor", second)
+            self.assertEqual([info["sessionId"] for info in client.list_sessions()], ids)
+            self.assertEqual(client.list_sessions_page(cwd="/elsewhere")["sessions"], [])
+
     def test_errors_are_typed_exceptions(self):
         with libacp.Client(agent()) as client:
             with self.assertRaises(libacp.InvalidArgument):

@@ -446,6 +446,16 @@ class _BaseClient:
         return self._finish(self._start(
             lambda r, h: lib.acp_client_list_all_sessions(r, h, cwd.encode() if cwd else None, None, None)))
 
+    def list_sessions_page(self, cwd=None, cursor=None):
+        """One page of session/list: the ListSessionsResponse dict (sessions, nextCursor)."""
+        request = {}
+        if cwd is not None:
+            request["cwd"] = cwd
+        if cursor is not None:
+            request["cursor"] = cursor
+        return self._finish(self._start(
+            lambda r, h: lib.acp_client_list_sessions(r, h, _encode(request), None, None)))
+
     def close_session(self, session_id):
         return self._finish(self._start(
             lambda r, h: lib.acp_client_close_session(r, h, session_id.encode(), None, None)))
