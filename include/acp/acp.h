@@ -274,7 +274,10 @@ ACP_API int acp_client_serve_client_methods(acp_client *client, unsigned int met
 ACP_API int acp_client_observe_traffic(acp_client *client, int enabled, int redact);
 /* Reports every change of the session model as ACP_EVENT_SESSION_CHANGED, in order and
  * each before the ACP_EVENT_SESSION_UPDATE that caused it: enough to update a UI row by
- * row (read the item from acp_client_session) without diffing snapshots. */
+ * row (read the item from acp_client_session) without diffing snapshots. A handler runs
+ * while the model is being changed: it may read it, but calls that change it (cancel,
+ * resume, close_session) belong after it returns. Queued events describe the model as it
+ * was then; a later snapshot may be further on. */
 ACP_API int acp_client_observe_sessions(acp_client *client, int enabled);
 
 /* ---- responders (thread-safe; answer any time later, exactly once) -------------------- */

@@ -210,6 +210,7 @@ private:
     std::vector<v2::Notice> notices_;
     bool replaying_ = false;
     bool reset_pending_ = false;  // begin_replay() on a held session, until the replay's first change
+    bool info_listed_while_pending_ = false;  // set_session_info() since then: the reset keeps it
 };
 
 // One change, delivered synchronously in the order the changes happened. References are

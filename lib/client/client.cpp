@@ -561,25 +561,29 @@ public:
     // Some agents send part of a replay after the session/load (or session/resume)
     // answer. The replay ends, and the host's callback runs, once the answer arrived and
     // the session has then been quiet for options_.replay_settle: each update for the
-    // session restarts the wait (at most kMaxSettleWaits times). So late history is
-    // still replay (no completions, CLIENT-MUST-58) and never lands behind the host's
-    // next prompt.
-    static constexpr unsigned kMaxSettleWaits = 100;
+    // session restarts the wait, up to kMaxSettleFactor times replay_settle after the
+    // answer. So late history is still replay (no completions, CLIENT-MUST-58) and never
+    // lands behind the host's next prompt.
+    static constexpr uint64_t kMaxSettleFactor = 40;
     struct SettlingReplay {
         Impl* impl = nullptr;
         std::string session_id;
         std::function<void()> finish;
-        unsigned waits = 0;
+        uint64_t deadline = 0;  // uv_now() past which updates no longer extend the wait
         detail::UvHandlePtr<uv_timer_t> timer;
     };
     std::unordered_map<std::string, std::unique_ptr<SettlingReplay>> settling_;
 
     void finish_after_settling(const std::string& session_id, std::function<void()> finish) {
-        if (options_.replay_settle.count() <= 0 || connection_ended_) return finish();
+        if (options_.replay_settle.count() <= 0 || connection_ended_) {
+            resuming_.erase(session_id);
+            return finish();
+        }
         auto settling = std::make_unique<SettlingReplay>();
         settling->impl = this;
         settling->session_id = session_id;
         settling->finish = std::move(finish);
+        settling->deadline = uv_now(loop_) + kMaxSettleFactor * settle_ms();
         settling->timer.reset(new uv_timer_t{});
         uv_timer_init(loop_, settling->timer.get());
         settling->timer->data = settling.get();
@@ -591,18 +595,27 @@ public:
         auto* settling = static_cast<SettlingReplay*>(timer->data);
         Impl* impl = settling->impl;
         auto keep_alive = impl->shared_from_this();
-        impl->replay_settled(settling->session_id);
+        impl->replay_settled(std::string(settling->session_id));
     }
-    void replay_settled(const std::string& session_id) {
+    void replay_settled(std::string session_id) {
         auto found = settling_.find(session_id);
         if (found == settling_.end()) return;
         std::function<void()> finish = std::move(found->second->finish);
         settling_.erase(found);
-        if (!orphaned_) finish();
+        resuming_.erase(session_id);
+        if (orphaned_) return;
+        // Runs from a timer, outside the connection's guard: nothing may reach libuv.
+        try {
+            finish();
+        } catch (const std::exception& e) {
+            logger_(LogLevel::error, log_source::jsonrpc, std::string("resume callback threw: ") + e.what());
+        } catch (...) {
+            logger_(LogLevel::error, log_source::jsonrpc, "resume callback threw a non-standard exception");
+        }
     }
     void replay_traffic(const std::string& session_id) {
         auto found = settling_.find(session_id);
-        if (found == settling_.end() || ++found->second->waits > kMaxSettleWaits) return;
+        if (found == settling_.end() || uv_now(loop_) >= found->second->deadline) return;
         uv_timer_start(found->second->timer.get(), &Impl::on_replay_settled, settle_ms(), 0);
     }
     // The connection ended: nothing more can arrive, every settling replay is over.
@@ -895,12 +908,15 @@ public:
         });
     }
 
+    // On the next loop turn: the host's respond() call must not run its own callbacks.
     void show_v1_terminal(const std::string& session_id, av2::TerminalUpdate update) {
-        if (orphaned_) return;
         av2::UpdateSessionNotification notification;
         notification.sessionId = session_id;
         notification.update = av2::SessionUpdate::make_terminal_update(std::move(update));
-        deliver(notification);
+        deferred_.post([this, notification = std::move(notification)] {
+            auto keep_alive = shared_from_this();
+            if (!orphaned_) deliver(notification);
+        });
     }
     static av2::TerminalExitStatus lift_exit(const Nullable<int64_t>& code, const Nullable<std::string>& signal) {
         av2::TerminalExitStatus status;
@@ -988,17 +1004,22 @@ public:
         std::vector<av1::McpServer> servers;
         if (Status s = detail::lower_mcp_servers(request.mcpServers, servers); !s) return refuse(done, s);
         const std::string session_id = request.sessionId;
+        if (Status s = check_not_resuming(session_id); !s) return refuse(done, s);
         const SessionMembership before = admit_resumed(session_id);
+        detail::V1Lifter::IdState ids;
         if (replay) {
             store_.begin_replay(session_id);
-            lifter_.restart(session_id);
+            ids = lifter_.restart(session_id);
         } else {
             store_.begin_resume(session_id);
         }
-        auto finish = [this, session_id, before, done = std::move(done)](Status status, const JsonValue* raw) {
+        auto finish = [this, session_id, before, replay, ids, done = std::move(done)](Status status,
+                                                                                    const JsonValue* raw) {
             if (!status) {
                 restore_membership(session_id, before);
                 store_.abort_replay(session_id);
+                // The transcript stays, so its synthetic ids go on where they stood.
+                if (replay) lifter_.restore(session_id, ids);
                 return done(status);
             }
             av2::ResumeSessionResponse response;
@@ -1224,6 +1245,8 @@ public:
     std::set<std::string> known_sessions_;
     std::set<std::string> closed_sessions_;  // until resumed again
     bool connection_ended_ = false;
+    // Sessions with a resume (or v1 load) in flight or settling: one at a time each.
+    std::set<std::string> resuming_;
 
     // Whether a session was known or closed before a resume, so a refused resume can
     // leave things as they were.
@@ -1235,11 +1258,18 @@ public:
         SessionMembership before{known_sessions_.count(session_id) != 0, closed_sessions_.count(session_id) != 0};
         known_sessions_.insert(session_id);
         closed_sessions_.erase(session_id);
+        resuming_.insert(session_id);
         return before;
     }
     void restore_membership(const std::string& session_id, SessionMembership before) {
         if (!before.known) known_sessions_.erase(session_id);
         if (before.closed) closed_sessions_.insert(session_id);
+        resuming_.erase(session_id);
+    }
+    // Two resumes of one session at once would interleave their replays.
+    Status check_not_resuming(const std::string& session_id) const {
+        if (resuming_.count(session_id) == 0) return Status();
+        return Status(Errc::invalid_argument, "a resume of session " + session_id + " is already under way");
     }
     SessionStore store_;
     int pending_new_sessions_ = 0;
@@ -1436,6 +1466,7 @@ void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::Res
     if (impl_->version_ == 1) return impl_->v1_resume_session(request, std::move(done));
     if (Status s = detail::v2::check_resume_session(request, *impl_->agent_); !s) return impl_->refuse(done, s);
     const std::string session_id = request.sessionId;
+    if (Status s = impl_->check_not_resuming(session_id); !s) return impl_->refuse(done, s);
     // The replay names this session before the answer does.
     const Impl::SessionMembership before = impl_->admit_resumed(session_id);
     // A full replay rebuilds the session from nothing, so a client that already held it

@@ -319,11 +319,20 @@ bool V1Lifter::has_mode_option(const std::string& session_id) const {
     return it != sessions_.end() && it->second.mode.has_value();
 }
 
-void V1Lifter::restart(const std::string& session_id) {
+V1Lifter::IdState V1Lifter::restart(const std::string& session_id) {
     Session& session = sessions_[session_id];
+    IdState before{session.next_message, std::move(session.last_chunk_kind), std::move(session.current_message)};
     session.next_message = 0;
     session.last_chunk_kind.clear();
     session.current_message.clear();
+    return before;
+}
+
+void V1Lifter::restore(const std::string& session_id, IdState ids) {
+    Session& session = sessions_[session_id];
+    session.next_message = ids.next_message;
+    session.last_chunk_kind = std::move(ids.last_chunk_kind);
+    session.current_message = std::move(ids.current_message);
 }
 
 v2::SessionUpdate V1Lifter::user_message(const std::string& session_id, const std::vector<v2::ContentBlock>& prompt) {
@@ -466,6 +475,13 @@ Status V1Lifter::lift_one(const std::string& session_id, Session& session, Docum
     if (!emit) return Status();
     v2::UpdateSessionNotification notification;
     notification.sessionId = session_id;
+    if (!is_v1_update_kind(kind)) {
+        // Not v1's: kept verbatim, never read with the meaning v2 gives a kind of that
+        // name (a v1 agent's own "state_update" is no v2 turn state).
+        notification.update = v2::SessionUpdate::make_unknown(kind, RawJson{to_json_text(update)});
+        out.push_back(std::move(notification));
+        return Status();
+    }
     if (Status s = v2codec::decode(update, notification.update); !s) return s;
     out.push_back(std::move(notification));
     return Status();

@@ -67,9 +67,17 @@ public:
     std::optional<std::vector<v2::SessionConfigOption>> set_mode(const std::string& session_id, const std::string& mode_id);
     bool has_mode_option(const std::string& session_id) const;
 
+    // Where a session's synthetic ids stand.
+    struct IdState {
+        unsigned next_message = 0;
+        std::string last_chunk_kind;
+        std::string current_message;
+    };
     // A replay (session/load) starts the session's synthetic ids again, so a replay of
-    // the same history produces the same ids as the live run did.
-    void restart(const std::string& session_id);
+    // the same history produces the same ids as the live run did. Returns where they
+    // stood, for restore() when the agent refuses the load.
+    IdState restart(const std::string& session_id);
+    void restore(const std::string& session_id, IdState ids);
 
 private:
     struct Session {

@@ -509,7 +509,9 @@ void SessionStore::reset(SessionState& state) {
     state.foreground_ = ForegroundState{};
     state.config_options_.reset();
     state.available_commands_.reset();
-    state.info_ = SessionInfoState{};
+    // What a session/list answer said after begin_replay is as current as the replay.
+    if (!state.info_listed_while_pending_) state.info_ = SessionInfoState{};
+    state.info_listed_while_pending_ = false;
     state.usage_.reset();
     state.notices_.clear();
     SessionReducer{*this, state, {}}.emit(SessionEvent::Type::session_reset);
@@ -600,6 +602,7 @@ void SessionStore::set_session_info(const v2::SessionInfo& info) {
     SessionReducer reducer{*this, state, {}};
     (void)detail::patch_meta(next.meta, info._meta);
     state.info_ = std::move(next);
+    state.info_listed_while_pending_ = state.reset_pending_;
     reducer.emit(SessionEvent::Type::info_changed);
 }
 

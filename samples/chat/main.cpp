@@ -14,6 +14,7 @@
 #include <acp/client.hpp>
 #include <acp/session.hpp>
 #include <acp/version.hpp>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -108,7 +109,10 @@ std::string resolve_command(const std::string& base, const std::string& command)
     std::istringstream dirs(path != nullptr ? path : "");
     for (std::string dir; std::getline(dirs, dir, ':');) {
         const std::string candidate = absolute(dir.empty() ? base : absolute(base, dir), command);
-        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+        struct stat info {};
+        if (stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode) && access(candidate.c_str(), X_OK) == 0) {
+            return candidate;
+        }
     }
     return {};
 }
@@ -116,7 +120,7 @@ std::string resolve_command(const std::string& base, const std::string& command)
 // A word as a POSIX shell reads it back.
 std::string shell_quote(const std::string& word) {
     if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                                "-_./=:,+@%") == std::string::npos) {
+                                                "-_./:,+@%") == std::string::npos) {
         return word;
     }
     std::string quoted = "'";
@@ -231,7 +235,7 @@ private:
     std::string terminal_login_command(const v2::AuthMethodTerminal& method) const {
         std::string command;
         if (method.env.has_value()) {
-            for (const auto& var : *method.env) command += shell_quote(var.name + "=" + var.value) + " ";
+            for (const auto& var : *method.env) command += var.name + "=" + shell_quote(var.value) + " ";
         }
         std::vector<std::string> argv = options_.agent;
         if (method.args.has_value()) argv.insert(argv.end(), method.args->begin(), method.args->end());

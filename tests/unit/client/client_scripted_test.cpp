@@ -373,6 +373,12 @@ Result<v2::ResumeSessionResponse> resume(Scripted& s, const std::string& replay_
     return std::move(*done);
 }
 
+// The text of item `index` of a dump (its first content block).
+std::string select_text(const std::string& dump, std::size_t index) {
+    rapidjson::Document document = codec_test::parse(dump);
+    return document["items"][static_cast<rapidjson::SizeType>(index)]["content"][0]["text"].GetString();
+}
+
 constexpr const char* kChunkA =
     R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})";
 constexpr const char* kIdle = R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})";
@@ -450,15 +456,110 @@ TEST_CASE("client v1: an update kind v1 does not define is kept in the model as 
     REQUIRE(done->ok());
     REQUIRE(s.client->negotiated_version() == 1);
     s.update("s-1", R"({"sessionUpdate":"_vendor_status","phase":"indexing"})");
+    // A kind only v2 defines is no v2 update from a v1 agent: kept as unknown too.
+    s.update("s-1", R"({"sessionUpdate":"state_update","state":"idle"})");
     s.update("s-1", R"({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}})");
     // A kind v1 does define is still checked against the v1 schema.
     s.update("s-1", R"({"sessionUpdate":"plan","entries":"not a list"})");
-    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 2; }));
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 3; }));
     CHECK(s.updates[0].update.tag() == "_vendor_status");
+    CHECK(s.updates[1].update.kind() == v2::SessionUpdate::Kind::unknown);
     const acp::SessionState* state = s.client->sessions().find("s-1");
     REQUIRE(state != nullptr);
-    REQUIRE(state->items().size() == 2);
+    REQUIRE(state->items().size() == 3);
     CHECK(state->items()[0].kind() == acp::ItemKind::unknown);
+    CHECK(state->items()[1].kind() == acp::ItemKind::unknown);
+    CHECK(state->foreground().state == "idle");  // untouched: nothing was running
     CHECK(acp::to_json(*state).find(R"("phase":"indexing")") != std::string::npos);
     REQUIRE(s.loop.run_until([&] { return s.logged("invalid v1 session/update ignored"); }));
+}
+
+TEST_CASE("client: a replay that goes on after the resume answer is complete when the callback runs") {
+    // Real agents' quirk; the replay ends once the session has been quiet for replay_settle.
+    Scripted s;
+    s.initialize();
+    std::vector<acp::SessionEvent::Type> events;
+    auto subscription = s.client->sessions().subscribe([&](const acp::SessionEvent& e) { events.push_back(e.type); });
+    v2::ResumeSessionRequest request;
+    request.sessionId = "s-1";
+    request.cwd = "/work";
+    request.replayFrom = v2::ReplayFrom::make_start({});
+    std::optional<Result<v2::ResumeSessionResponse>> done;
+    std::size_t items_at_callback = 0;
+    s.client->resume_session(request, [&](Result<v2::ResumeSessionResponse> r) {
+        items_at_callback = s.client->sessions().find("s-1")->items().size();
+        done.emplace(std::move(r));
+    });
+    // A second resume of the same session while this one runs is refused.
+    std::optional<Result<v2::ResumeSessionResponse>> second;
+    s.client->resume_session(request, [&](Result<v2::ResumeSessionResponse> r) { second.emplace(std::move(r)); });
+    s.answer_next("{}");  // answered first ...
+    s.update("s-1", R"({"sessionUpdate":"state_update","state":"running"})");  // ... replayed after
+    s.update("s-1", kChunkA);
+    s.update("s-1", kIdle);
+    REQUIRE(s.loop.run_until([&] { return done.has_value() && second.has_value(); }));
+    REQUIRE(done->ok());
+    CHECK(items_at_callback == 1);
+    // CLIENT-MUST-58: the late idle snapshot is still replay, no completion.
+    CHECK(std::find(events.begin(), events.end(), acp::SessionEvent::Type::turn_ended) == events.end());
+    CHECK(events.back() == acp::SessionEvent::Type::replay_ended);
+    CHECK(second->status().code() == Errc::invalid_argument);
+    // Done settling: the session can be resumed again.
+    std::optional<Result<v2::ResumeSessionResponse>> third;
+    s.client->resume_session(request, [&](Result<v2::ResumeSessionResponse> r) { third.emplace(std::move(r)); });
+    s.answer_next("{}");
+    REQUIRE(s.loop.run_until([&] { return third.has_value(); }));
+    CHECK(third->ok());
+}
+
+TEST_CASE("client: a replay still settling when the agent goes away ends with its callback") {
+    Scripted s;
+    s.initialize();
+    v2::ResumeSessionRequest request;
+    request.sessionId = "s-1";
+    request.cwd = "/work";
+    request.replayFrom = v2::ReplayFrom::make_start({});
+    std::optional<Result<v2::ResumeSessionResponse>> done;
+    s.client->resume_session(request, [&](Result<v2::ResumeSessionResponse> r) { done.emplace(std::move(r)); });
+    s.answer_next("{}");
+    s.update("s-1", kChunkA);
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
+    CHECK_FALSE(done.has_value());  // still settling
+    s.agent.reset();  // the agent's end of the socket closes
+    REQUIRE(s.loop.run_until([&] { return done.has_value(); }));
+    CHECK(done->ok());
+    CHECK(s.client->sessions().find("s-1")->items().size() == 1);
+}
+
+TEST_CASE("client v1: a refused session/load leaves the synthetic ids where they were") {
+    Scripted s;
+    std::optional<Result<v2::InitializeResponse>> init;
+    s.client->initialize([&](Result<v2::InitializeResponse> r) { init.emplace(std::move(r)); });
+    s.answer_next(R"({"protocolVersion":1,"agentCapabilities":{}})");
+    s.answer_next(R"({"protocolVersion":1,"agentCapabilities":{"loadSession":true}})");
+    REQUIRE(s.loop.run_until([&] { return init.has_value(); }));
+    REQUIRE(init->ok());
+    s.update("s-1", R"({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a"}})");
+    s.update("s-1", R"({"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"t"}})");
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 2; }));
+    v2::ResumeSessionRequest request;
+    request.sessionId = "s-1";
+    request.cwd = "/work";
+    request.replayFrom = v2::ReplayFrom::make_start({});
+    std::optional<Result<v2::ResumeSessionResponse>> refused;
+    s.client->resume_session(request, [&](Result<v2::ResumeSessionResponse> r) { refused.emplace(std::move(r)); });
+    const std::size_t index = s.agent->lines.size();
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > index; }));
+    const auto id = s.agent->parsed(index)["id"].GetInt64();
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+                       R"(,"error":{"code":-32002,"message":"Resource not found"}})");
+    REQUIRE(s.loop.run_until([&] { return refused.has_value(); }));
+    CHECK_FALSE(refused->ok());
+    // The next id-less agent chunk starts a new message; it does not reuse the kept one's id.
+    s.update("s-1", R"({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"b"}})");
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 3; }));
+    const acp::SessionState* state = s.client->sessions().find("s-1");
+    REQUIRE(state->items().size() == 3);
+    CHECK(select_text(acp::to_json(*state), 0) == "a");
+    CHECK(state->items()[2].id() != state->items()[0].id());
 }

@@ -426,3 +426,18 @@ TEST_CASE("session store: find by kind and id") {
     REQUIRE(state.item(acp::ItemKind::tool_call, "c1") != nullptr);
     CHECK(state.item(acp::ItemKind::tool_call, "c1")->tool_call()->status == "pending");
 }
+
+TEST_CASE("session store: what session/list said while a full replay is pending survives its reset") {
+    acp::SessionStore store;
+    apply_all(store, {R"({"sessionUpdate":"session_info_update","title":"old"})"});
+    store.begin_replay("s1");
+    acp::v2::SessionInfo listed;
+    listed.sessionId = "s1";
+    listed.cwd = "/work";
+    listed.title = std::string("listed");
+    store.set_session_info(listed);
+    apply_all(store, {R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})"});
+    store.end_replay("s1");
+    CHECK(select(dump(store), "info.title") == R"("listed")");
+    CHECK(select(dump(store), "info.cwd") == R"("/work")");
+}
