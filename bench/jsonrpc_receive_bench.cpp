@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Benchmark: the receive hot path (framing + in-place, arena-backed parsing) against a
 // baseline measured in the same run: plain RapidJSON Document::Parse of the same lines
 // (its default allocators, a fresh document per line, lines already split).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Benchmark: the session model on a generated stream of realistic session/update lines.
 // The model path is the Client's receive path (MessageParser parses each line in place,
 // the notification is decoded) plus SessionStore::apply. Baselines measured in the same

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Warnings and sanitizers shared by every target of the project.
 
 # acp_set_warnings(target [TESTS]): TESTS leaves out -Wnull-dereference, whose optimizer

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installs headers, both libraries, a CMake package (find_package(acp CONFIG): acp::acp is
 # the shared library with the C API of acp/acp.h, acp::acp_static the static library with
 # the C++ API) and two pkg-config files: acp.pc (C API, -lacp) and acp_static.pc (C++).

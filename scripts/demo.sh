@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds acp-chat and the demo agent and starts the chat against the demo agent.
 # Extra arguments are passed to acp-chat (e.g. `-- AGENT COMMAND...` for another agent).
 set -euo pipefail

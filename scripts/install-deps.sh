@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what building and testing libacp needs, from Debian's packages, when missing.
 # Safe to run again: it installs nothing that is already there.
 set -euo pipefail

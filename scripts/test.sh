@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds libacp and runs every test: once with warnings as errors, once more under
 # AddressSanitizer + UndefinedBehaviorSanitizer. Installs what it needs first.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // acp/client.hpp — the ACP client: spawn or adopt an agent, negotiate, drive sessions.
 //
 // Asynchronous and loop-affine: every call returns at once and its callback runs later on

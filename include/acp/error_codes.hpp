@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // acp/error_codes.hpp — the JSON-RPC and ACP error codes (Status::rpc_code() values).
 //
 //   if (status.rpc_code() == acp::error_code::resource_not_found) forget(session);

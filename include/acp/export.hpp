@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // acp/export.hpp — symbol visibility for the shared library.
 // The library is built with hidden visibility; ACP_EXPORT marks the public API.
 #pragma once

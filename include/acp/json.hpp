@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // acp/json.hpp — the two vocabulary types the protocol structs are built from.
 //
 // RawJson keeps one JSON value verbatim (compact text): `_meta`, values the schema leaves

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // acp/log.hpp — the log sink a host installs to see what libacp reports.
 //
 // Everything libacp notices but does not turn into a call result goes here: the agent's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // acp/session.hpp — the session model: every session's conversation, assembled exactly
 // from the session/update stream (live or replayed), ready for a UI to render.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // acp/status.hpp — how libacp reports expected failures: as values, never exceptions.
 //
 // Every fallible call returns a Status (or a Result<T> holding a value or a Status).

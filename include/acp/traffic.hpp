@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // acp/traffic.hpp — watching the raw protocol traffic (for logs and debugging panels).
 //
 //   client->set_traffic_observer([](acp::Direction d, std::string_view line, auto when) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // acp/transport_options.hpp — how libacp reaches an agent: a process it spawns, or
 // streams the host already opened.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The extern "C" entry points of include/acp/acp.h. Each one is a barrier: no C++
 // exception leaves it; a failure becomes a negative ACP_E* code and acp_error_last().
 #include <poll.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The machinery behind include/acp/acp.h (internal): one Core per acp_client owns the
 // loop (or borrows the host's), the C++ Client, the cross-thread command queue, the pull
 // event queue and the responders owed to the agent.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ACP v1 adapter (internal): lowers the Client's v2 requests to v1 and lifts a v1
 // agent's answers and session/update traffic into the v2 model, so the session store and
 // every observer see the same thing for both versions. Rules: docs/v1.md and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A JSON-RPC 2.0 connection over a Transport, as ACP uses it (internal).
 //
 // Outgoing: requests with integer ids allocated here, each completing exactly once

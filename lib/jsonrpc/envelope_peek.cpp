@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "jsonrpc/envelope_peek.hpp"
 
 #include <rapidjson/memorystream.h>

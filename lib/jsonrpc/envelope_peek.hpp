@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads what it can of a JSON-RPC envelope from text that is not a whole valid message:
 // the head of an oversized line, or a line that failed to parse. The top-level "id",
 // whether there is a "method", "result" or "error". This lets the connection answer or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSON vocabulary of the JSON-RPC layer and the layers above it (internal).
 //
 // Incoming messages are parsed in place into a Document whose memory is recycled after

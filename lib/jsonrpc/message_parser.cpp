@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "jsonrpc/message_parser.hpp"
 
 #include <rapidjson/error/en.h>

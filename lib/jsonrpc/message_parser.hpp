@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parses one incoming line into a JSON document, in place and without heap churn.
 //
 // The line is parsed where it lies (the framer hands it out writable and NUL-terminated),

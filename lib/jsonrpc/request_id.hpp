@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A JSON-RPC request id: a 64-bit integer or a string, with its JSON type kept, because
 // 7 and "7" are different ids and a response must echo the id as it came.
 #pragma once

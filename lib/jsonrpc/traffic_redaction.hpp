@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hides secrets in the copy of a message that a traffic observer sees.
 //
 // ACP clients pass secrets to agents in MCP server configs: environment variable values

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building blocks of the generated protocol codecs (internal): the JSON path carried
 // through a decode for error messages, decoders for primitives and containers, writers
 // for raw JSON and unknown members.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "session/content_merge.hpp"
 
 #include <rapidjson/document.h>

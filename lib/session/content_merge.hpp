@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the session reducer (internal): how message content is normalised and
 // how an upsert's `_meta` patches the stored metadata.
 #pragma once

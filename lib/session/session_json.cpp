@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The canonical JSON dump of a session (format: docs/session-model.md). Every member is
 // always written, in a fixed order, so two equal models give byte-identical dumps.
 #include <rapidjson/stringbuffer.h>

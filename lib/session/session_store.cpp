@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session reducer: applies session/update with the patch semantics of CLIENT-GUIDE
 // sections 6 and 7, and tells observers what changed.
 #include <rapidjson/document.h>

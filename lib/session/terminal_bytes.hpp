@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Terminal output bytes (internal): base64 decoding of one chunk and an incremental UTF-8
 // decoder whose state survives chunk boundaries (CLIENT-GUIDE 6.4, CLIENT-MUST-54).
 #pragma once

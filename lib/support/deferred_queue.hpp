@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs closures on a later turn of the event loop.
 //
 // libacp never calls a host callback from inside the API call that caused it: a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A host's LogSink plus the convenience of not checking whether one is installed.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Owning helpers for libuv handles.
 //
 // A libuv handle's memory may only be freed in its close callback, one loop turn after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A transport over descriptors the host opened (it spawned the agent itself, or the
 // agent is at the other end of a socket). libacp owns and closes the descriptors but
 // does not supervise any process: the close event carries no exit report.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Splits a byte stream into NDJSON lines (one JSON-RPC message per line).
 //
 // Handles partial reads, many lines per read, CRLF endings and empty lines. A line

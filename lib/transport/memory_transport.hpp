@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two transports joined back to back in memory, for tests: what one side writes, the
 // other reads on a later loop turn. Closing one side ends both.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One libuv pipe, read continuously and written with coalesced, ordered writes.
 //
 // Shared by every transport that moves bytes over a file descriptor. The handle lives

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A transport to an agent process that libacp spawns and supervises.
 //
 // The agent runs in its own process group, from an argv vector (never a shell), with

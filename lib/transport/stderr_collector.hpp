@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Collects an agent's stderr: each complete line goes to the log sink, and the last
 // bytes are kept so an unexpected exit can be reported with what the agent said.
 #pragma once

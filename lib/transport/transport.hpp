@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The byte-stream interface between an agent and the JSON-RPC connection.
 //
 // A Transport moves raw bytes: it knows nothing about lines or JSON. Implementations:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // acp-chat: a line-oriented terminal client for any ACP agent, on libacp's public C++ API.
 //
 //   acp-chat [options] [-- AGENT COMMAND...]

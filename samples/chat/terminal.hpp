@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Output helpers for acp-chat: ANSI colours that switch off when stdout is not a terminal
 // (or NO_COLOR is set), and text made safe to print (agent-controlled control sequences
 // stripped).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers for writing JSON text by hand (the demo agent builds its updates as text,
 // keeps them as text in its history and replays them verbatim).
 #pragma once

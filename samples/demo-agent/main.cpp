@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // acp-demo-agent: a small, offline, deterministic ACP v2 agent over stdio.
 //
 // It is what acp-chat talks to by default and what the sample tests drive. Every prompt

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The dynamic symbols libacp.so defines (nm -D --defined-only) must be exactly the
 # functions acp.h declares: nothing of the C++ API or its dependencies leaks out, and
 # nothing the header promises is missing. Run with -DLIBRARY=... -DHEADER=...

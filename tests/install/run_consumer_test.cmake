@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installs the built libacp into a scratch prefix, then configures, builds and runs a tiny
 # consumer project against it twice: through find_package(acp CONFIG) and through
 # pkg-config. Run by CTest with -DSOURCE_DIR, -DBUILD_DIR and -DWORK_DIR.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Client against an ACP v1 agent: tests/peers/ts-agent/agent-v1.mjs, on the official
 // TypeScript SDK's default (v1) entry point. The client negotiates down, and the v1
 // traffic is lifted into the v2 model: the same conversation leaves the same model as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The v2 Client end to end against the peer agent built on the official TypeScript SDK.
 // Each test's client traffic is validated against the pinned schema when the peer closes.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session model end to end against the TypeScript-SDK peer: what a store assembles live
 // during a prompt equals what a replay rebuilds, in a fresh store and in one that already
 // holds the session.

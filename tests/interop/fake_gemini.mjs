@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // A stand-in for the Gemini API on 127.0.0.1, so `gemini --acp` can run a prompt turn
 // offline (GOOGLE_GEMINI_BASE_URL). Every generation answers "Hello from the fake model.";
 // the JSON-schema calls Gemini CLI makes around a turn (its model router's complexity

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Client against published ACP agents, offline: initialize, session setup and, for
 // Gemini CLI, a prompt turn against a fake model endpoint on 127.0.0.1 (fake_gemini.mjs).
 // run_real_agents.sh installs the agents from npm, starts the endpoint and sets

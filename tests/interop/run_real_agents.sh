@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs one published ACP agent the interop tests talk to into a scratch directory
 # (never into the repository), then runs that agent's tests against it. An agent that
 # cannot be installed (no registry, say) is reported as SKIPPED and the script exits 77

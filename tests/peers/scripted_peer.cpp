@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A misbehaving-on-demand JSON-RPC peer for the transport and connection tests.
 //
 // It is deliberately independent of libacp (plain blocking stdio, RapidJSON) so that the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The binding installs with pip from the repository, with no package index (its build
 # backend is in-tree, standard library only), and the installed package works: the
 # newcomer's example runs from it against the TypeScript-SDK peer.

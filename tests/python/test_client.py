@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Python binding against a real agent process: the TypeScript-SDK peer
 (tests/peers/ts-agent). Run by CTest (python.binding) with ACP_LIBRARY, PYTHONPATH,
 ACP_NODE and ACP_TS_AGENT set; by hand:

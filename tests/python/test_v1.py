@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Python binding against an ACP v1 agent: the TypeScript-SDK peer's v1 entry point
 (tests/peers/ts-agent/agent-v1.mjs), next to the agent.mjs that ACP_TS_AGENT names. The
 host sees the same v2-shaped updates and model as with a v2 agent, asks which version was

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """acp-chat end to end, against the demo agent.
 
 Scripted: stdin is a pipe, so acp-chat reads one prompt or command per line and prints

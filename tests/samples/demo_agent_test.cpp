@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The demo agent as an ACP peer of acp::Client: what one turn puts into the session model,
 // the permission paths, cancel, config, list/resume with replay (also across an agent
 // restart), close and delete, authentication. Both sides' traffic is schema-checked.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The demo agent (samples/demo-agent) driven by acp::Client, with its state in a temporary
 // directory. The traffic of both sides is recorded and, when node and the ts-agent's
 // validator are available, checked against the pinned v2 schema when the test ends.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Base64 encoding for tests and benchmarks that build terminal_output chunks: the
 // library's own encoder (its decoder is what the tests check).
 #pragma once

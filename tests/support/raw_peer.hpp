@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The far end of an in-memory transport, driven by hand: a test writes raw bytes as the
 // agent and reads back, line by line, exactly what the connection sent.
 #pragma once

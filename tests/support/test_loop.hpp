@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A libuv loop for tests, with a guard so that a broken test fails instead of hanging.
 #pragma once
 

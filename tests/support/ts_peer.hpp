@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client against the peer agent built on the official TypeScript SDK
 // (tests/peers/ts-agent): agent.mjs (v2), or agent-v1.mjs (the SDK's v1 entry point) with
 // TsPeer::v1. Every message the client sends is recorded by the peer and, when the test

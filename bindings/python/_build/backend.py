@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A minimal PEP 517 build backend: the libacp package is pure Python, so a wheel is a
 zip of libacp/ plus its metadata. Standard library only, so pip needs no index."""
 import base64
@@ -22,6 +23,7 @@ def _metadata():
     with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
         readme = f.read()
     return ("Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: Agent Client Protocol client on libacp's C API\n"
+            "License: Apache-2.0\nClassifier: License :: OSI Approved :: Apache Software License\n"
             "Requires-Python: >=3.8\nDescription-Content-Type: text/markdown\n\n%s" % (NAME, _version(), readme))
 
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A tiny ACP chat in the terminal: spawns an agent, opens a session in the current
 directory, and sends each line you type as a prompt, printing the agent's answer as it
 streams. Permission requests are asked on the terminal.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """libacp for Python: a client for the Agent Client Protocol over libacp's C API.
 
     import libacp

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ctypes declarations of libacp's C API (include/acp/acp.h), and where the library is.
 
 The shared library is looked up, in order: $ACP_LIBRARY (a path), then the system's

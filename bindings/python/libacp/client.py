@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Pythonic client over libacp's C API.
 
 Both clients use the C API's pull queue in polled mode: libacp never calls into Python.

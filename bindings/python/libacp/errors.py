@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Exceptions raised by libacp, one class per C error code (ACP_E*)."""
 
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Client-side checks before a request goes out (CLIENT-GUIDE §3, §4.1, §9.1).
 //
 // A request that breaks a rule is refused with Errc::invalid_argument and a message that

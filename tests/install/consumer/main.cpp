@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Links against an installed libacp and checks that headers and library agree.
 #include <acp/status.hpp>
 #include <acp/version.hpp>

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // libacp test peer: the scripted agent of agent.mjs, speaking ACP v1 through the official
 // TypeScript SDK's default (v1) entry point, @agentclientprotocol/sdk 2.4.0.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // libacp test peer: a scripted ACP v2 agent built on the official TypeScript SDK
 // (@agentclientprotocol/sdk 2.4.0, entry point "experimental/v2").
 //

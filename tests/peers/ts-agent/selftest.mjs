@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Self test of the peer agent and the validator: `node --test selftest.mjs`.
 //
 // Acts as a deliberately minimal client that writes raw JSON lines (not the SDK's

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // Validates recorded ACP v2 traffic against the pinned JSON schema.
 //
 //   node validate.mjs [--schema=PATH] [--agent] FILE
@@ -18,7 +19,7 @@
 // second answers. Prints one line per invalid message, then a summary; exits 1 if any
 // message (or line) is invalid, 2 on usage errors.
 //
-// --schema defaults to ../../../../shared/acp/schema/v2/schema.json relative to this
+// --schema defaults to ../../../schema/v2/schema.json relative to this
 // script, i.e. the shared/ folder that sits beside the repository checkout.
 
 import { readFileSync } from "node:fs";
@@ -34,7 +35,7 @@ function usage(message) {
   process.exit(2);
 }
 
-let schemaPath = resolve(here, "../../../../shared/acp/schema/v2/schema.json");
+let schemaPath = resolve(here, "../../../schema/v2/schema.json");
 let checkAgent = false;
 const files = [];
 for (const arg of process.argv.slice(2)) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Client against an agent scripted byte by byte (over a socket pair), for the
 // orderings and malformed input a well-behaved peer never produces.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The v1 adapter's lifting rules, one by one (CLIENT-GUIDE §10, docs/v1.md).
 #include <doctest/doctest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSON-RPC connection, over an in-memory transport whose far end the test drives
 // byte by byte as the agent.
 #include <doctest/doctest.h>

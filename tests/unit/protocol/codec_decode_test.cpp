@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoding rules: error paths, known tags with bad bodies, patch fields, schema annotations.
 #include <doctest/doctest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Round trips of representative ACP v2 messages: decode -> encode gives the same JSON.
 #include <doctest/doctest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers of the protocol codec tests: decode a JSON text, encode a value, compare JSON.
 #pragma once
 

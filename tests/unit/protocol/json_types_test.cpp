@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // acp/json.hpp (RawJson, Nullable), the shape of the generated types, the generated
 // method names, and a check that the generator covered every $defs entry of the schema.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checks before sending, one rule at a time (the integration tests show them
 // refusing real calls; these pin the edges).
 #include <doctest/doctest.h>

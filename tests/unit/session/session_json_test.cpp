@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The canonical JSON dump: every member, fixed order, deterministic.
 #include <doctest/doctest.h>
 

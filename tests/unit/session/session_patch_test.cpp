@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Patch semantics of every session/update variant (CLIENT-GUIDE 6), table-driven: each row
 // applies a sequence of updates to a fresh store and checks one part of the dump.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Randomized check of the reducer: random interleavings of chunks, full updates, patches
 // and nulls, applied to the store and to a deliberately naive reference model kept here
 // (raw block lists, normalised only when compared; terminal bytes decoded in one go by a

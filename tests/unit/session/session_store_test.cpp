@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SessionStore behaviour beyond single updates: replay, cancel, permission subjects,
 // removal and the change events observers receive.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers of the session model tests: updates from JSON text, and parts of a dump by path.
 #pragma once
 

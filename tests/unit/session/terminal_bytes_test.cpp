@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Terminal output decoding: base64 per chunk and UTF-8 across chunk boundaries.
 #include <doctest/doctest.h>
 

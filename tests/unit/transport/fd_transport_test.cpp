@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The adopted-descriptor transport, over socket pairs and pipes the test opens itself.
 #include <doctest/doctest.h>
 #include <fcntl.h>

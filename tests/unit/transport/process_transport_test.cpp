@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The supervised agent process, against real child processes (tests/peers/scripted_peer).
 #include <doctest/doctest.h>
 #include <signal.h>
