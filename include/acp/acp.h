@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: Apache-2.0
+/* SPDX-License-Identifier: Apache-2.0 */
 /* acp/acp.h — the stable C API of libacp (the shared library libacp.so exports exactly
  * this). For C hosts and for other languages through their FFI (Python ctypes, LuaJIT,
  * Rust, Go, C#, Swift). Conventions and the full guide: docs/c-api.md.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: Apache-2.0
+/* SPDX-License-Identifier: Apache-2.0 */
 /* acp.h must compile as C89 with -Wall -Wextra -pedantic -Werror (see CMakeLists.txt). */
 #include <acp/acp.h>
 

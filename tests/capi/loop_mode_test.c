@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: Apache-2.0
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host's own libuv loop (ACP_MODE_LOOP) with callbacks only (no pull queue): each
  * result callback starts the next call, a handler closes the client when the turn ends,
  * and uv_run returns once the agent has gone. Exits 0 on success. */

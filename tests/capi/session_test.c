@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: Apache-2.0
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A plain C host drives a whole session against the TypeScript-SDK peer agent
  * (tests/peers/ts-agent) through include/acp/acp.h only. Client A (polled mode, pull
  * queue, one handler): initialize, new session, a prompt with a permission round trip

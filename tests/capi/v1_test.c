@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: Apache-2.0
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A plain C host against the TypeScript-SDK peer's v1 entry point (tests/peers/ts-agent/
  * agent-v1.mjs) through include/acp/acp.h only: the version negotiated down and readable,
  * the v1 client methods (fs and terminal methods) advertised only when served and answered

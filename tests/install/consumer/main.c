@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: Apache-2.0
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Links the installed libacp.so through the C API and checks headers and library agree. */
 #include <acp/acp.h>
 
