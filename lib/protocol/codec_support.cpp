@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "protocol/codec_support.hpp"
 
+#include <rapidjson/error/en.h>
+
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -9,18 +12,6 @@ namespace acp::detail {
 namespace {
 
 constexpr int kInvalidParams = -32602;
-
-rapidjson::Type raw_type(std::string_view text) {
-    switch (text.empty() ? 'n' : text.front()) {
-        case '{': return rapidjson::kObjectType;
-        case '[': return rapidjson::kArrayType;
-        case '"': return rapidjson::kStringType;
-        case 't': return rapidjson::kTrueType;
-        case 'f': return rapidjson::kFalseType;
-        case 'n': return rapidjson::kNullType;
-        default: return rapidjson::kNumberType;
-    }
-}
 
 void write_members_except(JsonWriter& writer, const JsonValue& object, std::string_view skip) {
     for (auto member = object.MemberBegin(); member != object.MemberEnd(); ++member) {
@@ -179,12 +170,45 @@ void write_double(JsonWriter& writer, double value) {
     }
 }
 
+namespace {
+
+thread_local RawJsonAudit* current_audit = nullptr;
+
+constexpr unsigned kRawParseFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
+
+// Parses host- or agent-supplied raw text; records it with the audit when it is no JSON.
+bool parse_raw(const RawJson& raw, rapidjson::Document& document) {
+    document.Parse<kRawParseFlags>(raw.text.data(), raw.text.size());
+    if (!document.HasParseError()) return true;
+    note_invalid_raw(raw.text, rapidjson::GetParseError_En(document.GetParseError()));
+    return false;
+}
+
+}  // namespace
+
+RawJsonAudit::RawJsonAudit() : outer_(current_audit) { current_audit = this; }
+RawJsonAudit::~RawJsonAudit() { current_audit = outer_; }
+
+void note_invalid_raw(std::string_view text, std::string_view why) {
+    if (current_audit == nullptr || !current_audit->status_.ok()) return;
+    constexpr std::size_t kShown = 60;
+    std::string shown = to_json_text(JsonValue(rapidjson::StringRef(text.data(), std::min(text.size(), kShown))));
+    current_audit->status_ = Status(Errc::invalid_argument, "raw JSON that is not one JSON value (" +
+                                                                std::string(why) + "): " + shown +
+                                                                (text.size() > kShown ? "..." : ""));
+}
+
 void write_raw(JsonWriter& writer, const RawJson& value) {
     if (value.text.empty()) {
         writer.Null();
         return;
     }
-    writer.RawValue(value.text.data(), value.text.size(), raw_type(value.text));
+    rapidjson::Document document;
+    if (!parse_raw(value, document)) {
+        writer.Null();
+        return;
+    }
+    document.Accept(writer);
 }
 
 void write_extra_fields(JsonWriter& writer, const std::vector<std::pair<std::string, RawJson>>& fields) {
@@ -197,18 +221,18 @@ void write_extra_fields(JsonWriter& writer, const std::vector<std::pair<std::str
 void write_unknown_object(JsonWriter& writer, std::string_view discriminator, std::string_view tag,
                           const RawJson& raw) {
     rapidjson::Document document;
-    document.Parse(raw.text.data(), raw.text.size());
-    if (!document.HasParseError() && document.IsObject()) {
+    const bool parsed = parse_raw(raw, document) && document.IsObject();
+    if (parsed) {
         const JsonValue* stored = find_member(document, discriminator);
         if (stored != nullptr && stored->IsString() && string_view_of(*stored) == tag) {
-            writer.RawValue(raw.text.data(), raw.text.size(), rapidjson::kObjectType);
+            document.Accept(writer);  // as it was, compact
             return;
         }
     }
     writer.StartObject();
     write_key(writer, discriminator);
     write_string(writer, tag);
-    if (!document.HasParseError() && document.IsObject()) write_members_except(writer, document, discriminator);
+    if (parsed) write_members_except(writer, document, discriminator);
     writer.EndObject();
 }
 
@@ -217,8 +241,7 @@ void write_unknown_members(JsonWriter& writer, std::string_view discriminator, s
     write_key(writer, discriminator);
     write_string(writer, tag);
     rapidjson::Document document;
-    document.Parse(raw.text.data(), raw.text.size());
-    if (!document.HasParseError() && document.IsObject()) write_members_except(writer, document, discriminator);
+    if (parse_raw(raw, document) && document.IsObject()) write_members_except(writer, document, discriminator);
 }
 
 }  // namespace acp::detail

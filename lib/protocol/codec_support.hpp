@@ -133,8 +133,30 @@ inline void write_key(JsonWriter& writer, std::string_view key) {
 // Integral values within 2^53 are written as integers (as JavaScript peers do); values
 // that are not finite, which JSON cannot carry, as null.
 void write_double(JsonWriter& writer, double value);
-// Writes the text as it is; an empty RawJson is written as null.
+// Writes the value compactly, whatever spacing its text has: a pretty-printed value must
+// never put a raw newline on the wire (CLIENT-MUST-01). An empty RawJson is written as
+// null; so is text that is not one JSON value in valid UTF-8, which a RawJsonAudit in scope
+// records (the client audits every request before sending, so it refuses such a request
+// rather than sending the null).
 void write_raw(JsonWriter& writer, const RawJson& value);
+
+// While alive, records on this thread the first RawJson that write_raw (and the unknown
+// variant writers) found unusable. Audits nest; the innermost records.
+class RawJsonAudit {
+public:
+    RawJsonAudit();
+    ~RawJsonAudit();
+    RawJsonAudit(const RawJsonAudit&) = delete;
+    RawJsonAudit& operator=(const RawJsonAudit&) = delete;
+    // Errc::invalid_argument naming the first bad value, or success.
+    const Status& status() const { return status_; }
+
+private:
+    friend void note_invalid_raw(std::string_view text, std::string_view why);
+    RawJsonAudit* outer_;
+    Status status_;
+};
+void note_invalid_raw(std::string_view text, std::string_view why);
 void write_extra_fields(JsonWriter& writer, const std::vector<std::pair<std::string, RawJson>>& fields);
 // An unknown variant of a tagged union: the raw object with the discriminator first.
 void write_unknown_object(JsonWriter& writer, std::string_view discriminator, std::string_view tag,

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The checks before sending, one rule at a time (the integration tests show them
-// refusing real calls; these pin the edges).
+// refusing real calls; these pin the edges). The checks read the version-neutral
+// AgentFeatures; these build them from a v2 answer, as the client does.
 #include <doctest/doctest.h>
 
-#include "protocol/v2/validation.hpp"
+#include "protocol/request_checks.hpp"
 
-using namespace acp::detail::v2;
+using acp::Status;
+using acp::detail::check_extension_method;
+using acp::detail::features_of;
+using acp::detail::is_absolute_path;
 namespace v2 = acp::v2;
 
 namespace {
@@ -22,6 +26,7 @@ v2::InitializeResponse agent_with(const char* which) {
             session.prompt = prompt;
             v2::McpCapabilities mcp;
             mcp.http = v2::McpHttpCapabilities{};
+            mcp._meta = acp::RawJson{R"({"_acme_pipe":{},"_acme_off":null,"plain":{}})"};
             session.mcp = mcp;
             session.additionalDirectories = v2::SessionAdditionalDirectoriesCapabilities{};
         }
@@ -29,6 +34,27 @@ v2::InitializeResponse agent_with(const char* which) {
     }
     agent.capabilities = caps;
     return agent;
+}
+
+Status check_new_session(const v2::NewSessionRequest& request, const v2::InitializeResponse& agent) {
+    return acp::detail::check_new_session(request, features_of(agent));
+}
+Status check_resume_session(const v2::ResumeSessionRequest& request, const v2::InitializeResponse& agent) {
+    return acp::detail::check_resume_session(request, features_of(agent));
+}
+Status check_list_sessions(const v2::ListSessionsRequest& request, const v2::InitializeResponse& agent) {
+    return acp::detail::check_list_sessions(request, features_of(agent));
+}
+Status check_prompt(const v2::PromptRequest& request, const v2::InitializeResponse& agent) {
+    return acp::detail::check_prompt(request, features_of(agent));
+}
+Status check_login(std::string_view method_id, const v2::InitializeResponse& agent) {
+    return acp::detail::check_login(method_id, features_of(agent));
+}
+Status check_logout(const v2::InitializeResponse& agent) { return acp::detail::check_logout(features_of(agent)); }
+Status check_set_config_option(const v2::SetSessionConfigOptionRequest& request,
+                               const std::vector<v2::SessionConfigOption>* options) {
+    return acp::detail::check_set_config_option(request, features_of(agent_with("session")), options);
 }
 
 }  // namespace
@@ -68,14 +94,21 @@ TEST_CASE("validation: additional directories are refused without the capability
           "CLIENT-MUST-38: each additional directory must be an absolute path: 'rel'");
 }
 
-TEST_CASE("validation: custom MCP transports need a '_' prefix") {
-    // CLIENT-MUST-16, -33
+TEST_CASE("validation: custom MCP transports need a '_' prefix and the agent's extension") {
+    // CLIENT-MUST-16, -33: a `_` transport only when a key of session.mcp._meta
+    // advertises it with an object.
     v2::NewSessionRequest request;
     request.cwd = "/p";
     request.mcpServers = std::vector<v2::McpServer>{v2::McpServer::make_unknown("_acme_pipe", acp::RawJson{"{}"})};
     CHECK(check_new_session(request, agent_with("full")).ok());
+    CHECK(check_new_session(request, agent_with("session")).message().find("_acme_pipe") != std::string::npos);
+    request.mcpServers = std::vector<v2::McpServer>{v2::McpServer::make_unknown("_acme_off", acp::RawJson{"{}"})};
+    CHECK(check_new_session(request, agent_with("full")).message().find("CLIENT-MUST-33") != std::string::npos);
     request.mcpServers = std::vector<v2::McpServer>{v2::McpServer::make_unknown("acp", acp::RawJson{"{}"})};
     CHECK_FALSE(check_new_session(request, agent_with("full")).ok());
+    // v1's sse never goes to a v2 agent.
+    request.mcpServers = std::vector<v2::McpServer>{v2::McpServer::make_unknown("sse", acp::RawJson{"{}"})};
+    CHECK(check_new_session(request, agent_with("full")).message().find("over sse") != std::string::npos);
 }
 
 TEST_CASE("validation: prompt blocks against session.prompt") {

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every part of the client shares (internal): the loop, the options, the JSON-RPC
+// connection, the session model and the host's handlers. Client::Impl owns one; each part
+// (negotiation, the request gate, the protocol drivers, the update router, ...) keeps a
+// reference to it.
+//
+// Lifetimes: the host may destroy the Client inside any callback. Whatever runs from a
+// libuv callback therefore holds keep_alive() until it returns, and checks `orphaned`
+// before calling the host: once the Client is gone no host callback runs.
+#pragma once
+
+#include <uv.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "acp/client.hpp"
+#include "jsonrpc/connection.hpp"
+#include "support/deferred_queue.hpp"
+#include "support/logger.hpp"
+
+namespace acp::detail {
+
+// The host's handlers, as installed on the Client.
+struct HostHandlers {
+    std::function<void(const v2::UpdateSessionNotification&)> session_update;
+    std::function<void(const v2::RequestPermissionRequest&, PermissionResponder)> permission;
+    std::function<void(const v2::CreateElicitationRequest&, ElicitationResponder)> elicitation;
+    bool elicitation_form = false;
+    bool elicitation_url = false;
+    std::function<void(const v2::CompleteElicitationNotification&)> elicitation_complete;
+    std::function<void(std::string_view, const RawJson&)> unknown_notification;
+    std::function<void(const Status&)> closed;
+    std::function<void(const v1::ReadTextFileRequest&, ClientMethodResponder)> read_text_file;
+    std::function<void(const v1::WriteTextFileRequest&, ClientMethodResponder)> write_text_file;
+    TerminalHandlers terminal;
+};
+
+struct ClientCore {
+    ClientCore(uv_loop_t* loop_in, std::unique_ptr<Transport> transport, ClientOptions options_in,
+               std::string agent_label_in)
+        : loop(loop_in),
+          options(std::move(options_in)),
+          logger(options.log),
+          deferred(loop_in),
+          rpc(std::make_unique<Connection>(loop_in, std::move(transport), logger, connection_options(options))),
+          agent_label(std::move(agent_label_in)) {}
+
+    static ConnectionOptions connection_options(const ClientOptions& options) {
+        ConnectionOptions connection;
+        connection.max_line_bytes = options.max_line_bytes;
+        return connection;
+    }
+
+    std::shared_ptr<void> keep_alive() const { return owner.lock(); }
+
+    // The options every request but initialize, login and the prompt turn uses.
+    RequestOptions request_options() const {
+        RequestOptions request;
+        request.timeout = options.request_timeout;
+        return request;
+    }
+
+    void log(LogLevel level, std::string_view message) const { logger(level, log_source::jsonrpc, message); }
+
+    // Refuses a call without sending anything; the callback still runs on a later turn.
+    template <class T>
+    void refuse(Callback<T> done, Status why) {
+        log(LogLevel::debug, "refused before sending: " + why.message());
+        deferred.post([done = std::move(done), why = std::move(why)] { done(why); });
+    }
+
+    uv_loop_t* loop;
+    ClientOptions options;
+    Logger logger;
+    DeferredQueue deferred;
+    std::unique_ptr<Connection> rpc;
+    SessionStore store;
+    HostHandlers host;
+    std::string agent_label;          // the agent's program, for messages
+    std::weak_ptr<void> owner;        // the Client::Impl, for keep_alive()
+    bool orphaned = false;            // the Client is gone; no more host callbacks
+    bool sent_other_request = false;  // initialize may not follow (CLIENT-MUST-21)
+    bool connection_ended = false;
+};
+
+}  // namespace acp::detail

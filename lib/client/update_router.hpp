@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// Where the agent's session/update traffic goes (internal): which sessions this client
+// has (membership), what waits for a pending session/new, and delivery into the session
+// model and then to the host.
+//
+// Both protocol drivers hand it v2-shaped notifications (a v1 agent's already lifted).
+// Membership comes from the drivers' session calls: session/new answers, session/resume
+// (v1 session/load) when sent, session/close answers.
+//
+// route() decides in two steps, classify() on the session id alone and then deliver() or
+// hold(), so that a later fast path can classify a text chunk straight from the parsed
+// JSON and apply it to the model without building an owned notification (the typed one
+// is only needed when the host installed on_session_update).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "acp/status.hpp"
+#include "acp/v2/types.hpp"
+#include "client/replay_settler.hpp"
+
+namespace acp::detail {
+
+struct ClientCore;
+
+class UpdateRouter {
+public:
+    explicit UpdateRouter(ClientCore& core);
+    UpdateRouter(const UpdateRouter&) = delete;
+    UpdateRouter& operator=(const UpdateRouter&) = delete;
+
+    enum class Route {
+        deliver,  // a session of this client: into the model, then to the host
+        hold,     // unknown while a session/new is pending: it may be that session's
+        closed,   // after its close answer: ignored (CLIENT-GUIDE 7.7)
+    };
+    Route classify(std::string_view session_id) const;
+
+    void route(v2::UpdateSessionNotification notification);
+    // Into the model first, so the host's callback sees the session with it applied.
+    void deliver(const v2::UpdateSessionNotification& notification);
+
+    // --- membership, from the drivers' session calls -----------------------------------
+    void new_session_sent();
+    // The answer: its session joins and what was held for it goes first (CLIENT-MUST-59);
+    // nullptr when the call failed.
+    void new_session_answered(const std::string* session_id);
+
+    // Whether a session was known or closed before a resume, so a refused resume can
+    // leave things as they were.
+    struct Membership {
+        bool known = false;
+        bool closed = false;
+    };
+    // Two resumes of one session at once would interleave their replays.
+    Status check_not_resuming(const std::string& session_id) const;
+    // The replay names this session before the answer does. A full replay rebuilds the
+    // session from nothing (docs/session-model.md); a plain resume or a later cursor
+    // continues what the client holds.
+    Membership begin_resume(const std::string& session_id, bool full_replay);
+    void resume_refused(const std::string& session_id, Membership before);
+    // finish runs once the replay has settled (client/replay_settler.hpp).
+    void resume_answered(const std::string& session_id, std::function<void()> finish);
+    // Its model stays for the host to show; nothing in it can be cancelled now.
+    void session_closed(const std::string& session_id);
+    bool is_closed(const std::string& session_id) const;
+    // What a list says of sessions the model holds (title, cwd, roots) goes into them.
+    void sessions_listed(const std::vector<v2::SessionInfo>& sessions);
+    // Lists a session answer carries replace the session's (CLIENT-MUST-56).
+    void apply_lists(const std::string& session_id, const std::optional<std::vector<v2::SessionConfigOption>>& options,
+                     const std::optional<std::vector<v2::AvailableCommand>>& commands);
+
+    void connection_ended();
+
+private:
+    void release_held(const std::string* session_id);
+
+    ClientCore& core_;
+    ReplaySettler settler_;
+    std::set<std::string> known_;    // created or resumed by this client
+    std::set<std::string> closed_;   // until resumed again
+    std::set<std::string> resuming_;  // a resume in flight or settling
+    int pending_new_ = 0;
+    std::vector<v2::UpdateSessionNotification> held_;
+};
+
+}  // namespace acp::detail
