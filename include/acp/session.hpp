@@ -333,5 +333,7 @@ private:
 
 // The whole model of a session as canonical JSON (format: docs/session-model.md).
 ACP_EXPORT std::string to_json(const SessionState& session);
+// One item as it appears in that dump.
+ACP_EXPORT std::string to_json(const SessionItem& item);
 
 }  // namespace acp
