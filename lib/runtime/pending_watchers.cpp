@@ -7,7 +7,11 @@ namespace acp::detail {
 
 namespace {
 
-std::atomic<bool> fallback_forced{false};
+std::atomic<WatcherProbe> forced_probe{WatcherProbe::automatic};
+
+// libuv 1.44.2 ("loop: better align order-of-events behavior between platforms") made
+// uv_backend_timeout() return 0 while the watcher queue is not empty.
+constexpr unsigned int kTimeoutCountsWatchers = (1u << 16) | (44u << 8) | 2u;
 
 // Every libuv 1.x on Unix keeps the queue as a circular list head of two pointers
 // (void*[2] up to 1.46, struct uv__queue {next, prev} after) whose first pointer points
@@ -18,29 +22,28 @@ std::atomic<bool> fallback_forced{false};
 static_assert(sizeof(static_cast<uv_loop_t*>(nullptr)->watcher_queue) == 2 * sizeof(void*),
               "uv_loop_t::watcher_queue is not a two-pointer list head");
 
-bool loaded_libuv_matches() {
-    static const bool matches = (uv_version() >> 16) == UV_VERSION_MAJOR;
-    return matches;
-}
-
-bool queue_empty(const uv_loop_t* loop) {
+PendingWatchers read_private_queue(const uv_loop_t* loop) {
+    if ((uv_version() >> 16) != UV_VERSION_MAJOR) return PendingWatchers::unknown;
     void* const* head = reinterpret_cast<void* const*>(&loop->watcher_queue);
-    return head[0] == static_cast<const void*>(head);
+    return head[0] == static_cast<const void*>(head) ? PendingWatchers::none : PendingWatchers::some;
 }
+#else
+PendingWatchers read_private_queue(const uv_loop_t*) { return PendingWatchers::unknown; }
 #endif
 
 }  // namespace
 
 PendingWatchers pending_watchers(const uv_loop_t* loop) {
-    if (fallback_forced.load(std::memory_order_relaxed)) return PendingWatchers::unknown;
-#ifdef ACP_KNOWS_UV_WATCHER_QUEUE
-    if (loaded_libuv_matches()) return queue_empty(loop) ? PendingWatchers::none : PendingWatchers::some;
-#else
-    (void)loop;
-#endif
-    return PendingWatchers::unknown;
+    switch (forced_probe.load(std::memory_order_relaxed)) {
+        case WatcherProbe::public_timeout: return PendingWatchers::none;
+        case WatcherProbe::private_queue: return read_private_queue(loop);
+        case WatcherProbe::blind: return PendingWatchers::unknown;
+        case WatcherProbe::automatic: break;
+    }
+    if (uv_version() >= kTimeoutCountsWatchers) return PendingWatchers::none;
+    return read_private_queue(loop);
 }
 
-void force_pending_watchers_fallback(bool enabled) { fallback_forced.store(enabled, std::memory_order_relaxed); }
+void set_watcher_probe(WatcherProbe probe) { forced_probe.store(probe, std::memory_order_relaxed); }
 
 }  // namespace acp::detail

@@ -3,6 +3,8 @@
 // real agent: the peer on the official TypeScript SDK.
 #include <doctest/doctest.h>
 #include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -55,9 +57,10 @@ bool host_loop_until(Runtime& runtime, const std::function<bool()>& done) {
         REQUIRE(fd.ok());
         REQUIRE(timeout.ok());
         pollfd p{*fd, POLLIN, 0};
-        // Never longer than the guard's remaining time, never a busy loop.
-        const int wait = *timeout < 0 ? 1000 : *timeout;
-        (void)::poll(&p, 1, wait);
+        // -1 means "until the descriptor is readable": a wrong -1 hangs until the guard.
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(guard - Clock::now()).count();
+        const int wait = *timeout < 0 || *timeout > left ? static_cast<int>(left) : *timeout;
+        (void)::poll(&p, 1, wait < 0 ? 0 : wait);
         REQUIRE(runtime.run_nowait().ok());
     }
     return true;
@@ -66,11 +69,19 @@ bool host_loop_until(Runtime& runtime, const std::function<bool()>& done) {
 // One whole conversation driven from the host's loop: initialize, a session, a prompt
 // whose reply streams in chunks, then an orderly close.
 void converse_through_the_descriptor(Runtime& runtime) {
-    auto created = Client::spawn(runtime.loop(), peer());
+    // The peer says "ready" on stderr before anyone writes to it: the host waits for that
+    // with nothing else to do, so the streams the spawn started must be watched already.
+    bool ready = false;
+    ClientOptions options;
+    options.log = [&](const LogRecord& r) {
+        if (r.source == log_source::agent_stderr && r.message.find("ready") != std::string_view::npos) ready = true;
+    };
+    auto created = Client::spawn(runtime.loop(), peer(), options);
     REQUIRE(created.ok());
     std::unique_ptr<Client> client = std::move(created.value());
     bool closed = false;
     client->on_closed([&](const Status&) { closed = true; });
+    REQUIRE(host_loop_until(runtime, [&] { return ready; }));
 
     std::optional<Result<v2::InitializeResponse>> initialized;
     client->initialize([&](Result<v2::InitializeResponse> r) { initialized.emplace(std::move(r)); });
@@ -105,6 +116,66 @@ void converse_through_the_descriptor(Runtime& runtime) {
 
 }  // namespace
 
+// A read started inside an I/O callback (here: reading stream B once stream A had data)
+// is only queued by libuv; waiting on the backend descriptor before it is registered
+// would wait for ever although B's data is there.
+void watcher_started_in_a_callback_is_watched(Runtime& runtime) {
+    int a[2];
+    int b[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, a) == 0);
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, b) == 0);
+    struct Streams {
+        uv_pipe_t a, b;
+        bool b_read = false;
+    } streams;
+    uv_pipe_init(runtime.loop(), &streams.a, 0);
+    uv_pipe_init(runtime.loop(), &streams.b, 0);
+    uv_pipe_open(&streams.a, a[0]);
+    uv_pipe_open(&streams.b, b[0]);
+    streams.a.data = &streams;
+    streams.b.data = &streams;
+    auto alloc = [](uv_handle_t*, std::size_t, uv_buf_t* buf) {
+        static char storage[64];
+        *buf = uv_buf_init(storage, sizeof storage);
+    };
+    uv_read_start(reinterpret_cast<uv_stream_t*>(&streams.a), alloc, [](uv_stream_t* s, ssize_t n, const uv_buf_t*) {
+        if (n <= 0) return;
+        auto* st = static_cast<Streams*>(s->data);
+        uv_read_stop(s);
+        uv_read_start(reinterpret_cast<uv_stream_t*>(&st->b),
+                      [](uv_handle_t*, std::size_t, uv_buf_t* buf) {
+                          static char storage[64];
+                          *buf = uv_buf_init(storage, sizeof storage);
+                      },
+                      [](uv_stream_t* b_stream, ssize_t read, const uv_buf_t*) {
+                          if (read > 0) static_cast<Streams*>(b_stream->data)->b_read = true;
+                      });
+    });
+    REQUIRE(::write(b[1], "b", 1) == 1);  // B's data is there before anyone reads B
+    REQUIRE(host_loop_until(runtime, [] { return true; }));
+    REQUIRE(::write(a[1], "a", 1) == 1);
+    CHECK(host_loop_until(runtime, [&] { return streams.b_read; }));
+    uv_close(reinterpret_cast<uv_handle_t*>(&streams.a), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&streams.b), nullptr);
+    REQUIRE(runtime.run_nowait().ok());
+    ::close(a[1]);
+    ::close(b[1]);
+}
+
+// Each way the runtime can learn about such watchers: the libuv it runs on picks one
+// (automatic); the others are what older or unknown libuv versions get.
+TEST_CASE("a polled runtime watches what a callback started before the host waits") {
+    for (auto probe : {detail::WatcherProbe::automatic, detail::WatcherProbe::public_timeout,
+                       detail::WatcherProbe::private_queue, detail::WatcherProbe::blind}) {
+        CAPTURE(static_cast<int>(probe));
+        detail::set_watcher_probe(probe);
+        auto runtime = Runtime::create(HostingMode::polled);
+        REQUIRE(runtime.ok());
+        watcher_started_in_a_callback_is_watched(**runtime);
+    }
+    detail::set_watcher_probe(detail::WatcherProbe::automatic);
+}
+
 TEST_CASE("a C++ host drives a polled runtime through its descriptor and timeout") {
     auto runtime = Runtime::create(HostingMode::polled);
     REQUIRE(runtime.ok());
@@ -116,11 +187,11 @@ TEST_CASE("a C++ host drives a polled runtime through its descriptor and timeout
 TEST_CASE("a polled runtime that cannot see libuv's unregistered watchers still never stalls") {
     // The public-API fallback for a libuv whose private layout is unknown: no wait longer
     // than a short cap, so a watcher started by a callback is registered soon, not never.
-    detail::force_pending_watchers_fallback(true);
+    detail::set_watcher_probe(detail::WatcherProbe::blind);
     auto runtime = Runtime::create(HostingMode::polled);
     REQUIRE(runtime.ok());
     converse_through_the_descriptor(**runtime);
-    detail::force_pending_watchers_fallback(false);
+    detail::set_watcher_probe(detail::WatcherProbe::automatic);
 }
 
 TEST_CASE("hosting calls made in the wrong mode or on the wrong thread are refused") {
@@ -149,7 +220,7 @@ TEST_CASE("a host on its own thread calls into an own-thread runtime from other 
         REQUIRE(spawned.ok());
         client = std::move(spawned.value());
     }).ok());
-    CHECK(loop_thread != std::this_thread::get_id());
+    CHECK((loop_thread != std::this_thread::get_id()));
 
     // Loop-thread state, only touched there: callbacks and dispatched functions alike.
     std::vector<std::string> sessions;
@@ -202,7 +273,7 @@ TEST_CASE("a host on its own thread calls into an own-thread runtime from other 
         teardown_thread = std::this_thread::get_id();
         client.reset();
     });
-    CHECK(teardown_thread == loop_thread);
+    CHECK((teardown_thread == loop_thread));
     CHECK(runtime.dispatch([] {}).code() == Errc::connection_closed);
     CHECK(runtime.call([] {}).code() == Errc::connection_closed);
     runtime.shutdown();  // idempotent
@@ -232,7 +303,7 @@ TEST_CASE("a host loop runtime runs functions from other threads on the host's l
         while (!ran && Clock::now() < guard) uv_run(&loop, UV_RUN_ONCE);
         other.join();
         CHECK(ran);
-        CHECK(ran_on == std::this_thread::get_id());
+        CHECK((ran_on == std::this_thread::get_id()));
         // A post from the loop thread runs on a later turn even with nothing else alive.
         uv_timer_stop(&keep_alive);
         uv_close(reinterpret_cast<uv_handle_t*>(&keep_alive), nullptr);
