@@ -234,11 +234,14 @@ TEST_CASE("a host on its own thread calls into an own-thread runtime from other 
     }).ok());
     REQUIRE(runtime.run_until([&] { return initialized; }).ok());
 
-    // Several host threads at once, each through the one entry.
+    // Several host threads at once, each through the one entry; what they dispatch runs
+    // on the loop thread, never on theirs.
+    std::atomic<bool> dispatched_on_loop_thread{true};
     std::vector<std::thread> hosts;
     for (int i = 0; i < 3; ++i) {
         hosts.emplace_back([&] {
             CHECK(runtime.dispatch([&] {
+                if (std::this_thread::get_id() != loop_thread) dispatched_on_loop_thread = false;
                 v2::NewSessionRequest request;
                 request.cwd = "/tmp";
                 client->new_session(request, [&](Result<v2::NewSessionResponse> r) {
@@ -251,6 +254,7 @@ TEST_CASE("a host on its own thread calls into an own-thread runtime from other 
     for (auto& host : hosts) host.join();
     REQUIRE(runtime.run_until([&] { return sessions.size() == 3; }).ok());
     CHECK(callbacks_on_loop_thread);
+    CHECK(dispatched_on_loop_thread);
 
     // call() hands back what was computed on the loop thread.
     int version = 0;
@@ -293,7 +297,10 @@ TEST_CASE("a host loop runtime runs functions from other threads on the host's l
         uv_timer_t keep_alive;
         uv_timer_init(&loop, &keep_alive);
         uv_timer_start(&keep_alive, [](uv_timer_t*) {}, 50, 50);
+        std::atomic<bool> dispatched_here{false};
+        const std::thread::id host_thread = std::this_thread::get_id();
         std::thread other([&] {
+            CHECK(runtime.dispatch([&] { dispatched_here = std::this_thread::get_id() == host_thread; }).ok());
             CHECK(runtime.call([&] {
                 ran_on = std::this_thread::get_id();
                 ran = true;
@@ -304,6 +311,7 @@ TEST_CASE("a host loop runtime runs functions from other threads on the host's l
         other.join();
         CHECK(ran);
         CHECK((ran_on == std::this_thread::get_id()));
+        CHECK(dispatched_here);
         // A post from the loop thread runs on a later turn even with nothing else alive.
         uv_timer_stop(&keep_alive);
         uv_close(reinterpret_cast<uv_handle_t*>(&keep_alive), nullptr);
