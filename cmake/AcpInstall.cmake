@@ -6,7 +6,8 @@ include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/acp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/generated/acp/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/acp)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/generated/acp/version.hpp ${ACP_CDEF_HEADER}
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/acp)
 
 install(TARGETS acp_shared acp_static EXPORT acpTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -9,6 +9,8 @@ set -euo pipefail
 packages=(cmake g++ ninja-build pkg-config rapidjson-dev libuv1-dev)
 if [ "${1:-}" != "--build" ]; then
     packages+=(doctest-dev python3)
+    # The FFI tests load the generated acp_cdef.h with LuaJIT and Python cffi.
+    packages+=(luajit python3-cffi)
     # Node.js and npm run the peer agent built on the official TypeScript SDK.
     command -v node >/dev/null 2>&1 || packages+=(nodejs)
     command -v npm >/dev/null 2>&1 || packages+=(npm)

@@ -4,7 +4,7 @@
  * Rust, Go, C#, Swift). Conventions and the full guide: docs/c-api.md.
  *
  *   acp_client_options options = ACP_CLIENT_OPTIONS_INIT;   (polled mode, events queued)
- *   acp_spawn_options agent = ACP_SPAWN_OPTIONS_INIT;
+ *   acp_spawn_options agent = ACP_SPAWN_OPTIONS_INIT;        (or acp_*_options_init())
  *   const char *argv[] = {"my-agent", "--acp", NULL};
  *   acp_client *client;
  *   agent.argv = argv;
@@ -32,17 +32,27 @@
  * - No callback runs inside the call that caused it; any callback may call any function
  *   except acp_client_free() on its own client, acp_client_close() included.
  * - No C++ exception ever leaves the library.
+ * - Constants are C enums (their typedef names end in _t), so FFIs see them. Functions
+ *   take and return them as int: the ABI keeps int, whatever size a compiler gives an enum.
+ *
+ * Foreign-function hosts (LuaJIT ffi.cdef, Python cffi) load acp_cdef.h, installed beside
+ * this header: the build makes it from this file (the C preprocessor with ACP_CDEF
+ * defined), so it declares exactly what is here, without preprocessor lines.
  */
 #ifndef ACP_ACP_H
 #define ACP_ACP_H
 
+#ifndef ACP_CDEF
 #include <stddef.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#if defined(_WIN32) && !defined(ACP_STATIC_DEFINE)
+#if defined(ACP_CDEF)
+#define ACP_API
+#elif defined(_WIN32) && !defined(ACP_STATIC_DEFINE)
 #define ACP_API __declspec(dllimport)
 #elif defined(__GNUC__)
 #define ACP_API __attribute__((visibility("default")))
@@ -56,20 +66,22 @@ extern "C" {
 ACP_API const char *acp_version(void);
 ACP_API int acp_version_major(void);
 
-#define ACP_OK 0
-#define ACP_EINVAL (-1)       /* refused before sending: bad argument or JSON */
-#define ACP_ESPAWN (-2)       /* the agent could not be started */
-#define ACP_EIO (-3)          /* reading or writing a stream failed */
-#define ACP_ECLOSED (-4)      /* the connection or the client is closed */
-#define ACP_ETIMEDOUT (-5)    /* a per-request timeout fired */
-#define ACP_ECANCELLED (-6)   /* cancelled by this side */
-#define ACP_ERPC (-7)         /* the agent answered with a JSON-RPC error (see rpc_code) */
-#define ACP_EPROTOCOL (-8)    /* the agent broke the protocol */
-#define ACP_EUNSUPPORTED (-9) /* the agent does not offer what was asked for */
-#define ACP_EINTERNAL (-10)   /* a bug in libacp (or out of memory) */
-#define ACP_EAGAIN (-11)      /* nothing to return now (no queued event) */
-#define ACP_ENOTFOUND (-12)   /* no such session, item or request */
-#define ACP_ESTATE (-13)      /* not possible in this mode or state */
+typedef enum acp_error_t {
+    ACP_OK = 0,
+    ACP_EINVAL = -1,       /* refused before sending: bad argument or JSON */
+    ACP_ESPAWN = -2,       /* the agent could not be started */
+    ACP_EIO = -3,          /* reading or writing a stream failed */
+    ACP_ECLOSED = -4,      /* the connection or the client is closed */
+    ACP_ETIMEDOUT = -5,    /* a per-request timeout fired */
+    ACP_ECANCELLED = -6,   /* cancelled by this side */
+    ACP_ERPC = -7,         /* the agent answered with a JSON-RPC error (see rpc_code) */
+    ACP_EPROTOCOL = -8,    /* the agent broke the protocol */
+    ACP_EUNSUPPORTED = -9, /* the agent does not offer what was asked for */
+    ACP_EINTERNAL = -10,   /* a bug in libacp (or out of memory) */
+    ACP_EAGAIN = -11,      /* nothing to return now (no queued event) */
+    ACP_ENOTFOUND = -12,   /* no such session, item or request */
+    ACP_ESTATE = -13       /* not possible in this mode or state */
+} acp_error_t;
 
 /* The message of the last failed call on this thread ("" if none). Valid until the next
  * failing call on this thread. */
@@ -91,6 +103,7 @@ typedef struct acp_client acp_client;       /* one connection to one agent */
 typedef struct acp_event acp_event;         /* something that happened (see ACP_EVENT_*) */
 typedef struct acp_responder acp_responder; /* the answer owed to one agent request */
 typedef struct acp_session acp_session;     /* a snapshot of one session's model */
+typedef struct acp_item acp_item;           /* a copy of one item of a session's model */
 
 typedef void (*acp_release_cb)(void *userdata);
 /* Handlers receive events they do not own: the event is freed when the handler returns. */
@@ -100,20 +113,31 @@ typedef void (*acp_result_cb)(const acp_event *result, void *userdata);
 
 /* ---- creating a client ----------------------------------------------------------------- */
 
-#define ACP_MODE_POLLED 0 /* libacp owns a loop; the host watches acp_client_fd() and calls run_nowait */
-#define ACP_MODE_THREAD 1 /* libacp runs its loop on its own thread; callbacks run there */
-#define ACP_MODE_LOOP 2   /* the host's uv_loop_t (same libuv as libacp); host thread only */
+typedef enum acp_mode_t {
+    ACP_MODE_POLLED = 0, /* libacp owns a loop; the host watches acp_client_fd() and calls run_nowait */
+    ACP_MODE_THREAD = 1, /* libacp runs its loop on its own thread; callbacks run there */
+    ACP_MODE_LOOP = 2    /* the host's uv_loop_t (same libuv as libacp); host thread only */
+} acp_mode_t;
 
-#define ACP_LOG_DEBUG 0
-#define ACP_LOG_INFO 1
-#define ACP_LOG_WARNING 2
-#define ACP_LOG_ERROR 3
+typedef enum acp_log_level_t {
+    ACP_LOG_DEBUG = 0,
+    ACP_LOG_INFO = 1,
+    ACP_LOG_WARNING = 2,
+    ACP_LOG_ERROR = 3
+} acp_log_level_t;
 
-#define ACP_PROTOCOL_AUTO 0 /* ask for v2; continue in v1 when the agent answers 1 */
-#define ACP_PROTOCOL_V1 1   /* send the v1 initialize first (agents known to speak only v1) */
-#define ACP_PROTOCOL_V2 2   /* the same as ACP_PROTOCOL_AUTO */
+typedef enum acp_protocol_t {
+    ACP_PROTOCOL_AUTO = 0, /* ask for v2; continue in v1 when the agent answers 1 */
+    ACP_PROTOCOL_V1 = 1,   /* send the v1 initialize first (agents known to speak only v1) */
+    ACP_PROTOCOL_V2 = 2    /* the same as ACP_PROTOCOL_AUTO */
+} acp_protocol_t;
 
-#define ACP_CLIENT_OPTIONS_VERSION 2 /* version 1 ended before protocol_version */
+/* The versions of the options structs this header describes. */
+typedef enum acp_options_version_t {
+    ACP_CLIENT_OPTIONS_VERSION = 2, /* version 1 ended before protocol_version */
+    ACP_SPAWN_OPTIONS_VERSION = 1
+} acp_options_version_t;
+
 typedef struct acp_client_options {
     unsigned int version;           /* ACP_CLIENT_OPTIONS_VERSION */
     int mode;                       /* ACP_MODE_* */
@@ -129,7 +153,6 @@ typedef struct acp_client_options {
 #define ACP_CLIENT_OPTIONS_INIT \
     {ACP_CLIENT_OPTIONS_VERSION, ACP_MODE_POLLED, NULL, NULL, NULL, 0, 0, 1, ACP_LOG_INFO, ACP_PROTOCOL_AUTO}
 
-#define ACP_SPAWN_OPTIONS_VERSION 1
 typedef struct acp_spawn_options {
     unsigned int version;         /* ACP_SPAWN_OPTIONS_VERSION */
     const char *const *argv;      /* NULL-terminated; argv[0] is looked up on PATH, no shell */
@@ -140,6 +163,12 @@ typedef struct acp_spawn_options {
     unsigned long terminate_grace_ms; /* 0: 2000; after SIGTERM, before SIGKILL */
 } acp_spawn_options;
 #define ACP_SPAWN_OPTIONS_INIT {ACP_SPAWN_OPTIONS_VERSION, NULL, NULL, NULL, NULL, 0, 0}
+
+/* The defaults of the _INIT macros, for hosts that cannot use a macro (FFIs): fills the
+ * struct of that version (an older, shorter version only up to its last member) and sets
+ * its version member. ACP_EINVAL for a NULL struct or a version this library does not know. */
+ACP_API int acp_client_options_init(acp_client_options *options, unsigned int version);
+ACP_API int acp_spawn_options_init(acp_spawn_options *options, unsigned int version);
 
 /* Spawns the agent and connects to it. options may be NULL (ACP_CLIENT_OPTIONS_INIT). */
 ACP_API int acp_client_spawn(acp_client **out, const acp_spawn_options *agent, const acp_client_options *options);
@@ -174,41 +203,47 @@ ACP_API int acp_client_event_fd(const acp_client *client);
 
 /* ---- events -------------------------------------------------------------------------------- */
 
-#define ACP_EVENT_RESULT 1               /* an asynchronous call completed: status, json */
-#define ACP_EVENT_SESSION_UPDATE 2       /* json: the session/update params; session_id */
-#define ACP_EVENT_PERMISSION_REQUEST 3   /* json: the request params; take the responder */
-#define ACP_EVENT_ELICITATION_REQUEST 4  /* json: the request params; take the responder */
-#define ACP_EVENT_ELICITATION_COMPLETE 5 /* json: the notification params */
-#define ACP_EVENT_REQUEST_WITHDRAWN 6    /* the agent withdrew a request it made: request = its responder's id */
-#define ACP_EVENT_EXT_REQUEST 7          /* method, json: params; take the responder */
-#define ACP_EVENT_EXT_NOTIFICATION 8     /* method, json: params */
-#define ACP_EVENT_UNKNOWN_NOTIFICATION 9 /* method, json: params (nobody handles it) */
-#define ACP_EVENT_LOG 10                 /* log_level, method = source, text = message */
-#define ACP_EVENT_TRAFFIC 11             /* direction, text = the line */
-#define ACP_EVENT_CLOSED 12              /* status: why the connection ended */
-#define ACP_EVENT_CLIENT_REQUEST 13      /* a v1 agent's fs/ or terminal/ request: method, json: params
-                                            (v1 shape), session_id; take the responder */
-#define ACP_EVENT_SESSION_CHANGED 14     /* the session model changed (after acp_client_observe_sessions):
-                                            session_id, change, item index, kind and id */
-#define ACP_EVENT_TYPE_COUNT 15
+typedef enum acp_event_type_t {
+    ACP_EVENT_RESULT = 1,               /* an asynchronous call completed: status, json, session_id */
+    ACP_EVENT_SESSION_UPDATE = 2,       /* json: the session/update params; session_id */
+    ACP_EVENT_PERMISSION_REQUEST = 3,   /* json: the request params, options, its tool call; take the responder */
+    ACP_EVENT_ELICITATION_REQUEST = 4,  /* json: the request params; take the responder */
+    ACP_EVENT_ELICITATION_COMPLETE = 5, /* json: the notification params */
+    ACP_EVENT_REQUEST_WITHDRAWN = 6,    /* the agent withdrew a request it made: request = its responder's id */
+    ACP_EVENT_EXT_REQUEST = 7,          /* method, json: params; take the responder */
+    ACP_EVENT_EXT_NOTIFICATION = 8,     /* method, json: params */
+    ACP_EVENT_UNKNOWN_NOTIFICATION = 9, /* method, json: params (nobody handles it) */
+    ACP_EVENT_LOG = 10,                 /* log_level, method = source, text = message */
+    ACP_EVENT_TRAFFIC = 11,             /* direction, text = the line */
+    ACP_EVENT_CLOSED = 12,              /* status: why the connection ended */
+    ACP_EVENT_CLIENT_REQUEST = 13,      /* a v1 agent's fs/ or terminal/ request: method, json: params
+                                           (v1 shape), session_id; take the responder */
+    ACP_EVENT_SESSION_CHANGED = 14,     /* the session model changed (after acp_client_observe_sessions):
+                                           session_id, change, item index, kind, id and appended text */
+    ACP_EVENT_TYPE_COUNT = 15
+} acp_event_type_t;
 
 /* What an ACP_EVENT_SESSION_CHANGED says changed (docs/session-model.md, "Events"). */
-#define ACP_CHANGE_SESSION_ADDED 0   /* first sight of the session */
-#define ACP_CHANGE_SESSION_RESET 1   /* a full replay began: the session is empty again */
-#define ACP_CHANGE_SESSION_REMOVED 2
-#define ACP_CHANGE_ITEM_INSERTED 3   /* item index/kind/id is new */
-#define ACP_CHANGE_ITEM_CHANGED 4    /* item index/kind/id changed in place */
-#define ACP_CHANGE_STATE 5           /* the foreground state differs */
-#define ACP_CHANGE_TURN_ENDED 6      /* a real completion, never a replayed or resumed idle state */
-#define ACP_CHANGE_CONFIG_OPTIONS 7
-#define ACP_CHANGE_COMMANDS 8
-#define ACP_CHANGE_INFO 9
-#define ACP_CHANGE_USAGE 10
-#define ACP_CHANGE_NOTICE_ADDED 11
-#define ACP_CHANGE_REPLAY_ENDED 12
+typedef enum acp_change_t {
+    ACP_CHANGE_SESSION_ADDED = 0,   /* first sight of the session */
+    ACP_CHANGE_SESSION_RESET = 1,   /* a full replay began: the session is empty again */
+    ACP_CHANGE_SESSION_REMOVED = 2,
+    ACP_CHANGE_ITEM_INSERTED = 3,   /* item index/kind/id is new */
+    ACP_CHANGE_ITEM_CHANGED = 4,    /* item index/kind/id changed in place */
+    ACP_CHANGE_STATE = 5,           /* the foreground state differs (acp_event_state) */
+    ACP_CHANGE_TURN_ENDED = 6,      /* a real completion, never a replayed or resumed idle state */
+    ACP_CHANGE_CONFIG_OPTIONS = 7,
+    ACP_CHANGE_COMMANDS = 8,
+    ACP_CHANGE_INFO = 9,
+    ACP_CHANGE_USAGE = 10,
+    ACP_CHANGE_NOTICE_ADDED = 11,
+    ACP_CHANGE_REPLAY_ENDED = 12
+} acp_change_t;
 
-#define ACP_DIRECTION_INCOMING 0
-#define ACP_DIRECTION_OUTGOING 1
+typedef enum acp_direction_t {
+    ACP_DIRECTION_INCOMING = 0,
+    ACP_DIRECTION_OUTGOING = 1
+} acp_direction_t;
 
 /* Takes the oldest queued event (only events no handler took are queued, and only with
  * options.queue_events). 0 and *out set, or ACP_EAGAIN when the queue is empty. Never
@@ -226,7 +261,8 @@ ACP_API const acp_status *acp_event_status(const acp_event *event);
 /* The JSON payload (see ACP_EVENT_*; RESULT: the typed response, e.g. InitializeResponse,
  * "null" on failure); never NULL. */
 ACP_API const char *acp_event_json(const acp_event *event);
-/* The session the event is about, or NULL. */
+/* The session the event is about, or NULL. RESULT of a call about a session: that session
+ * (new_session: the new session's id, also when the call failed: NULL). */
 ACP_API const char *acp_event_session_id(const acp_event *event);
 /* RESULT: the method called; EXT_*, CLIENT_REQUEST and UNKNOWN_NOTIFICATION: the method; LOG: the
  * source ("agent-stderr", "transport", "jsonrpc"); NULL otherwise. */
@@ -238,10 +274,29 @@ ACP_API int acp_event_direction(const acp_event *event);
 /* SESSION_CHANGED: the ACP_CHANGE_*; -1 for other events. */
 ACP_API int acp_event_change(const acp_event *event);
 /* SESSION_CHANGED about an item: its index in the session's items, ACP_ITEM_* kind and
- * entity id (index -1 and id NULL for other changes and events). */
+ * entity id; PERMISSION_REQUEST about a tool call: that tool call (read it with
+ * acp_client_item). Index -1 and id NULL for other changes and events. */
 ACP_API int acp_event_item_index(const acp_event *event);
 ACP_API int acp_event_item_kind(const acp_event *event);
 ACP_API const char *acp_event_item_id(const acp_event *event);
+/* SESSION_CHANGED caused by a chunk that only appended to the item's text (a message
+ * chunk, a terminal output chunk): the UTF-8 text it appended (valid as long as the event;
+ * "" for a block without text), its byte size in *size when size is not NULL. NULL (and
+ * *size 0) for any other change, which may have replaced the text: read the item again.
+ * A host following a streamed reply does work of the chunk's size, not the message's. */
+ACP_API const char *acp_event_appended_text(const acp_event *event, size_t *size);
+/* SESSION_CHANGED STATE and TURN_ENDED: the foreground state ("idle", "running",
+ * "requires_action" or an unrecognised one) and the idle state's stop reason, or NULL. */
+ACP_API const char *acp_event_state(const acp_event *event);
+ACP_API const char *acp_event_stop_reason(const acp_event *event);
+/* PERMISSION_REQUEST: the options offered, in order (0 for other events). Id (what
+ * acp_responder_select takes), name (the label to show) and kind ("allow_once",
+ * "allow_always", "reject_once", "reject_always" or one this version does not know);
+ * NULL for an index out of range. */
+ACP_API int acp_event_option_count(const acp_event *event);
+ACP_API const char *acp_event_option_id(const acp_event *event, int index);
+ACP_API const char *acp_event_option_name(const acp_event *event, int index);
+ACP_API const char *acp_event_option_kind(const acp_event *event, int index);
 /* Moves the event's responder to the caller, who must free it with acp_responder_free()
  * (answering or not). Without this, the request is answered when the event is freed or
  * the handler returns: permission "cancelled", elicitation "cancel", extension and
@@ -267,9 +322,11 @@ ACP_API int acp_client_add_ext_method(acp_client *client, const char *method, in
  * .terminal) only when enabled; a call again adds to what was enabled. Answer with
  * acp_responder_respond (the method's v1 response, e.g. {"content":"..."}) or
  * acp_responder_fail (e.g. -32002 for a missing file). */
-#define ACP_CLIENT_METHOD_READ_TEXT_FILE 1  /* fs/read_text_file */
-#define ACP_CLIENT_METHOD_WRITE_TEXT_FILE 2 /* fs/write_text_file */
-#define ACP_CLIENT_METHOD_TERMINAL 4        /* terminal/create, output, wait_for_exit, kill, release */
+typedef enum acp_client_method_t {
+    ACP_CLIENT_METHOD_READ_TEXT_FILE = 1,  /* fs/read_text_file */
+    ACP_CLIENT_METHOD_WRITE_TEXT_FILE = 2, /* fs/write_text_file */
+    ACP_CLIENT_METHOD_TERMINAL = 4         /* terminal/create, output, wait_for_exit, kill, release */
+} acp_client_method_t;
 ACP_API int acp_client_serve_client_methods(acp_client *client, unsigned int methods);
 /* Reports every line in and out as ACP_EVENT_TRAFFIC; redact hides MCP secrets. */
 ACP_API int acp_client_observe_traffic(acp_client *client, int enabled, int redact);
@@ -375,14 +432,16 @@ ACP_API int acp_client_is_closed(const acp_client *client);
 
 /* ---- the session model ---------------------------------------------------------------------- */
 
-#define ACP_ITEM_USER_MESSAGE 0
-#define ACP_ITEM_AGENT_MESSAGE 1
-#define ACP_ITEM_AGENT_THOUGHT 2
-#define ACP_ITEM_TOOL_CALL 3
-#define ACP_ITEM_PLAN 4
-#define ACP_ITEM_TERMINAL 5
-#define ACP_ITEM_COMPACTION 6
-#define ACP_ITEM_UNKNOWN 7
+typedef enum acp_item_kind_t {
+    ACP_ITEM_USER_MESSAGE = 0,
+    ACP_ITEM_AGENT_MESSAGE = 1,
+    ACP_ITEM_AGENT_THOUGHT = 2,
+    ACP_ITEM_TOOL_CALL = 3,
+    ACP_ITEM_PLAN = 4,
+    ACP_ITEM_TERMINAL = 5,
+    ACP_ITEM_COMPACTION = 6,
+    ACP_ITEM_UNKNOWN = 7
+} acp_item_kind_t;
 
 /* A consistent snapshot of one session's model (thread-safe to read, immutable).
  * ACP_ENOTFOUND if the client holds no such session. */
@@ -418,6 +477,42 @@ ACP_API const char *acp_session_item_title(const acp_session *session, int index
 ACP_API const char *acp_session_item_status(const acp_session *session, int index);
 /* The item as in the canonical dump. */
 ACP_API const char *acp_session_item_json(const acp_session *session, int index);
+
+/* ---- one item, without a snapshot --------------------------------------------------------
+ * A copy of one item of the live model, costing that item's size (a snapshot costs the
+ * whole session's). Immutable, thread-safe to read, freed with acp_item_free. */
+
+/* The number of items the session holds, or ACP_ENOTFOUND. */
+ACP_API int acp_client_item_count(acp_client *client, const char *session_id);
+/* By index (an item never moves, so the index of an ACP_EVENT_SESSION_CHANGED stays good)
+ * or by ACP_ITEM_* kind and entity id. ACP_ENOTFOUND for no such session or item. */
+ACP_API int acp_client_item(acp_item **out, acp_client *client, const char *session_id, int index);
+ACP_API int acp_client_find_item(acp_item **out, acp_client *client, const char *session_id, int kind,
+                                 const char *item_id);
+ACP_API void acp_item_free(acp_item *item);
+
+ACP_API int acp_item_index(const acp_item *item);
+ACP_API int acp_item_kind(const acp_item *item); /* ACP_ITEM_* */
+/* The entity id (messageId, toolCallId, ...; an unknown item's sessionUpdate tag). */
+ACP_API const char *acp_item_id(const acp_item *item);
+/* Messages: their text blocks concatenated; terminals: the output text; else NULL. The
+ * byte size goes to *size when size is not NULL (the text may hold NUL characters). */
+ACP_API const char *acp_item_text(const acp_item *item, size_t *size);
+/* Tool calls: the title; NULL when none (and for other kinds). */
+ACP_API const char *acp_item_title(const acp_item *item);
+/* Tool calls and compactions: the status ("pending", "in_progress", "completed", ...). */
+ACP_API const char *acp_item_status(const acp_item *item);
+/* Tool calls: the tool kind ("read", "edit", "execute", ..., "other"). */
+ACP_API const char *acp_item_tool_kind(const acp_item *item);
+/* Content blocks (messages, tool calls) or summary blocks (compactions): their number,
+ * and one as JSON (a ContentBlock, or a ToolCallContent for tool calls). */
+ACP_API int acp_item_content_count(const acp_item *item);
+ACP_API const char *acp_item_content_json(const acp_item *item, int index);
+/* One member of the item's canonical dump as JSON ("rawInput", "locations", "command",
+ * "exitStatus", "plan", ...; docs/session-model.md), or NULL when it has no such member. */
+ACP_API const char *acp_item_field_json(const acp_item *item, const char *name);
+/* The whole item as in the canonical dump. */
+ACP_API const char *acp_item_json(const acp_item *item);
 
 #ifdef __cplusplus
 }

@@ -239,6 +239,12 @@ struct SessionEvent {
     std::size_t index = 0;
     ItemKind item_kind = ItemKind::unknown;
     std::string_view item_id;
+    // Item events caused by a chunk that only appended to the item's text (a message
+    // chunk, a terminal output chunk): the text it appended ("" for a block without text,
+    // or bytes still waiting to complete a UTF-8 sequence). Unset for every other change
+    // (an upsert may have replaced the text): read the item again then. A host following
+    // a streamed reply does work of the chunk's size, not the message's.
+    std::optional<std::string_view> appended_text;
 };
 
 using SessionObserver = std::function<void(const SessionEvent&)>;
@@ -327,5 +333,7 @@ private:
 
 // The whole model of a session as canonical JSON (format: docs/session-model.md).
 ACP_EXPORT std::string to_json(const SessionState& session);
+// One item as it appears in that dump.
+ACP_EXPORT std::string to_json(const SessionItem& item);
 
 }  // namespace acp

@@ -174,6 +174,13 @@ void write_usage(JsonWriter& w, const std::optional<UsageState>& usage) {
 
 }  // namespace
 
+std::string to_json(const SessionItem& item) {
+    rapidjson::StringBuffer buffer;
+    JsonWriter writer(buffer);
+    write_item(writer, item);
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
 std::string to_json(const SessionState& session) {
     rapidjson::StringBuffer buffer;
     JsonWriter w(buffer);

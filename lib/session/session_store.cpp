@@ -121,14 +121,14 @@ struct SessionReducer {
 
     void emit(SessionEvent::Type type) {
         if (store.observers_->empty()) return;
-        SessionEvent event{type, s.session_id_, &s, 0, ItemKind::unknown, {}};
+        SessionEvent event{type, s.session_id_, &s, 0, ItemKind::unknown, {}, {}};
         store.observers_->dispatch(event);
     }
 
-    void emit_item(SessionEvent::Type type, std::size_t index) {
+    void emit_item(SessionEvent::Type type, std::size_t index, std::optional<std::string_view> appended = {}) {
         if (store.observers_->empty()) return;
         const SessionItem& item = s.items_[index];
-        SessionEvent event{type, s.session_id_, &s, index, item.kind(), item.id()};
+        SessionEvent event{type, s.session_id_, &s, index, item.kind(), item.id(), appended};
         store.observers_->dispatch(event);
     }
 
@@ -153,8 +153,8 @@ struct SessionReducer {
 
     SessionItem::Value& item_value(std::size_t index);
 
-    void changed(bool inserted, std::size_t index) {
-        emit_item(inserted ? SessionEvent::Type::item_inserted : SessionEvent::Type::item_changed, index);
+    void changed(bool inserted, std::size_t index, std::optional<std::string_view> appended = {}) {
+        emit_item(inserted ? SessionEvent::Type::item_inserted : SessionEvent::Type::item_changed, index, appended);
     }
 
     static ItemKind message_kind(v2::SessionUpdate::Kind kind) {
@@ -172,7 +172,8 @@ struct SessionReducer {
         auto [index, message] = upsert<MessageItem>(kind, chunk.messageId, inserted);
         // Chunk `_meta` is scoped to the chunk: it never patches the message.
         detail::append_block(message->content, chunk.content);
-        changed(inserted, index);
+        const v2::TextContent* text = chunk.content.text();
+        changed(inserted, index, text != nullptr ? std::string_view(text->text) : std::string_view());
     }
 
     template <class Upsert>
@@ -251,12 +252,13 @@ struct SessionReducer {
         auto [index, terminal] = upsert<TerminalItem>(ItemKind::terminal, chunk.terminalId, inserted);
         // Each chunk is its own base64 text: decoded alone, never joined (CLIENT-MUST-54).
         std::string bytes;
+        const std::size_t text_before = terminal->text.size();
         if (detail::base64_decode_append(chunk.data, bytes)) {
             append_output(*terminal, std::move(bytes));
         } else {
             note(problem, Status(Errc::protocol_error, "terminal " + chunk.terminalId + ": chunk is not base64, dropped"));
         }
-        changed(inserted, index);
+        changed(inserted, index, std::string_view(terminal->text).substr(text_before));
     }
 
     static void clear_output(TerminalItem& terminal) {
@@ -615,7 +617,7 @@ void SessionStore::remove(const std::string& session_id) {
     sessions_.erase(found);
     if (!observers_->empty()) {
         observers_->dispatch(SessionEvent{SessionEvent::Type::session_removed, gone->session_id_, nullptr, 0,
-                                          ItemKind::unknown, {}});
+                                          ItemKind::unknown, {}, {}});
     }
 }
 

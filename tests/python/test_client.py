@@ -269,6 +269,44 @@ class SyncClientTest(unittest.TestCase):
         finally:
             shutil.rmtree(state)
 
+    def test_a_reply_is_followed_by_appended_text_and_items_are_read_one_at_a_time(self):
+        with libacp.Client(agent()) as client:
+            client.initialize()
+            session = client.new_session(cwd="/tmp")
+            self.assertTrue(session.id.startswith("sess-"))  # from the result's session id accessor
+            followed = {}
+            rereads = []
+
+            def follow(change):
+                if change.type not in ("item_inserted", "item_changed"):
+                    return
+                if change.appended is not None:
+                    followed[change.index] = ("" if change.type == "item_inserted" else followed[change.index]) + \
+                        change.appended
+                else:
+                    rereads.append(change.index)
+                    followed[change.index] = client.item(session.id, change.index).text
+            client.on_session_change = follow
+            client.observe_sessions()
+            client.on_permission = lambda request: "allow_always"  # an option kind picks that option
+            self.assertEqual(session.prompt("permission").wait(), "end_turn")
+            self.assertEqual(session.prompt("tool").wait(), "end_turn")
+            self.assertTrue(rereads)  # the tool turn's agent_message upsert replaces a message
+            count = client.item_count(session.id)
+            self.assertEqual(count, len(session.model().items))
+            for index in range(count):
+                item = client.item(session.id, index)
+                if item.text is not None:
+                    self.assertEqual(followed[index], item.text)
+            self.assertEqual([i.text for i in session.model().items if i.kind == "agent_message"][1],
+                             "Permission granted (allow-always); the command ran.")
+            terminal = [i for i in session.model().items if i.kind == "terminal"][0]
+            self.assertEqual(client.find_item(session.id, "terminal", terminal.id).text, "$ make check\r\nbuild: \u2713 ok\r\n")
+            tool = client.find_item(session.id, "tool_call", "tc2")
+            self.assertEqual((tool.title, tool.status, tool.data["toolKind"]), ("Edit hello.txt", "completed", "edit"))
+            with self.assertRaises(libacp.NotFound):
+                client.item(session.id, count)
+
     def test_config_options_and_extension_methods_both_ways(self):
         with libacp.Client(agent()) as client:
             client.add_ext_handler("_test/ping", lambda params: {"pong": params["n"] + 1})

@@ -57,17 +57,37 @@ class Status(ctypes.Structure):
     _fields_ = [("code", c_int), ("message", c_char_p), ("rpc_code", c_int), ("rpc_data_json", c_char_p)]
 
 
+# The options structs as this binding lays them out: the version says which layout, and
+# the library fills in its own defaults (acp_*_options_init), so none are copied here.
 class ClientOptions(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint), ("mode", c_int), ("uv_loop", c_void_p), ("client_name", c_char_p),
                 ("client_version", c_char_p), ("request_timeout_ms", c_ulong), ("max_line_bytes", c_size_t),
                 ("queue_events", c_int), ("log_level", c_int), ("protocol_version", c_int)]
-    VERSION = 2  # ACP_CLIENT_OPTIONS_VERSION
+    VERSION = 2  # the ACP_CLIENT_OPTIONS_VERSION of this layout
+
+    @classmethod
+    def defaults(cls):
+        options = cls()
+        _check_init(lib.acp_client_options_init(ctypes.byref(options), cls.VERSION))
+        return options
 
 
 class SpawnOptions(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint), ("argv", POINTER(c_char_p)), ("cwd", c_char_p),
                 ("env_set", POINTER(c_char_p)), ("env_unset", POINTER(c_char_p)),
                 ("shutdown_grace_ms", c_ulong), ("terminate_grace_ms", c_ulong)]
+    VERSION = 1  # the ACP_SPAWN_OPTIONS_VERSION of this layout
+
+    @classmethod
+    def defaults(cls):
+        options = cls()
+        _check_init(lib.acp_spawn_options_init(ctypes.byref(options), cls.VERSION))
+        return options
+
+
+def _check_init(code):
+    if code != OK:
+        raise ImportError("libacp does not know this binding's options layout: " + lib.acp_error_last().decode())
 
 
 def _find_library():
@@ -158,6 +178,27 @@ def _declare(lib):
         "acp_session_item_title": (c_char_p, [c_void_p, c_int]),
         "acp_session_item_status": (c_char_p, [c_void_p, c_int]),
         "acp_session_item_json": (c_char_p, [c_void_p, c_int]),
+        "acp_client_options_init": (c_int, [POINTER(ClientOptions), ctypes.c_uint]),
+        "acp_spawn_options_init": (c_int, [POINTER(SpawnOptions), ctypes.c_uint]),
+        "acp_event_appended_text": (c_void_p, [c_void_p, POINTER(c_size_t)]),
+        "acp_event_state": (c_char_p, [c_void_p]),
+        "acp_event_stop_reason": (c_char_p, [c_void_p]),
+        "acp_event_option_count": (c_int, [c_void_p]),
+        "acp_event_option_id": (c_char_p, [c_void_p, c_int]),
+        "acp_event_option_name": (c_char_p, [c_void_p, c_int]),
+        "acp_event_option_kind": (c_char_p, [c_void_p, c_int]),
+        "acp_client_item_count": (c_int, [c_void_p, c_char_p]),
+        "acp_client_item": (c_int, [POINTER(c_void_p), c_void_p, c_char_p, c_int]),
+        "acp_client_find_item": (c_int, [POINTER(c_void_p), c_void_p, c_char_p, c_int, c_char_p]),
+        "acp_item_free": (None, [c_void_p]),
+        "acp_item_index": (c_int, [c_void_p]),
+        "acp_item_kind": (c_int, [c_void_p]),
+        "acp_item_id": (c_char_p, [c_void_p]),
+        "acp_item_text": (c_void_p, [c_void_p, POINTER(c_size_t)]),
+        "acp_item_title": (c_char_p, [c_void_p]),
+        "acp_item_status": (c_char_p, [c_void_p]),
+        "acp_item_tool_kind": (c_char_p, [c_void_p]),
+        "acp_item_json": (c_char_p, [c_void_p]),
     }
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)
@@ -167,6 +208,11 @@ def _declare(lib):
 
 
 lib = _declare(ctypes.CDLL(_find_library()))
+
+
+def sized_text(pointer, size):
+    """A (char*, size_t) pair as str (a NULL pointer is None); the text may hold NULs."""
+    return None if not pointer else ctypes.string_at(pointer, size.value).decode("utf-8", "replace")
 
 
 def text(value):

@@ -59,6 +59,11 @@ class SessionChange:
     index: Optional[int]       # item changes: the item's index in SessionModel.items
     kind: Optional[str]        # item changes: the item's kind
     id: Optional[str]          # item changes: the entity id
+    # Item changes by a chunk that only appended text: that text (a streamed reply is
+    # followed chunk by chunk); None otherwise: read the item again (Client.item).
+    appended: Optional[str] = None
+    state: Optional[str] = None        # state_changed, turn_ended: the foreground state
+    stop_reason: Optional[str] = None  # ... and the idle state's stop reason
 
 
 @dataclass
@@ -77,6 +82,26 @@ class SessionModel:
     @property
     def is_idle(self):
         return self.state == "idle"
+
+
+def _read_item(handle, session_id, index=None, kind=None, item_id=None):
+    """One item of the live model, by index or by kind and id (no snapshot)."""
+    pointer = ctypes.c_void_p()
+    if index is not None:
+        _check(lib.acp_client_item(ctypes.byref(pointer), handle, session_id.encode(), index))
+    else:
+        _check(lib.acp_client_find_item(ctypes.byref(pointer), handle, session_id.encode(),
+                                        native.ITEM_KINDS.index(kind), item_id.encode()))
+    try:
+        item = pointer.value
+        size = ctypes.c_size_t()
+        text = native.sized_text(lib.acp_item_text(item, ctypes.byref(size)), size)
+        return Item(kind=native.ITEM_KINDS[lib.acp_item_kind(item)], id=native.text(lib.acp_item_id(item)),
+                    text=text, title=native.text(lib.acp_item_title(item)),
+                    status=native.text(lib.acp_item_status(item)),
+                    data=json.loads(native.text(lib.acp_item_json(item))))
+    finally:
+        lib.acp_item_free(pointer)
 
 
 def _read_model(handle, session_id):
@@ -110,6 +135,7 @@ class _Pending:
 
     def __init__(self, convert):
         self.convert = convert
+        self.session_id = None  # the session the result names
         self.done = False
         self.value = None
         self.error = None
@@ -279,11 +305,13 @@ class _BaseClient:
         v1 initialize first, for agents known to speak only v1."""
         if protocol_version not in (None, 1, 2):
             raise ValueError("protocol_version must be None, 1 or 2")
-        options = native.ClientOptions(version=native.ClientOptions.VERSION, mode=native.MODE_POLLED, uv_loop=None,
-                                       client_name=name.encode(), client_version=version.encode(),
-                                       request_timeout_ms=int(request_timeout * 1000), max_line_bytes=0,
-                                       queue_events=1, log_level=self._c_log_level(log_level),
-                                       protocol_version=protocol_version or 0)
+        options = native.ClientOptions.defaults()  # polled mode, events queued
+        options.client_name = name.encode()
+        options.client_version = version.encode()
+        options.request_timeout_ms = int(request_timeout * 1000)
+        options.log_level = self._c_log_level(log_level)
+        if protocol_version is not None:
+            options.protocol_version = protocol_version
         handle = ctypes.c_void_p()
         if fds is not None:
             read_fd, write_fd = fds[0], fds[1]
@@ -303,10 +331,13 @@ class _BaseClient:
             argv_c = c_array([str(a) for a in argv])
             env_c = c_array(["%s=%s" % (k, v) for k, v in (env or {}).items()])
             unset_c = c_array(list(unset_env or []))
-            grace = int(shutdown_grace * 1000) if shutdown_grace else 0
-            spawn = native.SpawnOptions(version=1, argv=argv_c, cwd=cwd.encode() if cwd else None,
-                                        env_set=env_c, env_unset=unset_c, shutdown_grace_ms=grace,
-                                        terminate_grace_ms=0)
+            spawn = native.SpawnOptions.defaults()
+            spawn.argv = argv_c
+            spawn.cwd = cwd.encode() if cwd else None
+            spawn.env_set = env_c
+            spawn.env_unset = unset_c
+            if shutdown_grace:
+                spawn.shutdown_grace_ms = int(shutdown_grace * 1000)
             _check(lib.acp_client_spawn(ctypes.byref(handle), ctypes.byref(spawn), ctypes.byref(options)))
         self._handle = handle.value
         self._pending: Dict[int, _Pending] = {}
@@ -317,7 +348,7 @@ class _BaseClient:
         self.agent = None
         # Handlers: plain callables; in AsyncClient they may also be coroutine functions.
         self.on_update: Optional[Callable[[dict], Any]] = None          # (session/update params)
-        self.on_permission: Optional[Callable[[dict], Any]] = None      # -> optionId or None
+        self.on_permission: Optional[Callable[[dict], Any]] = None      # -> optionId, option kind or None
         self.on_elicitation: Optional[Callable[[dict], Any]] = None     # -> dict (accept), "decline" or None
         self.on_notification: Optional[Callable[[str, dict], Any]] = None  # ext + unknown notifications
         self.on_traffic: Optional[Callable[[str, str], Any]] = None     # ("in"/"out", line)
@@ -429,9 +460,11 @@ class _BaseClient:
 
     def new_session(self, cwd, mcp_servers=(), **extra):
         request = dict(extra, cwd=cwd, mcpServers=list(mcp_servers))
-        return self._finish(self._start(
-            lambda r, h: lib.acp_client_new_session(r, h, _encode(request), None, None),
-            lambda response: Session(self, response["sessionId"], response)))
+        started = self._start(lambda r, h: lib.acp_client_new_session(r, h, _encode(request), None, None))
+        pending = started[1]
+        # The result event names the new session (acp_event_session_id): no JSON digging.
+        pending.convert = lambda response: Session(self, pending.session_id, response)
+        return self._finish(started)
 
     def resume_session(self, session_id, cwd, replay=False, **extra):
         """session/resume; replay=True rebuilds the whole history (replayFrom start)."""
@@ -512,6 +545,18 @@ class _BaseClient:
     def model(self, session_id):
         """The session model of one session (SessionModel)."""
         return _read_model(self._live(), session_id)
+
+    def item(self, session_id, index):
+        """One item of a session's model by index (as SessionChange.index names it),
+        without a snapshot of the whole session."""
+        return _read_item(self._live(), session_id, index=index)
+
+    def find_item(self, session_id, kind, item_id):
+        """One item by kind ("tool_call", "agent_message", ...) and entity id."""
+        return _read_item(self._live(), session_id, kind=kind, item_id=item_id)
+
+    def item_count(self, session_id):
+        return _check(lib.acp_client_item_count(self._live(), session_id.encode()))
 
     def session_ids(self):
         pointer = ctypes.c_void_p()
@@ -597,6 +642,7 @@ class _BaseClient:
                                   json.loads(data) if data else None)
             if pending is None:
                 return
+            pending.session_id = native.text(lib.acp_event_session_id(event))
             turn = getattr(pending, "turn", None)
             if turn is not None:
                 if turn in self._turns and error is not None:
@@ -614,7 +660,10 @@ class _BaseClient:
             if self.on_update is not None:
                 self._call_handler(self.on_update, payload)
         elif kind == native.EVENT_PERMISSION_REQUEST:
-            self._answer_request(event, self.on_permission, payload, self._answer_permission)
+            options = [(native.text(lib.acp_event_option_id(event, i)), native.text(lib.acp_event_option_kind(event, i)))
+                       for i in range(lib.acp_event_option_count(event))]
+            self._answer_request(event, self.on_permission, payload,
+                                 lambda r, value, error: self._answer_permission(r, options, value, error))
         elif kind == native.EVENT_ELICITATION_REQUEST:
             self._answer_request(event, self.on_elicitation, payload, self._answer_elicitation)
         elif kind == native.EVENT_EXT_REQUEST:
@@ -640,11 +689,16 @@ class _BaseClient:
             if self.on_session_change is not None:
                 index = lib.acp_event_item_index(event)
                 item = index >= 0
+                size = ctypes.c_size_t()
                 change = SessionChange(type=native.CHANGES[lib.acp_event_change(event)],
                                        session_id=native.text(lib.acp_event_session_id(event)),
                                        index=index if item else None,
                                        kind=native.ITEM_KINDS[lib.acp_event_item_kind(event)] if item else None,
-                                       id=native.text(lib.acp_event_item_id(event)))
+                                       id=native.text(lib.acp_event_item_id(event)),
+                                       appended=native.sized_text(lib.acp_event_appended_text(event, ctypes.byref(size)),
+                                                                  size),
+                                       state=native.text(lib.acp_event_state(event)),
+                                       stop_reason=native.text(lib.acp_event_stop_reason(event)))
                 self._call_handler(self.on_session_change, change)
         elif kind == native.EVENT_TRAFFIC:
             if self.on_traffic is not None:
@@ -691,8 +745,13 @@ class _BaseClient:
         pass
 
     @staticmethod
-    def _answer_permission(responder, value, error):
+    def _answer_permission(responder, options, value, error):
+        """value: an offered optionId, or an option kind ("allow_once", "reject_once", ...)
+        meaning the first option of that kind; anything else cancels."""
         if error is None and isinstance(value, str):
+            ids = [option_id for option_id, _ in options]
+            if value not in ids:
+                value = next((option_id for option_id, kind in options if kind == value), value)
             lib.acp_responder_select(responder, value.encode())
         else:
             lib.acp_responder_cancel(responder)

@@ -442,3 +442,29 @@ TEST_CASE("session store: what session/list said while a full replay is pending 
     CHECK(select(dump(store), "info.title") == R"("listed")");
     CHECK(select(dump(store), "info.cwd") == R"("/work")");
 }
+
+TEST_CASE("session store: item events of a chunk carry the text it appended, other changes none") {
+    using acp::test::base64;
+    acp::SessionStore store;
+    std::vector<std::string> appended;  // "-" for an event without appended text
+    auto subscription = store.subscribe([&](const SessionEvent& e) {
+        if (e.type != SessionEvent::Type::item_inserted && e.type != SessionEvent::Type::item_changed) return;
+        appended.push_back(e.appended_text ? "+" + std::string(*e.appended_text) : "-");
+    });
+    const std::string check = "\xE2\x9C\x93";  // split across two terminal chunks below
+    apply_all(store, {
+        R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"Hel"}})",
+        R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"lo"}})",
+        R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"image","data":"AA==","mimeType":"image/png"}})",
+        R"({"sessionUpdate":"agent_message","messageId":"m1","content":[{"type":"text","text":"Replaced"}]})",
+        R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Edit"})",
+    });
+    const std::string first = R"({"sessionUpdate":"terminal_output_chunk","terminalId":"t1","data":")" +
+                              base64("ok " + check.substr(0, 1)) + "\"}";
+    const std::string second = R"({"sessionUpdate":"terminal_output_chunk","terminalId":"t1","data":")" +
+                               base64(check.substr(1) + "\n") + "\"}";
+    const std::string snapshot =
+        R"({"sessionUpdate":"terminal_update","terminalId":"t1","output":{"data":")" + base64("new") + "\"}}";
+    apply_all(store, {first, second, snapshot});
+    CHECK(appended == std::vector<std::string>{"+Hel", "+lo", "+", "-", "-", "+ok ", "+" + check + "\n", "-"});
+}
