@@ -70,6 +70,24 @@ struct ClientOptions {
     // quiet this long (some agents send part of the replay after the answer); the
     // resume's callback runs then. 0 = at the answer, as the protocol says.
     std::chrono::milliseconds replay_settle{50};
+
+    // Bounds on what an agent can make the client hold (docs/untrusted-agent.md).
+    // Updates for sessions not known yet are held while a session/new is pending (they may
+    // be its own, AGENT-MUST-07), up to this many and this many bytes (as JSON); past
+    // either bound they are dropped, and the log says so.
+    std::size_t max_held_updates = 1024;
+    std::size_t max_held_update_bytes = 8u * 1024u * 1024u;
+
+    // Liveness (docs/untrusted-agent.md): initialize fails with Errc::timed_out, naming
+    // the agent's program and the step, when the agent has not answered within this long
+    // (each attempt of a version switch); 0 = never.
+    std::chrono::milliseconds initialize_timeout{std::chrono::seconds(60)};
+    // The same for login (auth/login; v1: authenticate), which may wait for a user in a
+    // browser; 0 = never.
+    std::chrono::milliseconds login_timeout{std::chrono::minutes(10)};
+    // With an on_turn_silent handler: how long a running turn may produce nothing before
+    // the handler is told (once per silence). 0 = never.
+    std::chrono::milliseconds turn_silence{std::chrono::minutes(2)};
 };
 
 class Client;
@@ -187,6 +205,10 @@ public:
     // Notifications nobody handles (unknown methods), for logs and debugging panels.
     void on_unknown_notification(std::function<void(std::string_view method, const RawJson& params)> handler);
     void on_closed(std::function<void(const Status& why)> handler);
+    // A session's running turn has produced nothing (no update, no request) for
+    // ClientOptions::turn_silence; told once per silence. A report, not a kill: the host
+    // may wait, cancel() or close(). Installing it turns the watch on.
+    void on_turn_silent(std::function<void(const std::string& session_id, std::chrono::milliseconds silent_for)> handler);
     // ACP v1 client methods, for v1 agents (v2 has none). Each is advertised to a v1
     // agent only when installed; without one the agent's call gets -32601.
     void on_read_text_file(std::function<void(const v1::ReadTextFileRequest&, ClientMethodResponder)> handler);

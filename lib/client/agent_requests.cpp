@@ -4,12 +4,25 @@
 #include <utility>
 
 #include "client/client_core.hpp"
+#include "client/update_router.hpp"
 #include "protocol/v2/codec.hpp"
 
 namespace acp::detail {
 
 namespace av2 = acp::v2;
 namespace codec = acp::v2::codec;
+
+namespace {
+
+// The session a session-scoped elicitation is about; nullptr for one scoped to a request
+// of the client's own (or of a mode libacp does not know).
+const av2::ElicitationSessionScope* session_scope(const av2::CreateElicitationRequest& request) {
+    if (const auto* form = request.mode.form()) return form->scope.session();
+    if (const auto* url = request.mode.url()) return url->scope.session();
+    return nullptr;
+}
+
+}  // namespace
 
 std::shared_ptr<PermissionResponder::State> AgentRequests::prepare_permission(
     const av2::RequestPermissionRequest& request, Responder responder) {
@@ -55,6 +68,7 @@ void AgentRequests::elicitation(const JsonValue* params, Responder responder) {
                        "Invalid params: elicitation mode '" + request.mode.tag() + "' was not advertised");
         return;
     }
+    if (const auto* scope = session_scope(request); scope && !router_.admits_request(scope->sessionId, responder)) return;
     if (const auto* url = request.mode.url()) open_url_elicitations_.insert(url->elicitationId);
     auto state = std::make_shared<ElicitationResponder::State>(responder);
     std::weak_ptr<ElicitationResponder::State> weak = state;

@@ -14,10 +14,13 @@
 namespace acp::detail {
 
 struct ClientCore;
+class UpdateRouter;
 
+// Requests that name a session this client does not have are answered -32002 by the
+// router and never reach the host (client/update_router.hpp).
 class AgentRequests {
 public:
-    explicit AgentRequests(ClientCore& core) : core_(core) {}
+    AgentRequests(ClientCore& core, UpdateRouter& router) : core_(core), router_(router) {}
     AgentRequests(const AgentRequests&) = delete;
     AgentRequests& operator=(const AgentRequests&) = delete;
 
@@ -34,6 +37,7 @@ public:
 
 private:
     ClientCore& core_;
+    UpdateRouter& router_;
     std::set<std::string> open_url_elicitations_;
 };
 

@@ -56,7 +56,7 @@ Client::Impl::Impl(uv_loop_t* loop, std::unique_ptr<detail::Transport> transport
                    std::string agent_label)
     : core_(loop, std::move(transport), std::move(options), std::move(agent_label)),
       router_(core_),
-      requests_(core_),
+      requests_(core_, router_),
       negotiation_(core_) {
     if (core_.options.info.name.empty()) core_.options.info.name = "libacp";
     if (core_.options.info.version.empty()) core_.options.info.version = ACP_VERSION_STRING;
@@ -150,7 +150,7 @@ Status Client::Impl::ready(std::string_view name) const {
 Result<std::unique_ptr<Client>> Client::spawn(uv_loop_t* loop, const SpawnOptions& agent, ClientOptions options) {
     auto transport = detail::ProcessTransport::spawn(loop, agent, detail::Logger(options.log));
     if (!transport) return transport.status();
-    std::string label = agent.argv.empty() ? std::string("the agent") : "'" + agent.argv[0] + "'";
+    std::string label = agent.argv.empty() ? std::string("the agent") : "the agent '" + agent.argv[0] + "'";
     return std::unique_ptr<Client>(
         new Client(std::make_shared<Impl>(loop, std::move(transport.value()), std::move(options), std::move(label))));
 }
@@ -205,6 +205,9 @@ void Client::on_unknown_notification(std::function<void(std::string_view, const 
     impl_->core_.host.unknown_notification = std::move(handler);
 }
 void Client::on_closed(std::function<void(const Status&)> handler) { impl_->core_.host.closed = std::move(handler); }
+void Client::on_turn_silent(std::function<void(const std::string&, std::chrono::milliseconds)> handler) {
+    impl_->core_.host.turn_silent = std::move(handler);
+}
 void Client::on_read_text_file(std::function<void(const av1::ReadTextFileRequest&, ClientMethodResponder)> handler) {
     impl_->core_.host.read_text_file = std::move(handler);
 }

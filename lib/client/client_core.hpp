@@ -11,6 +11,7 @@
 
 #include <uv.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <utility>
@@ -32,6 +33,7 @@ struct HostHandlers {
     std::function<void(const v2::CompleteElicitationNotification&)> elicitation_complete;
     std::function<void(std::string_view, const RawJson&)> unknown_notification;
     std::function<void(const Status&)> closed;
+    std::function<void(const std::string&, std::chrono::milliseconds)> turn_silent;
     std::function<void(const v1::ReadTextFileRequest&, ClientMethodResponder)> read_text_file;
     std::function<void(const v1::WriteTextFileRequest&, ClientMethodResponder)> write_text_file;
     TerminalHandlers terminal;
@@ -62,6 +64,21 @@ struct ClientCore {
         return request;
     }
 
+    // A step that times out on its own clock (initialize, login): a timeout becomes an
+    // error that names the agent, the step and the option that sets the time.
+    RequestOptions step_options(std::chrono::milliseconds timeout) const {
+        RequestOptions request;
+        request.timeout = timeout;
+        return request;
+    }
+    Status step_failed(const Status& why, std::string_view step, std::chrono::milliseconds timeout,
+                       std::string_view option) const {
+        if (why.code() != Errc::timed_out) return why;
+        return Status(Errc::timed_out, std::string(step) + ": " + agent_label + " did not answer within " +
+                                           std::to_string(timeout.count()) + " ms (ClientOptions::" +
+                                           std::string(option) + ")");
+    }
+
     void log(LogLevel level, std::string_view message) const { logger(level, log_source::jsonrpc, message); }
 
     // Refuses a call without sending anything; the callback still runs on a later turn.
@@ -78,7 +95,7 @@ struct ClientCore {
     std::unique_ptr<Connection> rpc;
     SessionStore store;
     HostHandlers host;
-    std::string agent_label;          // the agent's program, for messages
+    std::string agent_label;          // "the agent 'program'", for messages
     std::weak_ptr<void> owner;        // the Client::Impl, for keep_alive()
     bool orphaned = false;            // the Client is gone; no more host callbacks
     bool sent_other_request = false;  // initialize may not follow (CLIENT-MUST-21)

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "client/agent_tolerance.hpp"
 #include "client/client_core.hpp"
 #include "client/v1_adapter.hpp"
 #include "protocol/v1/codec.hpp"
@@ -60,7 +61,7 @@ void Negotiation::send_v2(Done done, bool may_switch) {
             auto keep_alive = core_.keep_alive();
             if (!core_.orphaned) on_v2_reply(reply, done, may_switch);
         },
-        core_.request_options());
+        core_.step_options(core_.options.initialize_timeout));
 }
 
 // A v1 agent learns the client's real info and capabilities only from a v1-shaped
@@ -83,13 +84,15 @@ void Negotiation::send_v1(Done done, bool may_switch) {
             auto keep_alive = core_.keep_alive();
             if (!core_.orphaned) on_v1_reply(reply, done, may_switch);
         },
-        core_.request_options());
+        core_.step_options(core_.options.initialize_timeout));
 }
 
 void Negotiation::on_v2_reply(const Reply& reply, const Done& done, bool may_switch) {
     if (!reply.status) {
         if (reply.status.rpc_code() != error_code::unsupported_protocol_version) {
-            return done(reply.status);  // the connection stays uninitialized; initialize may be retried
+            // The connection stays uninitialized; initialize may be retried.
+            return done(core_.step_failed(reply.status, "initialize (ACP v2)", core_.options.initialize_timeout,
+                                          "initialize_timeout"));
         }
         const std::vector<int64_t> versions = supported_versions(reply.status);
         std::string supported;
@@ -118,7 +121,13 @@ void Negotiation::on_v2_reply(const Reply& reply, const Done& done, bool may_swi
                                                                   "; libacp speaks versions 1 and 2"));
     }
     Outcome outcome;
-    if (Status decoded = codec::decode(*reply.result, outcome.agent); !decoded) {
+    rapidjson::Document repaired;
+    const JsonValue& answer = with_agent_info(*reply.result, repaired);
+    if (&answer != reply.result) {
+        core_.log(LogLevel::warning, "the agent's initialize answer has no complete info (AGENT-MUST-02): it is "
+                                     "called 'unknown'");
+    }
+    if (Status decoded = codec::decode(answer, outcome.agent); !decoded) {
         return fail_and_close(done, Status(Errc::protocol_error,
                                            "the agent's initialize answer is invalid: " + decoded.message()));
     }
@@ -131,7 +140,9 @@ void Negotiation::on_v1_reply(const Reply& reply, const Done& done, bool may_swi
         if (may_switch && reply.status.rpc_code() == error_code::unsupported_protocol_version) {
             return send_v2(done, false);  // asked for 1, the agent has only newer ones
         }
-        return done(reply.status);  // uninitialized; initialize may be retried
+        // Uninitialized; initialize may be retried.
+        return done(core_.step_failed(reply.status, "initialize (ACP v1)", core_.options.initialize_timeout,
+                                      "initialize_timeout"));
     }
     const JsonValue* version = find_member(*reply.result, "protocolVersion");
     if (version != nullptr && version->IsInt64() && version->GetInt64() == kProtocolVersion && may_switch) {

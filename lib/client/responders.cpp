@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The public responders: each answers one agent request exactly once.
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
 
 #include <utility>
 
@@ -121,11 +122,22 @@ void ExtResponder::fail(int code, const std::string& message) const { state_->re
 
 namespace {
 
-// Sends a v1 client method's answer; true when it was the first one.
+// Sends a v1 client method's answer; true when it was the first one. Raw JSON the host
+// put in it (_meta) that is not JSON fails the request instead of going out as null.
 template <class Response>
 bool send_answer(const ClientMethodResponder::State& state, const Response& response) {
     if (state.responder.answered()) return false;
-    state.responder.respond([&response](JsonWriter& w) { v1codec::encode(w, response); });
+    rapidjson::StringBuffer encoded;
+    detail::RawJsonAudit audit;
+    JsonWriter writer(encoded);
+    v1codec::encode(writer, response);
+    if (!audit.status()) {
+        state.responder.fail(detail::rpc_code::internal_error, "the client's answer was invalid: " + audit.status().message());
+        return false;
+    }
+    state.responder.respond([&encoded](JsonWriter& w) {
+        w.RawValue(encoded.GetString(), encoded.GetSize(), rapidjson::kObjectType);
+    });
     return true;
 }
 

@@ -1,36 +1,56 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "client/update_router.hpp"
 
+#include <rapidjson/stringbuffer.h>
+
 #include <iterator>
 #include <utility>
 
 #include "client/client_core.hpp"
+#include "protocol/v2/codec.hpp"
 
 namespace acp::detail {
 
+namespace {
+
+// What a held update costs: its size as JSON (only measured for updates that are held).
+std::size_t held_size(const v2::UpdateSessionNotification& notification) {
+    rapidjson::StringBuffer buffer;
+    JsonWriter writer(buffer);
+    v2::codec::encode(writer, notification);
+    return buffer.GetSize();
+}
+
+std::string described(const v2::UpdateSessionNotification& notification) {
+    return "a session/update (" + notification.update.tag() + ")";
+}
+
+}  // namespace
+
 UpdateRouter::UpdateRouter(ClientCore& core)
-    : core_(core), settler_(core, [this](const std::string& session_id) { resuming_.erase(session_id); }) {}
+    : core_(core),
+      settler_(core, [this](const std::string& session_id) { resuming_.erase(session_id); }),
+      turn_watch_(core),
+      unknown_(core, "which this client did not open (no session/new, resume, load or list of it named it)"),
+      closed_traffic_(core, "which this client closed") {}
 
 UpdateRouter::Route UpdateRouter::classify(std::string_view session_id) const {
     const std::string id(session_id);
-    if (known_.count(id) == 0 && pending_new_ > 0) return Route::hold;
-    if (!closed_.empty() && closed_.count(id) != 0) return Route::closed;
-    return Route::deliver;
+    if (known_.count(id) != 0) return Route::deliver;
+    if (closed_.count(id) != 0) return Route::closed;
+    if (pending_new_ > 0) return Route::hold;
+    return Route::unknown;
 }
 
 void UpdateRouter::route(v2::UpdateSessionNotification notification) {
     switch (classify(notification.sessionId)) {
         case Route::deliver: return deliver(notification);
-        case Route::hold:
-            // Updates for a session whose session/new answer is still on its way are held
-            // until it arrives (AGENT-MUST-07: they may come first).
-            held_.push_back(std::move(notification));
-            return;
+        case Route::hold: return hold(std::move(notification));
         case Route::closed:
             settler_.traffic(notification.sessionId);
-            core_.log(LogLevel::warning, "ignored a session/update (" + notification.update.tag() +
-                                             ") for closed session " + notification.sessionId);
+            closed_traffic_.dropped(notification.sessionId, described(notification));
             return;
+        case Route::unknown: unknown_.dropped(notification.sessionId, described(notification)); return;
     }
 }
 
@@ -40,7 +60,45 @@ void UpdateRouter::deliver(const v2::UpdateSessionNotification& notification) {
         core_.log(LogLevel::warning,
                   "session/update " + notification.update.tag() + " only partly applied: " + applied.message());
     }
+    turn_watch_.activity(notification.sessionId);
     if (core_.host.session_update && !core_.orphaned) core_.host.session_update(notification);
+}
+
+// Updates for a session whose session/new answer is still on its way are held until it
+// arrives (AGENT-MUST-07: they may come first), within the bounds.
+void UpdateRouter::hold(v2::UpdateSessionNotification notification) {
+    const std::size_t size = held_size(notification);
+    if (held_.size() < core_.options.max_held_updates && held_bytes_ + size <= core_.options.max_held_update_bytes) {
+        held_bytes_ += size;
+        held_.push_back(std::move(notification));
+        return;
+    }
+    if (dropped_at_bound_++ == 0) {
+        core_.log(LogLevel::warning,
+                  "updates held for a pending session/new reached their bound (" + std::to_string(held_.size()) +
+                      " updates, " + std::to_string(held_bytes_) +
+                      " bytes; ClientOptions::max_held_updates / max_held_update_bytes): further updates for "
+                      "sessions not known yet are dropped until a session/new answers");
+    }
+}
+
+bool UpdateRouter::admits_request(std::string_view session_id, const Responder& responder) {
+    const Route route = classify(session_id);
+    if (route == Route::deliver) {
+        turn_watch_.activity(std::string(session_id));
+        return true;
+    }
+    const std::string what = "a " + responder.method() + " request";
+    // A pending session/new does not help: no answer has named this session yet.
+    (route == Route::closed ? closed_traffic_ : unknown_).dropped(session_id, what);
+    responder.fail(error_code::resource_not_found, "Resource not found: no such session on this client",
+                   [session_id](JsonWriter& w) {
+                       w.StartObject();
+                       w.Key("sessionId");
+                       write_string(w, session_id);
+                       w.EndObject();
+                   });
+    return false;
 }
 
 void UpdateRouter::new_session_sent() { ++pending_new_; }
@@ -49,14 +107,23 @@ void UpdateRouter::new_session_answered(const std::string* session_id) {
     --pending_new_;
     if (session_id != nullptr) known_.insert(*session_id);
     release_held(session_id);
+    if (dropped_at_bound_ != 0 && pending_new_ == 0) {
+        core_.log(LogLevel::warning,
+                  std::to_string(dropped_at_bound_) +
+                      " updates that arrived before a session/new answer were dropped at the bound; the model of "
+                      "the new session may lack some of them");
+        dropped_at_bound_ = 0;
+    }
 }
 
 // After a session/new answer: hand out what was held for it; once no session/new is
-// pending, whatever is left belongs to nobody we know.
+// pending, whatever is left belongs to a session nobody opened (CLIENT-GUIDE §4.3: a
+// failed session/new's updates are dropped).
 void UpdateRouter::release_held(const std::string* session_id) {
     std::vector<v2::UpdateSessionNotification> keep;
     std::vector<v2::UpdateSessionNotification> held;
     held.swap(held_);
+    held_bytes_ = 0;
     for (auto& notification : held) {
         if (core_.orphaned) return;
         if (session_id != nullptr && notification.sessionId == *session_id) {
@@ -64,15 +131,13 @@ void UpdateRouter::release_held(const std::string* session_id) {
         } else if (pending_new_ > 0) {
             keep.push_back(std::move(notification));
         } else {
-            // No session/new can claim it any more: its session failed to be created
-            // (CLIENT-GUIDE §4.3: drop them). Said, not silently.
-            core_.log(LogLevel::warning, "dropped a session/update (" + notification.update.tag() +
-                                             ") for session " + notification.sessionId +
-                                             ", which no session/new created");
+            unknown_.dropped(notification.sessionId, described(notification));
         }
     }
+    // What arrived while the host's callbacks ran stays held after what was kept.
     keep.insert(keep.end(), std::make_move_iterator(held_.begin()), std::make_move_iterator(held_.end()));
     held_.swap(keep);
+    for (const auto& notification : held_) held_bytes_ += held_size(notification);
 }
 
 Status UpdateRouter::check_not_resuming(const std::string& session_id) const {
@@ -110,12 +175,14 @@ void UpdateRouter::resume_answered(const std::string& session_id, std::function<
 void UpdateRouter::session_closed(const std::string& session_id) {
     known_.erase(session_id);
     closed_.insert(session_id);
+    turn_watch_.forget(session_id);
 }
 
 bool UpdateRouter::is_closed(const std::string& session_id) const { return closed_.count(session_id) != 0; }
 
 void UpdateRouter::sessions_listed(const std::vector<v2::SessionInfo>& sessions) {
     for (const auto& info : sessions) {
+        if (closed_.count(info.sessionId) == 0) known_.insert(info.sessionId);
         if (core_.store.find(info.sessionId)) core_.store.set_session_info(info);
     }
 }
@@ -127,6 +194,9 @@ void UpdateRouter::apply_lists(const std::string& session_id,
     if (commands) core_.store.set_available_commands(session_id, *commands);
 }
 
-void UpdateRouter::connection_ended() { settler_.settle_all(); }
+void UpdateRouter::connection_ended() {
+    turn_watch_.stop_all();
+    settler_.settle_all();
+}
 
 }  // namespace acp::detail

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// Where the agent's session/update traffic goes (internal): which sessions this client
-// has (membership), what waits for a pending session/new, and delivery into the session
-// model and then to the host.
+// Where the agent's session traffic goes (internal): which sessions this client has
+// (membership), what waits for a pending session/new, and delivery into the session model
+// and then to the host.
 //
 // Both protocol drivers hand it v2-shaped notifications (a v1 agent's already lifted).
-// Membership comes from the drivers' session calls: session/new answers, session/resume
-// (v1 session/load) when sent, session/close answers.
+// Membership comes from the drivers' session calls only: session/new answers,
+// session/resume (v1 session/load) when sent, session/list answers, session/close and
+// session/delete answers. Traffic for any other session is dropped and reported, never
+// put into the model, and the agent's requests for such a session are refused: an agent
+// cannot make the client hold sessions it did not open (docs/untrusted-agent.md).
 //
 // route() decides in two steps, classify() on the session id alone and then deliver() or
 // hold(), so that a later fast path can classify a text chunk straight from the parsed
@@ -13,6 +16,8 @@
 // is only needed when the host installed on_session_update).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <set>
@@ -22,7 +27,10 @@
 
 #include "acp/status.hpp"
 #include "acp/v2/types.hpp"
+#include "client/dropped_traffic.hpp"
 #include "client/replay_settler.hpp"
+#include "client/turn_watch.hpp"
+#include "jsonrpc/connection.hpp"
 
 namespace acp::detail {
 
@@ -36,14 +44,21 @@ public:
 
     enum class Route {
         deliver,  // a session of this client: into the model, then to the host
-        hold,     // unknown while a session/new is pending: it may be that session's
-        closed,   // after its close answer: ignored (CLIENT-GUIDE 7.7)
+        hold,     // not known while a session/new is pending: it may be that session's
+        closed,   // after its close (or delete) answer: ignored (CLIENT-GUIDE 7.7)
+        unknown,  // a session this client never opened: dropped
     };
     Route classify(std::string_view session_id) const;
 
     void route(v2::UpdateSessionNotification notification);
     // Into the model first, so the host's callback sees the session with it applied.
     void deliver(const v2::UpdateSessionNotification& notification);
+
+    // For an agent request about a session (permission, elicitation, v1 fs/terminal):
+    // false when it names no session of this client; then it has been answered -32002
+    // with {sessionId} (CLIENT-GUIDE §5.2 rec., Appendix B 19) and reported, and the host
+    // never sees it.
+    bool admits_request(std::string_view session_id, const Responder& responder);
 
     // --- membership, from the drivers' session calls -----------------------------------
     void new_session_sent();
@@ -66,10 +81,13 @@ public:
     void resume_refused(const std::string& session_id, Membership before);
     // finish runs once the replay has settled (client/replay_settler.hpp).
     void resume_answered(const std::string& session_id, std::function<void()> finish);
-    // Its model stays for the host to show; nothing in it can be cancelled now.
+    // Closed (or deleted): its model stays for the host to show; nothing in it can be
+    // cancelled now, and what the agent still sends for it is ignored.
     void session_closed(const std::string& session_id);
     bool is_closed(const std::string& session_id) const;
-    // What a list says of sessions the model holds (title, cwd, roots) goes into them.
+    // Listed sessions join (a host may resume them; until then the agent should send
+    // nothing for them), and what the list says of sessions the model holds (title, cwd,
+    // roots) goes into them.
     void sessions_listed(const std::vector<v2::SessionInfo>& sessions);
     // Lists a session answer carries replace the session's (CLIENT-MUST-56).
     void apply_lists(const std::string& session_id, const std::optional<std::vector<v2::SessionConfigOption>>& options,
@@ -78,15 +96,23 @@ public:
     void connection_ended();
 
 private:
+    void hold(v2::UpdateSessionNotification notification);
     void release_held(const std::string* session_id);
 
     ClientCore& core_;
     ReplaySettler settler_;
-    std::set<std::string> known_;    // created or resumed by this client
-    std::set<std::string> closed_;   // until resumed again
+    TurnWatch turn_watch_;
+    DroppedTraffic unknown_;
+    DroppedTraffic closed_traffic_;
+    std::set<std::string> known_;     // opened, resumed or listed by this client
+    std::set<std::string> closed_;    // until resumed again
     std::set<std::string> resuming_;  // a resume in flight or settling
     int pending_new_ = 0;
+    // Held for a pending session/new, bounded by ClientOptions::max_held_updates and
+    // max_held_update_bytes; what comes past the bound is dropped and counted.
     std::vector<v2::UpdateSessionNotification> held_;
+    std::size_t held_bytes_ = 0;
+    uint64_t dropped_at_bound_ = 0;
 };
 
 }  // namespace acp::detail

@@ -70,6 +70,7 @@ void V1ClientMethods::serve_with(std::function<void(const Request&, ClientMethod
         return;
     }
     before_request_(request.sessionId);  // the turn's start first
+    if (!router_.admits_request(request.sessionId, r)) return;
     auto state = std::make_shared<ClientMethodResponder::State>(r);
     if (watch) (this->*watch)(*state, request);
     std::weak_ptr<ClientMethodResponder::State> weak = state;

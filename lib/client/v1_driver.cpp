@@ -49,13 +49,15 @@ int64_t V1Driver::call(std::string_view name, const V1Request& request,
 void V1Driver::login(Checked<av2::LoginAuthRequest> request, Callback<av2::LoginAuthResponse> done) {
     av1::AuthenticateRequest lowered;
     lowered.methodId = request->methodId;
+    // A login may wait for a user in a browser: its own timeout, named when it fires.
+    const auto timeout = core_.options.login_timeout;
     call<av1::AuthenticateResponse>(
         v1method::authenticate, lowered,
-        [done = std::move(done)](Result<av1::AuthenticateResponse> result, const JsonValue*) {
-            if (!result) return done(result.status());
+        [this, timeout, done = std::move(done)](Result<av1::AuthenticateResponse> result, const JsonValue*) {
+            if (!result) return done(core_.step_failed(result.status(), "authenticate", timeout, "login_timeout"));
             done(av2::LoginAuthResponse{});
         },
-        core_.request_options());
+        core_.step_options(timeout));
 }
 
 void V1Driver::logout(Checked<av2::LogoutAuthRequest>, Callback<av2::LogoutAuthResponse> done) {
@@ -376,7 +378,7 @@ void V1Driver::on_permission_request(const JsonValue* params, Responder responde
     }
     // The turn's synthesized start comes before anything the turn does.
     flush_prompt_start(request.sessionId);
-    if (core_.orphaned) return;
+    if (core_.orphaned || !router_.admits_request(request.sessionId, responder)) return;
     auto state = requests_.prepare_permission(request, std::move(responder));
     auto& pending = permissions_[request.sessionId];
     pending.erase(std::remove_if(pending.begin(), pending.end(), [](const auto& w) { return w.expired(); }),

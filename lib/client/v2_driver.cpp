@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "client/agent_requests.hpp"
+#include "client/agent_tolerance.hpp"
 #include "client/client_core.hpp"
 #include "client/typed_call.hpp"
 #include "client/update_router.hpp"
@@ -27,6 +28,13 @@ Status decode_prompt_response(const JsonValue& json, av2::PromptResponse& out) {
     return decoded;
 }
 
+// Session answers whose commands lack `type` (Appendix B 9) are read as commands.
+template <class Response>
+Status decode_session_answer(const JsonValue& json, Response& out) {
+    rapidjson::Document repaired;
+    return codec::decode(with_command_types(json, repaired), out);
+}
+
 }  // namespace
 
 template <class Response, class Request>
@@ -34,6 +42,10 @@ int64_t V2Driver::call(std::string_view name, const Request& request, Callback<R
                        RequestOptions options) {
     DecodeFn<Response> decode = &codec::decode<Response>;
     if constexpr (std::is_same_v<Response, av2::PromptResponse>) decode = &decode_prompt_response;
+    if constexpr (std::is_same_v<Response, av2::NewSessionResponse> ||
+                  std::is_same_v<Response, av2::ResumeSessionResponse>) {
+        decode = &decode_session_answer<Response>;
+    }
     return send_typed<Response>(
         core_, name, [&request](JsonWriter& w) { codec::encode(w, request); }, decode,
         [done = std::move(done)](Result<Response> answer, const JsonValue*) { done(std::move(answer)); }, options);
@@ -44,8 +56,16 @@ int64_t V2Driver::call(std::string_view name, const Request& request, Callback<R
     return call<Response>(name, request, std::move(done), core_.request_options());
 }
 
+// A login may wait for a user in a browser: its own timeout, named when it fires.
 void V2Driver::login(Checked<av2::LoginAuthRequest> request, Callback<av2::LoginAuthResponse> done) {
-    call<av2::LoginAuthResponse>(method::auth_login, *request, std::move(done));
+    const auto timeout = core_.options.login_timeout;
+    call<av2::LoginAuthResponse>(
+        method::auth_login, *request,
+        [this, timeout, done = std::move(done)](Result<av2::LoginAuthResponse> result) {
+            if (!result) return done(core_.step_failed(result.status(), "auth/login", timeout, "login_timeout"));
+            done(std::move(result));
+        },
+        core_.step_options(timeout));
 }
 
 void V2Driver::logout(Checked<av2::LogoutAuthRequest> request, Callback<av2::LogoutAuthResponse> done) {
@@ -153,8 +173,9 @@ void V2Driver::cancel_terminal(Checked<av2::CancelTerminalRequest> request, Call
 
 void V2Driver::on_session_update(const JsonValue* params) {
     av2::UpdateSessionNotification notification;
-    Status decoded =
-        params ? codec::decode(*params, notification) : Status(Errc::protocol_error, "session/update without params");
+    rapidjson::Document repaired;  // commands without `type` (Appendix B 9)
+    Status decoded = params ? codec::decode(with_command_types_in_update(*params, repaired), notification)
+                            : Status(Errc::protocol_error, "session/update without params");
     if (!decoded) {
         core_.log(LogLevel::error, "invalid session/update ignored: " + decoded.message());
         return;
@@ -169,6 +190,7 @@ void V2Driver::on_permission_request(const JsonValue* params, Responder responde
         responder.fail(rpc_code::invalid_params, "Invalid params: " + decoded.message());
         return;
     }
+    if (!router_.admits_request(request.sessionId, responder)) return;
     requests_.present_permission(request, requests_.prepare_permission(request, std::move(responder)));
 }
 

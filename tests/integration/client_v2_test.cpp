@@ -273,7 +273,17 @@ TEST_CASE("client v2: a full tool turn arrives typed and in order") {
     CHECK(diff->changes.size() == 1);
     // The completed tool call cleared its capabilities with null (absent would mean unchanged).
     CHECK(peer.updates[12].update.tool_call_update()->capabilities.is_null());
-    CHECK(peer.updates[1].update.tool_call_update() == nullptr);
+    // In the model the three updates made one tool call: fields of the first kept where
+    // the later ones said nothing, the cancel capability gone, the final status set.
+    const acp::SessionItem* item = peer.client->sessions().find(session)->item(acp::ItemKind::tool_call, "tc1");
+    REQUIRE(item != nullptr);
+    const acp::ToolCallItem& tool = *item->tool_call();
+    CHECK(tool.title == std::optional<std::string>("Edit hello.txt"));
+    CHECK(tool.kind.value == "edit");
+    CHECK(tool.status.value == "completed");
+    CHECK_FALSE(tool.capabilities.has_value());
+    CHECK(tool.locations.size() == 1);
+    CHECK(tool.content.size() == 2);  // the diff, then the terminal chunk appended
 }
 
 TEST_CASE("client v2: a permission request reaches the host, which may answer later") {
@@ -457,6 +467,21 @@ TEST_CASE("client v2: session/list pages through opaque cursors") {
           }) >= 2);
 }
 
+TEST_CASE("client v2: paging takes an empty-string cursor as a cursor and stops at a null one") {
+    // CLIENT-MUST-43: "" is a valid cursor (not the end); null ends the listing.
+    TsPeer peer({"--page-size=2", "--empty-cursor"});
+    REQUIRE(peer.initialize().ok());
+    for (int i = 0; i < 5; ++i) peer.new_session();
+    auto all = peer.wait<std::vector<v2::SessionInfo>>([&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
+    REQUIRE_MESSAGE(all.ok(), all.status().to_string());
+    CHECK(all->size() == 5);
+    CHECK(sent_contains(peer, R"("method":"session/list","params":{"cursor":""})"));
+    // The last page said nextCursor: null, and the client asked no further.
+    CHECK(std::count_if(peer.sent.begin(), peer.sent.end(), [](const std::string& line) {
+              return line.find("\"session/list\"") != std::string::npos;
+          }) == 3);
+}
+
 TEST_CASE("client v2: close and delete treat an unknown session as success - delete needs the capability") {
     TsPeer peer({"--caps=stdio-only"});
     REQUIRE(peer.initialize().ok());
@@ -473,6 +498,16 @@ TEST_CASE("client v2: close and delete treat an unknown session as success - del
     auto listed = full.wait<std::vector<v2::SessionInfo>>([&](auto done) { full.client->list_all_sessions(std::nullopt, done); });
     REQUIRE(listed.ok());
     CHECK(listed->empty());
+
+    // An agent that answers -32002 for sessions it does not know: close and delete still
+    // succeed (CLIENT-MUST-46), and the agent did answer -32002 to both.
+    TsPeer strict({"--unknown-session-errors"});
+    REQUIRE(strict.initialize().ok());
+    CHECK(strict.wait<v2::CloseSessionResponse>([&](auto done) { strict.client->close_session("gone", done); }).ok());
+    CHECK(strict.wait<v2::DeleteSessionResponse>([&](auto done) { strict.client->delete_session("gone", done); }).ok());
+    std::size_t not_found = 0;
+    for (const auto& message : strict.agent_sent()) not_found += message.find(R"("code":-32002)") != std::string::npos;
+    CHECK(not_found == 2);
 }
 
 TEST_CASE("client v2: config options are set with the right value type and replaced by the full answer") {

@@ -11,6 +11,7 @@ import gc
 import os
 import shutil
 import tempfile
+import time
 import unittest
 import weakref
 
@@ -23,6 +24,15 @@ AGENT = os.environ.get("ACP_TS_AGENT", os.path.join(os.path.dirname(__file__), "
 
 def agent(*flags):
     return [NODE, AGENT] + list(flags)
+
+
+def process_alive(pid):
+    """True while the process exists and is not a zombie (an exited child not reaped yet)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 class SyncClientTest(unittest.TestCase):
@@ -128,13 +138,24 @@ class SyncClientTest(unittest.TestCase):
             self.assertGreater(updates, 30)
 
     def test_a_client_collected_mid_turn_ends_its_agent(self):
-        client = libacp.Client(agent("--slow-ticks=100", "--slow-ms=20"))
-        client.initialize()
-        session = client.new_session(cwd="/tmp")
-        turn = session.prompt("slow")
-        next(iter(turn))
-        del session, turn, client
-        gc.collect()  # frees the C client: close, shutdown ladder, no crash
+        with tempfile.TemporaryDirectory() as scratch:
+            pid_file = os.path.join(scratch, "agent.pid")
+            client = libacp.Client(agent("--slow-ticks=100", "--slow-ms=20", "--pid-file=" + pid_file))
+            client.initialize()
+            with open(pid_file) as f:
+                pid = int(f.read())
+            self.assertTrue(process_alive(pid))
+            session = client.new_session(cwd="/tmp")
+            turn = session.prompt("slow")
+            next(iter(turn))
+            del session, turn, client
+            gc.collect()  # frees the C client: close, shutdown ladder, no crash
+            # The agent is gone: its stdin closed, then the shutdown ladder (2 s + 2 s at
+            # most); the guard is only there so a broken build fails instead of hanging.
+            deadline = time.monotonic() + 30
+            while process_alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertFalse(process_alive(pid), "the agent outlived its collected client")
 
     def test_closing_from_inside_a_callback(self):
         client = libacp.Client(agent("--slow-ticks=50", "--slow-ms=10"))

@@ -139,6 +139,29 @@ public:
         return text;
     }
 
+    // Every line the agent received from the client, as its recorder saw them: a line
+    // that was not one JSON value is recorded as {"dir":"in","raw":...}.
+    std::vector<std::string> received() const { return recorded(R"({"dir":"in")"); }
+    // Every line the agent sent, as recorded ({"dir":"out","msg":...}).
+    std::vector<std::string> agent_sent() const { return recorded(R"({"dir":"out")"); }
+
+    std::vector<std::string> recorded(const std::string& prefix) const {
+        std::vector<std::string> lines;
+        std::FILE* file = std::fopen(record_.c_str(), "r");
+        if (file == nullptr) return lines;
+        std::string line;
+        for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) {
+            if (c != '\n') {
+                line += static_cast<char>(c);
+                continue;
+            }
+            if (line.rfind(prefix, 0) == 0) lines.push_back(line);
+            line.clear();
+        }
+        std::fclose(file);
+        return lines;
+    }
+
     bool logged(const std::string& fragment) const {
         for (const auto& line : log) {
             if (line.find(fragment) != std::string::npos) return true;

@@ -16,10 +16,12 @@
 //   --modes            sessions have modes (ask, code) and session/set_mode
 //   --no-message-ids   chunks carry no messageId (most real v1 agents)
 //   --caps=minimal     no loadSession, no sessionCapabilities, no prompt capabilities
+//   --caps=no-dirs     full, but without sessionCapabilities.additionalDirectories
 //   --auth-required    advertises the auth method peer-login (v1 shape: `id`, no `type`)
 //                      and auth.logout; session methods answer -32000 until authenticate
 //   --late-replay      session/load answers first and replays the history after (a quirk
 //                      of real agents)
+//   --mcp-sse          also advertises mcpCapabilities.sse (full caps only)
 //
 // Scripts, chosen by the first word of the prompt text (README.md has the v2 originals):
 //   hello        two agent_message_chunk updates: "Hello", ", world!"
@@ -40,7 +42,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { appendFileSync } from "node:fs";
 import { Readable } from "node:stream";
 
-const opts = { record: undefined, modes: false, messageIds: true, caps: "full", slowMs: 100, slowTicks: 50, lateReplay: false, authRequired: false };
+const opts = { record: undefined, modes: false, messageIds: true, caps: "full", slowMs: 100, slowTicks: 50, lateReplay: false, authRequired: false, mcpSse: false };
 for (const arg of process.argv.slice(2)) {
   const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
   if (!m) {
@@ -52,7 +54,8 @@ for (const arg of process.argv.slice(2)) {
   else if (m[1] === "no-message-ids") opts.messageIds = false;
   else if (m[1] === "late-replay") opts.lateReplay = true;
   else if (m[1] === "auth-required") opts.authRequired = true;
-  else if (m[1] === "caps" && ["full", "minimal"].includes(m[2])) opts.caps = m[2];
+  else if (m[1] === "mcp-sse") opts.mcpSse = true;
+  else if (m[1] === "caps" && ["full", "minimal", "no-dirs"].includes(m[2])) opts.caps = m[2];
   else if (m[1] === "slow-ms") opts.slowMs = Number(m[2]);
   else if (m[1] === "slow-ticks") opts.slowTicks = Number(m[2]);
   else {
@@ -394,7 +397,7 @@ app.onRequest(m.initialize, async ({ params }) => {
   // Only a v1-shaped request tells a v1 agent who the client is (CLIENT-GUIDE §10).
   clientInit = params;
   log(`initialize protocolVersion ${params.protocolVersion}`);
-  const full = opts.caps === "full";
+  const full = opts.caps !== "minimal";
   return {
     protocolVersion: 1,
     agentInfo: { name: "libacp-ts-peer-v1", title: "libacp TS peer agent (v1)", version: "1.0.0" },
@@ -403,8 +406,14 @@ app.onRequest(m.initialize, async ({ params }) => {
         ? {
             loadSession: true,
             promptCapabilities: { image: true, audio: true, embeddedContext: true },
-            mcpCapabilities: { http: true },
-            sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} },
+            mcpCapabilities: { http: true, ...(opts.mcpSse ? { sse: true } : {}) },
+            sessionCapabilities: {
+              list: {},
+              resume: {},
+              close: {},
+              delete: {},
+              ...(opts.caps === "full" ? { additionalDirectories: {} } : {}),
+            },
           }
         : { loadSession: false }),
       ...(opts.authRequired ? { auth: { logout: {} } } : {}),

@@ -35,6 +35,12 @@
 //       append every line received from the client as {"dir":"in","msg":...} and every
 //       line sent as {"dir":"out","msg":...} (a line that is not JSON: "raw" instead of
 //       "msg"), so validate.mjs can schema-check the client's traffic afterwards.
+//   --silent-initialize                     never answer `initialize` (a hung agent)
+//   --pid-file=FILE                         write the process id to FILE at startup
+//   --unknown-session-errors                session/close and session/delete of a session the
+//       agent does not know fail with -32002 (the SDK's sessionNotFound) instead of {}
+//   --empty-cursor                          session/list's first nextCursor is "" (valid,
+//       CLIENT-GUIDE 4.5) and the last page says nextCursor: null explicitly
 //   --state-dir=DIR                         [ACP_PEER_STATE_DIR]
 //       persist every session (ids, cwd, directories, title, config, replay history,
 //       id counters, deleted flag) to DIR/sessions.json after every change (temp file +
@@ -69,7 +75,8 @@ function readOptions(argv, env) {
     if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} needs a non-negative integer, got ${v}`);
     return n;
   };
-  const known = new Set(["caps", "auth-required", "protocol-version", "reject-version", "page-size", "slow-ms", "slow-ticks", "record", "state-dir"]);
+  const known = new Set(["caps", "auth-required", "protocol-version", "reject-version", "page-size", "slow-ms", "slow-ticks", "record", "state-dir",
+    "silent-initialize", "pid-file", "unknown-session-errors", "empty-cursor"]);
   for (const k of flags.keys()) if (!known.has(k)) throw new Error(`unknown option --${k}`);
   const caps = pick("caps", "ACP_PEER_CAPS", "full");
   if (!["full", "none", "stdio-only", "http-only"].includes(caps)) throw new Error(`bad --caps=${caps}`);
@@ -89,6 +96,10 @@ function readOptions(argv, env) {
     slowTicks: int(pick("slow-ticks", "ACP_PEER_SLOW_TICKS", "50"), "slow-ticks"),
     record: pick("record", "ACP_PEER_RECORD", undefined),
     stateDir: stateDir === undefined ? undefined : resolve(stateDir),
+    silentInitialize: flags.has("silent-initialize"),
+    pidFile: flags.get("pid-file"),
+    unknownSessionErrors: flags.has("unknown-session-errors"),
+    emptyCursor: flags.has("empty-cursor"),
   };
 }
 
@@ -101,6 +112,7 @@ try {
 }
 
 const log = (...parts) => process.stderr.write(`ts-agent: ${parts.join(" ")}\n`);
+if (opts.pidFile) writeFileSync(opts.pidFile, `${process.pid}\n`);
 
 const AGENT_INFO = { name: "libacp-ts-peer", title: "libacp TS peer agent", version: "1.0.0" };
 const AUTH_METHOD = {
@@ -208,6 +220,10 @@ function onOutgoing(msg) {
 // SDK's v2 API cannot produce (any protocolVersion other than 2 in a result).
 function interceptInitialize(msg) {
   if (msg.method !== "initialize" || msg.id === undefined) return false;
+  if (opts.silentInitialize) {
+    log("initialize left unanswered (--silent-initialize)");
+    return true;
+  }
   const requested = msg.params?.protocolVersion;
   let answerVersion;
   if (opts.protocolVersion !== undefined && opts.protocolVersion !== 2) answerVersion = opts.protocolVersion;
@@ -888,7 +904,51 @@ async function failScript(t) {
   return { stopReason: "error", error: { code: -32603, message: "Scripted failure" } };
 }
 
+// "flood-unknown N": N session/update notifications, each for a fresh random session id
+// the client never opened (with 1 KiB of text each), then one message in the real session.
+async function floodUnknownScript(t, promptText) {
+  const count = Number(promptText.trim().split(/\s+/)[1] ?? "1000");
+  const filler = "x".repeat(1024);
+  for (let i = 0; i < count; i++) {
+    const sessionId = `ghost-${Math.random().toString(36).slice(2)}-${i}`;
+    await client.notify(acp.methods.client.session.update, {
+      sessionId,
+      update: { sessionUpdate: "agent_message_chunk", messageId: "g1", content: text(filler) },
+    });
+  }
+  const m = t.session.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text(`flooded ${count}`) });
+}
+
+// "permission-unknown": asks permission (and a form elicitation) for a session the client
+// never opened and reports how the client answered.
+async function permissionUnknownScript(t) {
+  const answers = [];
+  const ask = async (method, params) => {
+    try {
+      answers.push(`ok ${JSON.stringify(await client.request(method, params))}`);
+    } catch (err) {
+      answers.push(`error ${err?.code}`);
+    }
+  };
+  await ask(acp.methods.client.session.requestPermission, {
+    sessionId: "ghost-session",
+    title: "Delete everything?",
+    options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
+  });
+  await ask(acp.methods.client.elicitation.create, {
+    sessionId: "ghost-session",
+    mode: "form",
+    message: "Your password?",
+    requestedSchema: { type: "object", properties: {} },
+  });
+  const m = t.session.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text(answers.join("; ")) });
+}
+
 const SCRIPTS = {
+  "flood-unknown": floodUnknownScript,
+  "permission-unknown": permissionUnknownScript,
   hello: helloScript,
   tool: toolScript,
   work: workScript,
@@ -951,17 +1011,20 @@ if (SESSION_CAPS) {
     requireAuth();
     let all = [...sessions.values()].filter((s) => !s.deleted);
     if (params.cwd !== undefined && params.cwd !== null) all = all.filter((s) => s.cwd === params.cwd);
+    // --empty-cursor: "" names the second page (an empty string is a valid cursor).
+    const cursorFor = (offset) =>
+      opts.emptyCursor && offset === opts.pageSize ? "" : Buffer.from(`page:${offset}`).toString("base64url");
     let offset = 0;
     if (params.cursor !== undefined && params.cursor !== null) {
       const match = /^page:(\d+)$/.exec(Buffer.from(params.cursor, "base64url").toString("utf8"));
-      if (!match) throw acp.RequestError.invalidParams({ cursor: params.cursor }, "unknown cursor");
-      offset = Number(match[1]);
+      if (opts.emptyCursor && params.cursor === "") offset = opts.pageSize;
+      else if (!match) throw acp.RequestError.invalidParams({ cursor: params.cursor }, "unknown cursor");
+      else offset = Number(match[1]);
     }
     const page = all.slice(offset, offset + opts.pageSize);
     const response = { sessions: page.map((s) => s.info()) };
-    if (offset + opts.pageSize < all.length) {
-      response.nextCursor = Buffer.from(`page:${offset + opts.pageSize}`).toString("base64url");
-    }
+    if (offset + opts.pageSize < all.length) response.nextCursor = cursorFor(offset + opts.pageSize);
+    else if (opts.emptyCursor) response.nextCursor = null;
     return response;
   });
 
@@ -996,6 +1059,7 @@ if (SESSION_CAPS) {
 
   app.onRequest(m.session.close, async ({ params }) => {
     const s = sessions.get(params.sessionId);
+    if (!s && opts.unknownSessionErrors) throw acp.RequestError.sessionNotFound(params.sessionId);
     if (!s || !s.active) return {};
     const turn = s.turn;
     cancelForeground(s);
@@ -1007,6 +1071,7 @@ if (SESSION_CAPS) {
   if (SESSION_CAPS.delete) {
     app.onRequest(m.session.delete, async ({ params }) => {
       const s = sessions.get(params.sessionId);
+      if (!s && opts.unknownSessionErrors) throw acp.RequestError.sessionNotFound(params.sessionId);
       if (!s) return {};
       const turn = s.turn;
       cancelForeground(s);

@@ -13,84 +13,27 @@
 #include "acp/session.hpp"
 #include "protocol/v2/codec.hpp"
 #include "unit/protocol/codec_test_util.hpp"
-#include "support/raw_peer.hpp"
-#include "support/test_loop.hpp"
-#include "transport/fd_transport.hpp"
+#include "unit/client/scripted_client.hpp"
 
 using acp::Errc;
 using acp::Result;
 namespace v2 = acp::v2;
 
-namespace {
-
-constexpr const char* kInitializeResult =
-    R"({"protocolVersion":2,"info":{"name":"scripted","version":"1"},"capabilities":{"session":{"prompt":{}}}})";
-
-struct Scripted {
-    acp::test::TestLoop loop;
-    std::unique_ptr<acp::Client> client;
-    std::optional<acp::test::RawPeer> agent;
-    std::vector<v2::UpdateSessionNotification> updates;
-    std::vector<std::string> log;
-
-    Scripted() {
-        int pair[2];
-        REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
-        acp::ClientOptions options;
-        options.log = [this](const acp::LogRecord& r) { log.emplace_back(r.message); };
-        auto created = acp::Client::adopt(loop.get(), acp::AdoptedFds{pair[0], pair[0], -1}, options);
-        REQUIRE(created.ok());
-        client = std::move(created.value());
-        client->on_session_update([this](const v2::UpdateSessionNotification& n) { updates.push_back(n); });
-        auto far = acp::detail::FdTransport::adopt(loop.get(), acp::AdoptedFds{pair[1], pair[1], -1},
-                                                   acp::detail::Logger());
-        REQUIRE(far.ok());
-        agent.emplace(std::move(far.value()));
-    }
-
-    // Waits for the client's next line and answers it with result (the same id).
-    void answer_next(const std::string& result) {
-        const std::size_t index = agent->lines.size();
-        REQUIRE(loop.run_until([&] { return agent->lines.size() > index; }));
-        auto request = agent->parsed(index);
-        REQUIRE(request.HasMember("id"));
-        agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(request["id"].GetInt64()) +
-                         R"(,"result":)" + result + "}");
-    }
-
-    void initialize() {
-        std::optional<Result<v2::InitializeResponse>> done;
-        client->initialize([&](Result<v2::InitializeResponse> r) { done.emplace(std::move(r)); });
-        answer_next(kInitializeResult);
-        REQUIRE(loop.run_until([&] { return done.has_value(); }));
-        REQUIRE(done->ok());
-    }
-
-    void update(const std::string& session, const std::string& body) {
-        agent->send_line(R"({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":")" + session +
-                         R"(","update":)" + body + "}}");
-    }
-
-    bool logged(const std::string& fragment) const {
-        for (const auto& line : log) {
-            if (line.find(fragment) != std::string::npos) return true;
-        }
-        return false;
-    }
-};
-
-}  // namespace
+using acp::test::Scripted;
 
 TEST_CASE("client: updates that precede the session/new answer are held, then delivered before its callback") {
     // AGENT-MUST-07 (updates may come first), CLIENT-MUST-48 (in order), CLIENT-MUST-59.
     Scripted s;
     s.initialize();
     std::size_t updates_at_callback = 99;
+    std::string state_at_callback;
     std::optional<Result<v2::NewSessionResponse>> created;
     v2::NewSessionRequest request;
     request.cwd = "/work";
     s.client->new_session(request, [&](Result<v2::NewSessionResponse> r) {
         updates_at_callback = s.updates.size();
+        const acp::SessionState* state = s.client->sessions().find("s-9");
+        state_at_callback = state != nullptr ? state->foreground().state : "(no session)";
         created.emplace(std::move(r));
     });
     const std::size_t index = s.agent->lines.size();
@@ -104,6 +47,10 @@ TEST_CASE("client: updates that precede the session/new answer are held, then de
     REQUIRE(s.loop.run_until([&] { return created.has_value(); }));
     REQUIRE(created->ok());
     CHECK(updates_at_callback == 2);
+    // CLIENT-MUST-59: the answer did not overwrite the state the held updates reported,
+    // neither when the host's callback runs nor after it.
+    CHECK(state_at_callback == "running");
+    CHECK(s.client->sessions().find("s-9")->foreground().state == "running");
     REQUIRE(s.updates.size() == 2);
     CHECK(s.updates[0].update.tag() == "state_update");
     CHECK(s.updates[1].update.tag() == "agent_message_chunk");
@@ -144,6 +91,7 @@ TEST_CASE("client: a prompt answered {} (older drafts) is accepted") {
 TEST_CASE("client: an invalid session/update is reported with its path, later ones still arrive") {
     Scripted s;
     s.initialize();
+    s.open_session("s-1");
     s.update("s-1", R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":7}})");
     // CLIENT-MUST-17: an unknown variant is kept, not dropped.
     s.update("s-1", R"({"sessionUpdate":"_acme_progress","percent":40})");
@@ -165,6 +113,7 @@ TEST_CASE("client: elicitation in a mode not advertised is refused -32602 and un
     });
     s.client->on_elicitation_complete([&](const v2::CompleteElicitationNotification&) { ++completions; });
     s.initialize();
+    s.open_session("s-1");
     const std::size_t before = s.agent->lines.size();
     s.agent->send_line(R"({"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"mode":"url","sessionId":"s-1","message":"m","elicitationId":"x","url":"https://x"}})");
     s.agent->send_line(R"({"jsonrpc":"2.0","method":"elicitation/complete","params":{"elicitationId":"x"}})");
@@ -184,6 +133,7 @@ TEST_CASE("client: terminal/cancel follows the terminal's latest capabilities") 
     // CLIENT-MUST-36
     Scripted s;
     s.initialize();
+    s.open_session("s-1");
     std::optional<Result<v2::CancelTerminalResponse>> refused;
     s.client->cancel_terminal("s-1", "t1", [&](Result<v2::CancelTerminalResponse> r) { refused.emplace(std::move(r)); });
     REQUIRE(s.loop.run_until([&] { return refused.has_value(); }));
@@ -223,6 +173,7 @@ TEST_CASE("client: the host may destroy the client inside its callbacks") {
     SUBCASE("inside a session update, with more updates in the same read") {
         Scripted s;
         s.initialize();
+        s.open_session("s");
         int calls = 0;
         s.client->on_session_update([&](const v2::UpdateSessionNotification&) {
             ++calls;
@@ -279,13 +230,14 @@ TEST_CASE("client: updates held for a session/new that fails are dropped, and sa
     CHECK(created->status().rpc_code() == -32602);
     s.loop.run_for(std::chrono::milliseconds(20));
     CHECK(s.updates.empty());
-    CHECK(s.logged("dropped a session/update (state_update) for session s-lost"));
+    CHECK(s.logged(R"(dropped a session/update (state_update) for session "s-lost", which this client did not open)"));
 }
 
 TEST_CASE("client: closing a session the agent does not know is success, and the client forgets it") {
     // CLIENT-MUST-46
     Scripted s;
     s.initialize();
+    s.open_session("s-1");
     s.update("s-1", R"({"sessionUpdate":"terminal_update","terminalId":"t1","capabilities":{"cancel":{}}})");
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
     std::optional<Result<v2::CloseSessionResponse>> closed;
@@ -312,6 +264,7 @@ TEST_CASE("client: an elicitation the agent withdraws is answered cancel and the
         held = r;
     });
     s.initialize();
+    s.open_session("s-1");
     const std::size_t before = s.agent->lines.size();
     s.agent->send_line(R"({"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"mode":"form","sessionId":"s-1","message":"m","requestedSchema":{"type":"object","properties":{}}}})");
     REQUIRE(s.loop.run_until([&] { return held.has_value(); }));
@@ -328,6 +281,7 @@ TEST_CASE("client: extension handlers are only for '_' methods") {
     int ext_calls = 0;
     s.client->on_ext_notification("session/update", [&](const acp::RawJson&) { ++ext_calls; });
     s.initialize();
+    s.open_session("s-1");
     s.update("s-1", R"({"sessionUpdate":"state_update","state":"idle"})");
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
     CHECK(ext_calls == 0);
@@ -390,6 +344,7 @@ TEST_CASE("client: a resume with replay that the agent refuses leaves the sessio
     // CLIENT-GUIDE 7.6: an unsupported cursor is -32602, answered before any replay.
     Scripted s;
     s.initialize();
+    s.open_session("s-1");
     s.update("s-1", kChunkA);
     s.update("s-1", kIdle);
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 2; }));
@@ -409,6 +364,7 @@ TEST_CASE("client: a resume with replay that the agent refuses leaves the sessio
 TEST_CASE("client: a full replay rebuilds the session, a replay from a later cursor continues it") {
     Scripted s;
     s.initialize();
+    s.open_session("s-1");
     s.update("s-1", kChunkA);
     s.update("s-1", kIdle);
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 2; }));
@@ -432,6 +388,7 @@ TEST_CASE("client: updates after a session's close answer are ignored, and said 
     // CLIENT-GUIDE 7.7: drop stragglers after the close response.
     Scripted s;
     s.initialize();
+    s.open_session("s-1");
     s.update("s-1", kChunkA);
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
     std::optional<Result<v2::CloseSessionResponse>> closed;
@@ -441,7 +398,8 @@ TEST_CASE("client: updates after a session's close answer are ignored, and said 
     REQUIRE(closed->ok());
     const std::string at_close = acp::to_json(*s.client->sessions().find("s-1"));
     s.update("s-1", R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"late"}})");
-    REQUIRE(s.loop.run_until([&] { return s.logged("ignored a session/update (agent_message_chunk) for closed session s-1"); }));
+    REQUIRE(s.loop.run_until(
+        [&] { return s.logged(R"(dropped a session/update (agent_message_chunk) for session "s-1", which this client closed)"); }));
     CHECK(s.updates.size() == 1);
     CHECK(acp::to_json(*s.client->sessions().find("s-1")) == at_close);
 }
@@ -456,6 +414,7 @@ TEST_CASE("client v1: an update kind v1 does not define is kept in the model as 
     REQUIRE(s.loop.run_until([&] { return done.has_value(); }));
     REQUIRE(done->ok());
     REQUIRE(s.client->negotiated_version() == 1);
+    s.open_session("s-1");
     s.update("s-1", R"({"sessionUpdate":"_vendor_status","phase":"indexing"})");
     // A kind only v2 defines is no v2 update from a v1 agent: kept as unknown too.
     s.update("s-1", R"({"sessionUpdate":"state_update","state":"idle"})");
@@ -540,6 +499,7 @@ TEST_CASE("client v1: a refused session/load leaves the synthetic ids where they
     s.answer_next(R"({"protocolVersion":1,"agentCapabilities":{"loadSession":true}})");
     REQUIRE(s.loop.run_until([&] { return init.has_value(); }));
     REQUIRE(init->ok());
+    s.open_session("s-1");
     s.update("s-1", R"({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a"}})");
     s.update("s-1", R"({"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"t"}})");
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 2; }));

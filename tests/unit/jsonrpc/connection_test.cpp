@@ -3,7 +3,9 @@
 // byte by byte as the agent.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,7 +65,7 @@ TEST_CASE("connection: a request goes out as one JSON-RPC 2.0 line and its respo
     h.rpc->start();
     int calls = 0;
     std::string result;
-    // CLIENT-MUST-04: "jsonrpc":"2.0" and integer ids. CLIENT-MUST-05: no id reused.
+    // CLIENT-MUST-04: "jsonrpc":"2.0" and integer ids.
     int64_t first = h.rpc->send_request("echo", object_with("n", 1), [&](const Reply& reply) {
         ++calls;
         REQUIRE(reply.status.ok());
@@ -85,6 +87,35 @@ TEST_CASE("connection: a request goes out as one JSON-RPC 2.0 line and its respo
     h.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(first) + R"(,"result":{"n":2}})");
     CHECK(h.loop.run_until([&] { return h.logged("matches no pending request"); }));
     CHECK(calls == 1);
+    CHECK(h.rpc->pending_requests() == 1);
+}
+
+TEST_CASE("connection: no request id is reused while its request is pending") {
+    // CLIENT-MUST-05: ids of unanswered requests are never handed out again, however many
+    // requests complete around them (answered, cancelled, timed out).
+    Harness h;
+    h.rpc->start();
+    std::set<int64_t> pending;
+    std::vector<int64_t> all;
+    auto send = [&](acp::detail::RequestOptions options = {}) {
+        const int64_t id = h.rpc->send_request("ping", nullptr, [](const Reply&) {}, options);
+        CHECK(pending.insert(id).second);  // not the id of a request still waiting
+        all.push_back(id);
+        return id;
+    };
+    const int64_t held = send();  // never answered
+    for (int round = 0; round < 50; ++round) {
+        const int64_t answered = send();
+        const int64_t cancelled = send();
+        acp::detail::RequestOptions quick;
+        quick.timeout = std::chrono::milliseconds(1);
+        send(quick);
+        REQUIRE(h.wait_lines(all.size()));
+        h.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(answered) + R"(,"result":{}})");
+        CHECK(h.rpc->cancel_request(cancelled));
+        REQUIRE(h.loop.run_until([&] { return h.rpc->pending_requests() == 1; }));
+        pending = {held};  // only the held one still waits
+    }
     CHECK(h.rpc->pending_requests() == 1);
 }
 

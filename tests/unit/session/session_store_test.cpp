@@ -415,6 +415,15 @@ TEST_CASE("session store: responses replace config options and commands, list in
     CHECK(select(json, "configOptions") == "[]");
     CHECK(select(json, "availableCommands") == "[]");
     CHECK(select(json, "info") == R"({"title":"T","updatedAt":null,"cwd":"/w","additionalDirectories":["/x"],"_meta":{}})");
+    // A later list says other roots: they replace the earlier ones, never merge with them.
+    info.additionalDirectories = std::vector<std::string>{"/y", "/z"};
+    store.set_session_info(info);
+    CHECK(select(dump(store), "info.additionalDirectories") == R"(["/y","/z"])");
+    // Absent means none now (absent = empty), not "as before".
+    info.additionalDirectories.reset();
+    store.set_session_info(info);
+    CHECK(select(dump(store), "info.additionalDirectories") != R"(["/y","/z"])");
+    CHECK(select(dump(store), "info.additionalDirectories").find("/y") == std::string::npos);
 }
 
 TEST_CASE("session store: find by kind and id") {

@@ -32,7 +32,8 @@ void feed(LineFramer& framer, const std::string& bytes, LineSink& sink) {
 }  // namespace
 
 TEST_CASE("framer: every split point of a multi-message buffer yields the same lines") {
-    // CLIENT-MUST-01: one message per line; the reader must cope with any read boundary.
+    // The reading side of one message per line: any read boundary yields the same lines.
+    // (CLIENT-MUST-01 binds what the client writes: client_untrusted_test checks that.)
     const std::string stream = "{\"a\":1}\n{\"b\":\"two\"}\r\n\n{\"c\":[3]}\n\r\n{\"d\":4}\n";
     const std::vector<std::string> expected = {"{\"a\":1}", "{\"b\":\"two\"}", "{\"c\":[3]}", "{\"d\":4}"};
     for (std::size_t first = 0; first <= stream.size(); ++first) {
