@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,19 @@ struct BecomeSubreaper {
 } become_subreaper;
 
 bool process_gone(int pid) { return kill(pid, 0) == -1 && errno == ESRCH; }
+
+int parent_of(int pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    auto close_paren = line.rfind(')');
+    if (close_paren == std::string::npos) return -1;
+    std::istringstream fields(line.substr(close_paren + 1));
+    char state = 0;
+    int parent = -1;
+    fields >> state >> parent;
+    return parent;
+}
 
 // A re-parented grandchild: wait until it died (and reap it), or report it alive.
 bool grandchild_killed(int pid, acp::test::TestLoop& loop) {
@@ -241,7 +256,9 @@ TEST_CASE("process: grandchildren the agent started do not outlive it") {
     const int grandchild = std::stoi(h.last_result.substr(h.last_result.find(':') + 1));
     REQUIRE(grandchild > 0);
     CHECK(kill(grandchild, 0) == 0);
-    CHECK(getpgid(grandchild) == h.pid);
+    // In the agent's process group, which the agent leads (h.pid is the agent guard).
+    CHECK(getpgid(grandchild) == parent_of(grandchild));
+    CHECK(getpgid(grandchild) != h.pid);
     h.rpc->close();
     REQUIRE(h.loop.run_until([&] { return h.closed.has_value(); }));
     CHECK(h.closed->agent_exit()->exit_code == 0);
