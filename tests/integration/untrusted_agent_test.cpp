@@ -93,7 +93,10 @@ TEST_CASE("untrusted agent: a flood of updates for sessions the client never ope
     TsPeer peer;
     REQUIRE(peer.initialize().ok());
     const std::string session = peer.new_session();
-    REQUIRE(peer.prompt_turn(session, "hello").ok());  // warm up: the client's own allocations
+    // The first flood warms up what the client keeps between messages (read buffers, the
+    // allocator's free lists); the second must then cost nothing that stays. Held in the
+    // model, each flood would add at least its 20 MiB of text.
+    REQUIRE(peer.prompt_turn(session, "flood-unknown 20000").ok());
     const long rss_before = rss_kib();
     const std::size_t log_before = peer.log.size();
     REQUIRE(peer.prompt_turn(session, "flood-unknown 20000").ok());
@@ -109,11 +112,11 @@ TEST_CASE("untrusted agent: a flood of updates for sessions the client never ope
     for (std::size_t i = log_before; i < peer.log.size(); ++i) {
         if (peer.log[i].find("which this client did not open") != std::string::npos) ++dropped_lines;
     }
-    CHECK(dropped_lines >= 32);
-    CHECK(dropped_lines <= 32 + 16);
-    CHECK(peer.logged("dropped 16384 messages so far for sessions which this client did not open"));
-    // Held in the model, 20 MiB of text would be well past this (generous) bound.
-    CHECK(growth_kib < 12 * 1024);
+    // The first flood named its first 32 ids; the second adds only power-of-two summaries.
+    CHECK(dropped_lines >= 1);
+    CHECK(dropped_lines <= 16);
+    CHECK(peer.logged("dropped 32768 messages so far for sessions which this client did not open"));
+    CHECK(growth_kib < 8 * 1024);
 }
 
 TEST_CASE("untrusted agent: a permission or elicitation request for a session the client never opened gets -32002") {
