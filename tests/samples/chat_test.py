@@ -570,7 +570,7 @@ class Terminal(ChatCase):
         at = s.wait_for(r"> ", at)
         # "1" typed while the turn streams, before the question is on screen: discarded.
         s.type("hello there\r1")
-        at = s.wait_for(r"session demo-1, tool: Add a line to NOTES.md \(edit\)", at)
+        at = s.wait_for(r"permission: Edit NOTES.md\?", at)
         at = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
         s.type("3")
         at = s.wait_for(r"-> Reject", at)
