@@ -59,6 +59,8 @@ int Chat::run() {
         error(text);
         quit(exit_agent_exited);
     });
+    uv_prepare_init(loop_, &flush_);
+    uv_prepare_start(&flush_, [](uv_prepare_t*) { std::fflush(stdout); });
     uv_signal_init(loop_, &sigint_);
     sigint_.data = this;
     uv_signal_start(&sigint_, [](uv_signal_t* s, int) { static_cast<Chat*>(s->data)->on_interrupt(); }, SIGINT);
@@ -244,6 +246,7 @@ void Chat::finish_quit() {
     subscription_.reset();
     if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&sigint_))) {
         uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
+        uv_close(reinterpret_cast<uv_handle_t*>(&flush_), [](uv_handle_t*) { std::fflush(stdout); });
     }
 }
 

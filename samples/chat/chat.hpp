@@ -43,8 +43,9 @@ private:
     };
     // --- output --------------------------------------------------------------------------
     void write(const std::string& text) {
+        // Flushed once per loop iteration (flush_), not per write: a streamed reply arrives
+        // as many small chunks per read, and a write(2) each would cost more than the rest.
         std::fwrite(text.data(), 1, text.size(), stdout);
-        std::fflush(stdout);
         prompt_shown_ = false;
     }
     void end_stream() {
@@ -169,6 +170,7 @@ private:
     uv_pipe_t pipe_handle_{};
     uv_stream_t* input_ = nullptr;
     uv_signal_t sigint_{};
+    uv_prepare_t flush_{};  // flushes stdout before the loop waits
 };
 
 }  // namespace chat

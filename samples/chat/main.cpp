@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
         const std::string beside = self_dir() + "/acp-demo-agent";
         options.agent = {access(beside.c_str(), X_OK) == 0 ? beside : std::string(ACP_DEMO_AGENT_PATH)};
     }
+    // Fully buffered also on a terminal: acp-chat flushes once per loop iteration.
+    static char output_buffer[1 << 16];
+    std::setvbuf(stdout, output_buffer, _IOFBF, sizeof output_buffer);
     const bool tty = isatty(STDIN_FILENO) != 0;
     const char* no_color = std::getenv("NO_COLOR");
     const bool color = options.color && isatty(STDOUT_FILENO) != 0 && (no_color == nullptr || *no_color == '\0');

@@ -83,8 +83,6 @@ void Chat::withdraw_permission(unsigned serial) {
         return;
     }
     if (!permission_ || permission_->serial != serial) return;
-    open_line_ = false;
-    write("\n");
     line(style_.paint(Color::dim, "(the agent withdrew the permission request)"));
     next_permission();
 }
@@ -103,8 +101,7 @@ void Chat::cancel_permissions(const std::string& session) {
     }
     waiting_permissions_.swap(keep);
     if (on_screen) {
-        open_line_ = false;
-        write(tty_ ? "\n" : "");
+        end_stream();  // the question's line
         next_permission();
     }
 }

@@ -120,8 +120,10 @@ void Chat::render_tool_call(const acp::ToolCallItem& call, Shown& shown) {
         if (status == "completed") color = Color::green;
         if (status == "failed" || status == "cancelled") color = Color::red;
         if (status == "pending") color = Color::yellow;
-        line(style_.paint(Color::blue, "tool: ") + sanitize(call.title ? *call.title : call.id) + " (" +
-             sanitize(call.kind.value) + ") " + style_.paint(color, sanitize(status)));
+        // A kind this version does not know is shown as the schema's default, "other".
+        const std::string kind = call.kind.is_known() ? call.kind.value : std::string(v2::ToolKind::other);
+        line(style_.paint(Color::blue, "tool: ") + sanitize(call.title ? *call.title : call.id) + " (" + kind + ") " +
+             style_.paint(color, sanitize(status)));
     }
     if (call.content.size() < shown.content) shown.content = 0;
     for (; shown.content < call.content.size(); ++shown.content) {

@@ -150,6 +150,18 @@ class Scripted(ChatCase):
         # The model rebuilt from the restarted agent's replay equals the live one.
         self.assertEqual(second["demo-1"], first["demo-1"])
 
+    def test_resume_passes_the_sessions_directories(self):
+        code, _ = self.run_chat(["/add-dir /srv", "/new", "/echo in srv", "/quit"])
+        self.assertEqual(code, 0)
+        log = os.path.join(self.dir, "traffic.ndjson")
+        code, lines = self.run_chat(["/resume demo-2", "/quit"], "--log", log)
+        self.assertEqual(code, 0)
+        self.assertIn("resumed demo-2", lines)
+        with open(log) as f:
+            resume = [json.loads(line)["msg"] for line in f if '"session/resume"' in line][-1]
+        self.assertEqual(resume["params"]["additionalDirectories"], ["/srv"])
+        self.assertEqual(resume["params"]["cwd"], "/tmp/project")
+
     def test_close_and_delete(self):
         code, lines = self.run_chat(["/close", "hello", "/delete demo-1", "/sessions", "/new", "/sessions"])
         self.assertEqual(code, 0)
@@ -314,7 +326,9 @@ class Hostile(ChatCase):
         # Not vacuous: every hostile field was on screen, cleaned.
         for shown in ["connected to libacp demo agent", "notice: Heads up - this agent is hostile",
                       "thinking: The user wrote", "You said: hello", "[ ] Note it down in NOTES.md",
-                      "[x] Answer the message", "tool: Add a line to NOTES.md (edit) pending",
+                      "[x] Answer the message",
+                      # Its kind is no kind this version knows: shown as "other".
+                      "tool: Add a line to NOTES.md (other) pending",
                       "/tmp/project/NOTES.md", "permission: Edit NOTES.md?",
                       "The agent wants to add a line to NOTES.md.", "[1] Allow once  [2] Reject",
                       "-> Allow once", "terminal: $ make check", "  | checking NOTES.md ... ok",
