@@ -458,6 +458,7 @@ const SessionStore& Client::sessions() const { return impl_->core_.store; }
 
 void Client::close() { impl_->core_.rpc->close(); }
 bool Client::is_closed() const { return impl_->core_.rpc->is_closed(); }
+std::size_t Client::queued_output_bytes() const { return impl_->core_.rpc->queued_output_bytes(); }
 
 void run_until(uv_loop_t* loop, const std::function<bool()>& done) {
     while (!done()) {

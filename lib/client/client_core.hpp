@@ -53,6 +53,8 @@ struct ClientCore {
     static ConnectionOptions connection_options(const ClientOptions& options) {
         ConnectionOptions connection;
         connection.max_line_bytes = options.max_line_bytes;
+        connection.max_queued_output_bytes = options.max_queued_output_bytes;
+        connection.resume_reading_below_bytes = options.resume_reading_below_bytes;
         return connection;
     }
 

@@ -70,7 +70,9 @@ public:
           logger_(std::move(logger)),
           framer_(options.max_line_bytes),
           deferred_(loop),
-          writer_(out_) {}
+          writer_(out_) {
+        transport_->set_write_limits(options.max_queued_output_bytes, options.resume_reading_below_bytes);
+    }
 
     ~ConnectionCore() override {
         for (auto& entry : pending_) discard_timer(entry.second.timer);
@@ -181,6 +183,7 @@ public:
 
     bool is_closed() const { return closed_; }
     std::size_t pending_count() const { return pending_.size(); }
+    std::size_t queued_output_bytes() const { return transport_ ? transport_->queued_bytes() : 0; }
 
     // --- answering incoming requests (through ResponderState) ------------------------
 
@@ -769,5 +772,6 @@ bool Connection::cancel_request(int64_t id) { return core_->cancel_request(id); 
 void Connection::close() { core_->close(); }
 bool Connection::is_closed() const { return core_->is_closed(); }
 std::size_t Connection::pending_requests() const { return core_->pending_count(); }
+std::size_t Connection::queued_output_bytes() const { return core_->queued_output_bytes(); }
 
 }  // namespace acp::detail

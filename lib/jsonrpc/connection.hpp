@@ -47,6 +47,9 @@ using acp::TrafficObserver;
 
 struct ConnectionOptions {
     std::size_t max_line_bytes = LineFramer::kDefaultMaxLineBytes;
+    // Backpressure (Transport::set_write_limits); 0: no limit.
+    std::size_t max_queued_output_bytes = 4u * 1024u * 1024u;
+    std::size_t resume_reading_below_bytes = 1024u * 1024u;
 };
 
 struct RequestOptions {
@@ -125,6 +128,8 @@ public:
     void close();
     bool is_closed() const;
     std::size_t pending_requests() const;
+    // Bytes written to the agent that it has not read yet.
+    std::size_t queued_output_bytes() const;
 
 private:
     std::shared_ptr<ConnectionCore> core_;
