@@ -219,6 +219,10 @@ public:
         }
     }
 
+    const StringEdgeSurrogates* edge_surrogates(const JsonValue& string) const {
+        return parser_.edge_surrogates(string);
+    }
+
 private:
     struct Pending {
         ReplyHandler handler;
@@ -452,7 +456,7 @@ private:
         }
         // In-place parsing overwrites the line; keep its head to recover the id on failure.
         line_head_.assign(line, std::min(size, kLineHeadBytes));
-        const JsonValue* message = parser_.parse(line);
+        const JsonValue* message = parser_.parse(line, size);
         if (message == nullptr) {
             logger_(LogLevel::error, log_source::jsonrpc,
                     "malformed message from the agent (" + parser_.error() + "): " + line_head_.substr(0, 200));
@@ -768,5 +772,8 @@ bool Connection::cancel_request(int64_t id) { return core_->cancel_request(id); 
 void Connection::close() { core_->close(); }
 bool Connection::is_closed() const { return core_->is_closed(); }
 std::size_t Connection::pending_requests() const { return core_->pending_count(); }
+const StringEdgeSurrogates* Connection::edge_surrogates(const JsonValue& string) const {
+    return core_->edge_surrogates(string);
+}
 
 }  // namespace acp::detail

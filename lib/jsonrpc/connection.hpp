@@ -33,6 +33,7 @@
 #include "acp/status.hpp"
 #include "acp/traffic.hpp"
 #include "jsonrpc/json.hpp"
+#include "jsonrpc/lone_surrogates.hpp"
 #include "jsonrpc/request_id.hpp"
 #include "support/logger.hpp"
 #include "transport/line_framer.hpp"
@@ -125,6 +126,10 @@ public:
     void close();
     bool is_closed() const;
     std::size_t pending_requests() const;
+
+    // During a handler: the lone surrogate halves a string value of the message being
+    // handled lost at its edges (jsonrpc/lone_surrogates.hpp), or nullptr.
+    const StringEdgeSurrogates* edge_surrogates(const JsonValue& string) const;
 
 private:
     std::shared_ptr<ConnectionCore> core_;
