@@ -222,6 +222,10 @@ public:
         }
     }
 
+    const StringEdgeSurrogates* edge_surrogates(const JsonValue& string) const {
+        return parser_.edge_surrogates(string);
+    }
+
 private:
     struct Pending {
         ReplyHandler handler;
@@ -456,7 +460,7 @@ private:
         observe(Direction::incoming, std::string_view(line, size));
         // In-place parsing overwrites the line; keep its head to recover the id on failure.
         line_head_.assign(line, std::min(size, kLineHeadBytes));
-        const JsonValue* message = parser_.parse(line);
+        const JsonValue* message = parser_.parse(line, size);
         if (message == nullptr) {
             logger_(LogLevel::error, log_source::jsonrpc,
                     "malformed message from the agent (" + parser_.error() + "): " + line_head_.substr(0, 200));
@@ -773,5 +777,8 @@ void Connection::close() { core_->close(); }
 bool Connection::is_closed() const { return core_->is_closed(); }
 std::size_t Connection::pending_requests() const { return core_->pending_count(); }
 std::size_t Connection::queued_output_bytes() const { return core_->queued_output_bytes(); }
+const StringEdgeSurrogates* Connection::edge_surrogates(const JsonValue& string) const {
+    return core_->edge_surrogates(string);
+}
 
 }  // namespace acp::detail
