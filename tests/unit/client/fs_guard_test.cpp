@@ -119,7 +119,7 @@ TEST_CASE("fs guard: symlinks are followed to where they lead: out is refused, i
     CHECK(*in == tree.project + "/in.txt");
 }
 
-TEST_CASE("fs guard: a file inside an additional directory is accepted; missing files are told apart") {
+TEST_CASE("fs guard: a file inside an additional directory is accepted - missing files are told apart") {
     Tree tree;
     auto notes = acp::confine_path(tree.roots(), tree.extra + "/notes.txt", PathUse::read);
     REQUIRE_MESSAGE(notes.ok(), notes.status().to_string());
@@ -237,7 +237,7 @@ TEST_CASE("fs guard: the ready-made handlers refuse escapes, links out, relative
     CHECK(std::string(message["error"]["message"].GetString()).find("outside") != std::string::npos);
 }
 
-TEST_CASE("fs guard: a closed session's files are no longer served; the size cap holds") {
+TEST_CASE("fs guard: a closed session's files are no longer served - the size cap holds") {
     Tree tree;
     ConfinedFilesOptions options;
     options.max_file_bytes = 8;
