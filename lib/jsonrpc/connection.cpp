@@ -435,7 +435,7 @@ private:
         logger_(LogLevel::error, log_source::jsonrpc, what);
         if (observer && !owner_gone_) {
             run_host_callback(logger_, "traffic observer", [&] {
-                observer(Direction::incoming, "[" + what + "] " + std::string(head.substr(0, 200)),
+                observer(Direction::incoming, "[" + what + "] " + loggable_head(head, 200),
                          std::chrono::system_clock::now());
             });
         }
@@ -463,7 +463,7 @@ private:
         const JsonValue* message = parser_.parse(line, size);
         if (message == nullptr) {
             logger_(LogLevel::error, log_source::jsonrpc,
-                    "malformed message from the agent (" + parser_.error() + "): " + line_head_.substr(0, 200));
+                    "malformed message from the agent (" + parser_.error() + "): " + loggable_head(line_head_, 200));
             EnvelopePeek peek = peek_envelope(line_head_);
             if (peek.looks_like_response() && !peek.id->is_string() && pending_.count(peek.id->as_integer()) != 0) {
                 fail_from_peek(peek, "the agent's response was malformed JSON");

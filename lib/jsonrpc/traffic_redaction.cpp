@@ -177,4 +177,10 @@ std::string redact_secrets(std::string_view line) {
     return to_json_text(document);
 }
 
+std::string loggable_head(std::string_view head, std::size_t max_bytes) {
+    head = head.substr(0, max_bytes);
+    if (contains_secrets(head)) return "[withheld: it may carry secrets (mcpServers or _meta)]";
+    return std::string(head);
+}
+
 }  // namespace acp::detail

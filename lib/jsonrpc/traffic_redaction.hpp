@@ -32,5 +32,9 @@ std::string redact_url(std::string_view url);
 bool contains_secrets(std::string_view line);
 // The line with the secrets above replaced; the line itself when it is not valid JSON.
 std::string redact_secrets(std::string_view line);
+// The first bytes of a line that cannot be parsed (oversized or malformed), for a log
+// message: at most max_bytes, or a placeholder when they may hold secrets, since they
+// cannot be walked.
+std::string loggable_head(std::string_view head, std::size_t max_bytes);
 
 }  // namespace acp::detail

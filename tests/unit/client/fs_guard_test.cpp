@@ -119,7 +119,7 @@ TEST_CASE("fs guard: symlinks are followed to where they lead: out is refused, i
     CHECK(*in == tree.project + "/in.txt");
 }
 
-TEST_CASE("fs guard: a file inside an additional directory is accepted; missing files are told apart") {
+TEST_CASE("fs guard: a file inside an additional directory is accepted - missing files are told apart") {
     Tree tree;
     auto notes = acp::confine_path(tree.roots(), tree.extra + "/notes.txt", PathUse::read);
     REQUIRE_MESSAGE(notes.ok(), notes.status().to_string());
@@ -148,7 +148,7 @@ struct V1Files {
         std::optional<Result<v2::InitializeResponse>> done;
         s.client->initialize([&](Result<v2::InitializeResponse> r) { done.emplace(std::move(r)); });
         const std::string v1_answer =
-            R"({"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"additionalDirectories":{},"close":{}}}})";
+            R"({"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"additionalDirectories":{},"close":{},"list":{},"resume":{}}}})";
         s.answer_next(v1_answer);
         const std::size_t v1_request = s.agent->lines.size();
         s.answer_next(v1_answer);
@@ -237,7 +237,7 @@ TEST_CASE("fs guard: the ready-made handlers refuse escapes, links out, relative
     CHECK(std::string(message["error"]["message"].GetString()).find("outside") != std::string::npos);
 }
 
-TEST_CASE("fs guard: a closed session's files are no longer served; the size cap holds") {
+TEST_CASE("fs guard: a closed session's files are no longer served - the size cap holds") {
     Tree tree;
     ConfinedFilesOptions options;
     options.max_file_bytes = 8;
@@ -271,4 +271,35 @@ TEST_CASE("fs guard: terminal/create never runs anything without the host's hand
     CHECK(error_of(answer) == -32601);
     CHECK(access(marker.c_str(), F_OK) != 0);
     CHECK_FALSE(files.terminal_advertised);
+}
+
+TEST_CASE("fs guard: the roots are what the host sent in session/new and session/resume, never what a list says") {
+    Tree tree;
+    V1Files files(tree);
+    // The agent lists a session of its own with cwd "/" and claims new roots for s-1.
+    std::optional<Result<v2::ListSessionsResponse>> listed;
+    files.s.client->list_sessions({}, [&](Result<v2::ListSessionsResponse> r) { listed.emplace(std::move(r)); });
+    files.s.answer_next(R"({"sessions":[{"sessionId":"s-x","cwd":"/"},{"sessionId":"s-1","cwd":"/","additionalDirectories":["/etc"]}]})");
+    REQUIRE(files.s.loop.run_until([&] { return listed.has_value(); }));
+    REQUIRE_MESSAGE(listed->ok(), listed->status().to_string());
+    CHECK_FALSE(files.s.client->session_roots("s-x").has_value());
+    CHECK(error_of(files.read(tree.base + "/secret.txt", "", "s-x")) == error_code::resource_not_found);
+    REQUIRE(files.s.client->session_roots("s-1").has_value());
+    CHECK(files.s.client->session_roots("s-1")->cwd == tree.project);
+    CHECK(error_of(files.read("/etc/hostname")) == error_code::invalid_params);
+
+    // A resume by the host with other roots replaces them.
+    v2::ResumeSessionRequest resume;
+    resume.sessionId = "s-1";
+    resume.cwd = tree.extra;
+    std::optional<Result<v2::ResumeSessionResponse>> resumed;
+    files.s.client->resume_session(resume, [&](Result<v2::ResumeSessionResponse> r) { resumed.emplace(std::move(r)); });
+    files.s.answer_next("{}");
+    REQUIRE(files.s.loop.run_until([&] { return resumed.has_value(); }));
+    REQUIRE_MESSAGE(resumed->ok(), resumed->status().to_string());
+    REQUIRE(files.s.client->session_roots("s-1").has_value());
+    CHECK(files.s.client->session_roots("s-1")->cwd == tree.extra);
+    CHECK(files.s.client->session_roots("s-1")->additional_directories.empty());
+    CHECK(content_of(files.read(tree.extra + "/notes.txt")) == "notes");
+    CHECK(error_of(files.read(tree.project + "/in.txt")) == error_code::invalid_params);
 }

@@ -91,3 +91,12 @@ TEST_CASE("redaction: the secret-name rule") {
         CHECK_FALSE_MESSAGE(acp::detail::looks_secret_name(name), name);
     }
 }
+
+TEST_CASE("redaction: the head of a line that cannot be parsed is withheld when it may hold secrets") {
+    // An oversized or malformed line cannot be walked: its first bytes, as the log and the
+    // observer would show them, are dropped when they name mcpServers or _meta.
+    const std::string broken = R"({"jsonrpc":"2.0","id":1,"result":{"mcpServers":[{"env":[{"name":"K","value":"s3cr3t")";
+    CHECK(acp::detail::loggable_head(broken, 200).find("s3cr3t") == std::string::npos);
+    CHECK(acp::detail::loggable_head(R"({"_meta":{"token":"s3cr3t")", 200).find("s3cr3t") == std::string::npos);
+    CHECK(acp::detail::loggable_head(R"({"jsonrpc":"2.0","id":1,"result":{"text":"ab)", 10) == R"({"jsonrpc")");
+}
