@@ -33,6 +33,15 @@ void Chat::on_permission(const v2::RequestPermissionRequest& request, acp::Permi
     const unsigned serial = ++permissions_received_;
     responder.on_withdrawn([this, serial] { withdraw_permission(serial); });
     PendingPermission pending{std::move(responder), request, serial};
+    // Bounded: an agent that floods questions gets the excess answered "cancelled" at once.
+    constexpr std::size_t kMaxWaiting = 32;
+    if (permission_ && waiting_permissions_.size() >= kMaxWaiting) {
+        pending.responder.cancel();
+        if (++permissions_refused_ == 1) {
+            error("too many permission requests waiting: the agent's further ones are answered cancelled");
+        }
+        return;
+    }
     if (permission_) {
         line(style_.paint(Color::dim, "(another permission request waits its turn: " + sanitize(request.title) + ")"));
         waiting_permissions_.push_back(std::move(pending));
