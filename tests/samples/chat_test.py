@@ -605,6 +605,8 @@ class Terminal(ChatCase):
         first = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
         # The second request is announced, not shown over the first.
         at = s.wait_for(r"another permission request waits its turn: Also run the checks\?", first)
+        # The question on screen is asked again below the note: a key still answers it.
+        at = s.wait_for(r"\[3\] Reject  \(press a key; Ctrl-C cancels\) ", at)
         s.type("1")
         at = s.wait_for(r"-> Allow once", at)
         at = s.wait_for(r"permission: Also run the checks\?", at)
