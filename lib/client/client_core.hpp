@@ -14,6 +14,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "acp/client.hpp"
@@ -95,6 +96,8 @@ struct ClientCore {
     std::unique_ptr<Connection> rpc;
     SessionStore store;
     HostHandlers host;
+    // Sessions this client opened or resumed, with the roots the host sent (fs confinement).
+    std::unordered_map<std::string, SessionRoots> session_roots;
     std::string agent_label;          // "the agent 'program'", for messages
     std::weak_ptr<void> owner;        // the Client::Impl, for keep_alive()
     bool orphaned = false;            // the Client is gone; no more host callbacks

@@ -292,19 +292,24 @@ private:
         writer_.EndObject();
     }
 
+    // Shows a line to the traffic observer, secrets redacted (both directions: the agent
+    // may echo them, and its own _meta may carry some).
+    void observe(Direction direction, std::string_view line) {
+        if (!observer || owner_gone_) return;
+        std::string redacted;
+        std::string_view shown = line;
+        if (redact && contains_secrets(line)) {
+            redacted = redact_secrets(line);
+            shown = redacted;
+        }
+        run_host_callback(logger_, "traffic observer",
+                          [&] { observer(direction, shown, std::chrono::system_clock::now()); });
+    }
+
     // Sends the message in out_ as one line.
     void send_message() {
         std::string_view line(out_.GetString(), out_.GetSize());
-        if (observer && !owner_gone_) {
-            std::string redacted;
-            std::string_view shown = line;
-            if (redact && contains_secrets(line)) {
-                redacted = redact_secrets(line);
-                shown = redacted;
-            }
-            run_host_callback(logger_, "traffic observer",
-                              [&] { observer(Direction::outgoing, shown, std::chrono::system_clock::now()); });
-        }
+        observe(Direction::outgoing, line);
         out_.Put('\n');
         transport_->write(std::string_view(out_.GetString(), out_.GetSize()));
     }
@@ -445,11 +450,7 @@ private:
 
     void on_line(char* line, std::size_t size) override {
         auto keep_alive = shared_from_this();
-        if (observer && !owner_gone_) {
-            run_host_callback(logger_, "traffic observer", [&] {
-                observer(Direction::incoming, std::string_view(line, size), std::chrono::system_clock::now());
-            });
-        }
+        observe(Direction::incoming, std::string_view(line, size));
         // In-place parsing overwrites the line; keep its head to recover the id on failure.
         line_head_.assign(line, std::min(size, kLineHeadBytes));
         const JsonValue* message = parser_.parse(line);
