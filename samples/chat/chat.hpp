@@ -162,6 +162,7 @@ private:
     std::optional<PendingPermission> permission_;        // the one on screen
     std::deque<PendingPermission> waiting_permissions_;  // the next ones, in arrival order
     unsigned permissions_received_ = 0;
+    unsigned permissions_refused_ = 0;  // over the bound of waiting ones
 
     std::vector<std::string> directories_;  // for the next /new
     std::vector<v2::McpServer> mcp_servers_;

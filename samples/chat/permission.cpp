@@ -13,6 +13,8 @@ namespace chat {
 
 namespace {
 
+constexpr const char* kPressAKey = "  (press a key; Ctrl-C cancels) ";
+
 // "session S, tool: TITLE (KIND)" or "session S, command: CMD in DIR": who asks for what.
 std::string asker(const v2::RequestPermissionRequest& request) {
     std::string text = "session " + sanitize(request.sessionId);
@@ -27,15 +29,38 @@ std::string asker(const v2::RequestPermissionRequest& request) {
     return text;
 }
 
+// "  [1] Allow once  [2] Reject": the options, numbered as the keys that choose them.
+std::string choices_of(const v2::RequestPermissionRequest& request) {
+    std::string choices;
+    for (std::size_t i = 0; i < request.options.size(); ++i) {
+        choices += "  [" + std::to_string(i + 1) + "] " + sanitize(request.options[i].name);
+    }
+    return choices;
+}
+
 }  // namespace
 
 void Chat::on_permission(const v2::RequestPermissionRequest& request, acp::PermissionResponder responder) {
     const unsigned serial = ++permissions_received_;
     responder.on_withdrawn([this, serial] { withdraw_permission(serial); });
     PendingPermission pending{std::move(responder), request, serial};
+    // Bounded: an agent that floods questions gets the excess answered "cancelled" at once.
+    constexpr std::size_t kMaxWaiting = 32;
+    if (permission_ && waiting_permissions_.size() >= kMaxWaiting) {
+        pending.responder.cancel();
+        if (++permissions_refused_ == 1) {
+            error("too many permission requests waiting: the agent's further ones are answered cancelled");
+        }
+        return;
+    }
     if (permission_) {
         line(style_.paint(Color::dim, "(another permission request waits its turn: " + sanitize(request.title) + ")"));
         waiting_permissions_.push_back(std::move(pending));
+        if (tty_) {
+            // The question on screen is still the one a key answers: ask it again.
+            write(choices_of(permission_->request) + kPressAKey);
+            open_line_ = true;
+        }
         return;
     }
     show_permission(std::move(pending));
@@ -47,17 +72,13 @@ void Chat::show_permission(PendingPermission pending) {
     line(style_.paint(Color::magenta, "permission: " + sanitize(request.title)));
     line("  " + asker(request));
     if (request.description.has_value()) line("  " + sanitize(*request.description));
-    std::string choices;
-    for (std::size_t i = 0; i < request.options.size(); ++i) {
-        choices += "  [" + std::to_string(i + 1) + "] " + sanitize(request.options[i].name);
-    }
     if (tty_ && input_ != nullptr) {
         // Raw mode before the question is visible, so the key that answers it is never
         // stuck in a line buffer; then whatever was typed before is thrown away.
         uv_tty_set_mode(&tty_handle_, UV_TTY_MODE_RAW);
         tcflush(STDIN_FILENO, TCIFLUSH);
     }
-    write(choices + (tty_ ? "  (press a key; Ctrl-C cancels) " : "\n"));
+    write(choices_of(request) + (tty_ ? kPressAKey : "\n"));
     open_line_ = tty_;
     permission_ = std::move(pending);
     process_next();

@@ -21,6 +21,7 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -604,6 +605,8 @@ class Terminal(ChatCase):
         first = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
         # The second request is announced, not shown over the first.
         at = s.wait_for(r"another permission request waits its turn: Also run the checks\?", first)
+        # The question on screen is asked again below the note: a key still answers it.
+        at = s.wait_for(r"\[3\] Reject  \(press a key; Ctrl-C cancels\) ", at)
         s.type("1")
         at = s.wait_for(r"-> Allow once", at)
         at = s.wait_for(r"permission: Also run the checks\?", at)
@@ -614,6 +617,55 @@ class Terminal(ChatCase):
         at = s.wait_for(r"-- end_turn \| demo-1", at)
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
+
+    def test_a_flood_of_permission_requests_is_bounded(self):
+        # An agent asking 40 questions at once: one on screen, a bounded number waiting, the
+        # rest answered "cancelled" at once; Ctrl-C answers the waiting ones.
+        answers_file = os.path.join(self.dir, "answers.json")
+        flood = f"""
+import json, sys
+answers = {{}}
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\\n"); sys.stdout.flush()
+def update(u):
+    send({{"jsonrpc": "2.0", "method": "session/update", "params": {{"sessionId": "s1", "update": u}}}})
+for line in sys.stdin:
+    m = json.loads(line)
+    method = m.get("method")
+    if method == "initialize":
+        send({{"jsonrpc": "2.0", "id": m["id"], "result": {{"protocolVersion": 2,
+              "info": {{"name": "flood", "version": "1"}}, "capabilities": {{"session": {{}}}}}}}})
+    elif method == "session/new":
+        send({{"jsonrpc": "2.0", "id": m["id"], "result": {{"sessionId": "s1"}}}})
+    elif method == "session/prompt":
+        update({{"sessionUpdate": "state_update", "state": "running"}})
+        send({{"jsonrpc": "2.0", "id": m["id"], "result": {{"messageId": "u1"}}}})
+        for i in range(40):
+            send({{"jsonrpc": "2.0", "id": "p%d" % i, "method": "session/request_permission",
+                  "params": {{"sessionId": "s1", "title": "Question %d" % i,
+                             "options": [{{"optionId": "ok", "name": "OK", "kind": "allow_once"}}]}}}})
+    elif str(m.get("id", "")).startswith("p"):
+        answers[m["id"]] = m["result"]["outcome"]["outcome"]
+        if len(answers) == 40:
+            with open({answers_file!r}, "w") as f:
+                json.dump(answers, f)
+            update({{"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}})
+"""
+        env = {k: v for k, v in os.environ.items()}
+        env["TERM"] = "xterm"
+        s = Screen([CHAT, "--cwd", "/tmp/project", "--", sys.executable, "-c", flood], env)
+        at = s.wait_for(r"session s1 in /tmp/project")
+        s.type("go\r")
+        at = s.wait_for(r"permission: Question 0", at)
+        at = s.wait_for(r"too many permission requests waiting", at)
+        self.assertNotIn("permission: Question 1", s.text())
+        s.type("\x03")
+        at = s.wait_for(r"-- cancelled \| s1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        with open(answers_file) as f:
+            answers = json.load(f)
+        self.assertEqual(sorted(set(answers.values())), ["cancelled"])
 
     def test_ctrl_c_at_a_prompt_sends_session_cancel_before_the_answer(self):
         log = os.path.join(self.dir, "traffic.ndjson")
