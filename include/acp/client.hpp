@@ -47,6 +47,10 @@
 
 namespace acp {
 
+namespace detail {
+struct ClientAccess;
+}  // namespace detail
+
 template <class T>
 using Callback = std::function<void(Result<T>)>;
 
@@ -297,6 +301,8 @@ public:
     class Impl;
 
 private:
+    // Helpers the library builds on the Client (acp::prompt_turn) reach its internals.
+    friend struct detail::ClientAccess;
     explicit Client(std::shared_ptr<Impl> impl);
     std::shared_ptr<Impl> impl_;
 };

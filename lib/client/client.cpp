@@ -102,6 +102,10 @@ void Client::Impl::listen() {
         core_.connection_ended = true;
         router_.connection_ended();
         if (core_.host.closed && !core_.orphaned) core_.host.closed(why);
+        auto watchers = std::move(core_.closed_watchers);
+        for (const auto& weak : watchers) {
+            if (auto watcher = weak.lock(); watcher && !core_.orphaned) (*watcher)(why);
+        }
     });
 }
 

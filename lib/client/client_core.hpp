@@ -16,6 +16,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "acp/client.hpp"
 #include "jsonrpc/connection.hpp"
@@ -105,6 +106,25 @@ struct ClientCore {
     bool orphaned = false;            // the Client is gone; no more host callbacks
     bool sent_other_request = false;  // initialize may not follow (CLIENT-MUST-21)
     bool connection_ended = false;
+    // Library helpers built on the Client (acp::prompt_turn), each dropped when its owner
+    // lets go of it: told when the connection ended, beside the host's on_closed, ...
+    std::vector<std::weak_ptr<std::function<void(const Status&)>>> closed_watchers;
+    // ... and when an agent message changed the model and the change is complete, before
+    // the host's handler for that message runs (model_settled()).
+    std::vector<std::weak_ptr<std::function<void()>>> settled_watchers;
+
+    void model_settled() {
+        if (settled_watchers.empty()) return;
+        // A watcher may add or drop watchers while it runs.
+        std::vector<std::shared_ptr<std::function<void()>>> live;
+        for (const auto& weak : settled_watchers) {
+            if (auto watcher = weak.lock()) live.push_back(std::move(watcher));
+        }
+        if (live.size() != settled_watchers.size()) settled_watchers.assign(live.begin(), live.end());
+        for (const auto& watcher : live) {
+            if (!orphaned) (*watcher)();
+        }
+    }
 };
 
 }  // namespace acp::detail

@@ -67,6 +67,7 @@ void UpdateRouter::deliver_joined(const v2::UpdateSessionNotification& notificat
                   "session/update " + notification.update.tag() + " only partly applied: " + applied.message());
     }
     turn_watch_.activity(notification.sessionId);
+    core_.model_settled();
     if (core_.host.session_update && !core_.orphaned) core_.host.session_update(notification);
 }
 
