@@ -106,3 +106,24 @@ TEST_CASE("no agent outlives its host: closing the client leaves no agent and no
     CHECK(wait_for_none_alive(pids) == "");
     kill_recorded(pids);
 }
+
+TEST_CASE("no agent outlives its host: an agent that exits leaves no setsid() descendant, and its exit is its own") {
+    acp::test::PidFile pids;
+    acp::test::TestLoop loop;
+    acp::SpawnOptions agent;
+    agent.argv = {ACP_HOSTILE_AGENT, "setsid-children", "--pid-file", pids.path, "--exit-code", "3"};
+    agent.terminate_grace = std::chrono::milliseconds(200);
+    auto client = acp::Client::spawn(loop.get(), agent);
+    REQUIRE(client.ok());
+    std::optional<acp::Status> closed;
+    client.value()->on_closed([&](const acp::Status& why) { closed = why; });
+    REQUIRE(loop.run_until([&] { return closed.has_value(); }));
+    CHECK(all_started(pids));
+    REQUIRE(closed->agent_exit() != nullptr);
+    CHECK_FALSE(closed->agent_exit()->requested);
+    CHECK(closed->agent_exit()->term_signal == 0);
+    CHECK(closed->agent_exit()->exit_code == 3);  // reported through the guard unchanged
+
+    CHECK(wait_for_none_alive(pids) == "");
+    kill_recorded(pids);
+}

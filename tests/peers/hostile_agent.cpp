@@ -10,7 +10,8 @@
 //   setsid-children --pid-file F
 //       Starts descendants that leave its process group with setsid() and sleep: one that
 //       dies on SIGTERM, and one (via an intermediate process that exits, so it is
-//       orphaned) that ignores SIGTERM. Never reads stdin, never exits by itself.
+//       orphaned) that ignores SIGTERM. Never reads stdin, never exits by itself unless
+//       --exit-code N is given: then it exits with N once the descendants run.
 //
 // --pid-file F: each process of the mode appends "<role> <pid>\n" to F once it runs.
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 namespace {
 
 std::string pid_file;
+int exit_code = -1;  // setsid-children: exit with this once the descendants run
 
 void record_pid(const char* role) {
     if (pid_file.empty()) return;
@@ -106,6 +108,18 @@ int setsid_children() {
         }
         _exit(0);  // orphans its child
     }
+    if (exit_code >= 0) {
+        // Give the descendants time to record themselves; the test waits for them anyway.
+        for (int i = 0; i < 500; ++i) {
+            std::FILE* in = std::fopen(pid_file.c_str(), "r");
+            int lines = 0;
+            for (int c; in != nullptr && (c = std::fgetc(in)) != EOF;) lines += c == '\n';
+            if (in != nullptr) std::fclose(in);
+            if (lines >= 3) break;
+            ::usleep(10 * 1000);
+        }
+        return exit_code;
+    }
     sleep_forever();
 }
 
@@ -115,6 +129,7 @@ int main(int argc, char** argv) {
     std::string mode = argc > 1 ? argv[1] : "";
     for (int i = 2; i + 1 < argc; ++i) {
         if (std::strcmp(argv[i], "--pid-file") == 0) pid_file = argv[++i];
+        else if (std::strcmp(argv[i], "--exit-code") == 0) exit_code = std::atoi(argv[++i]);
     }
     if (mode == "flood-requests") return flood_requests();
     if (mode == "setsid-children") return setsid_children();
