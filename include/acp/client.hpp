@@ -47,6 +47,10 @@
 
 namespace acp {
 
+namespace detail {
+struct ClientAccess;
+}  // namespace detail
+
 template <class T>
 using Callback = std::function<void(Result<T>)>;
 
@@ -180,6 +184,14 @@ struct TerminalHandlers {
     std::function<void(const v1::ReleaseTerminalRequest&, ClientMethodResponder)> release;
 };
 
+// The directories a session may touch, exactly as the host sent them (never as the agent
+// reported them): the cwd and additional directories of the successful session/new or
+// session/resume (v1: session/load) that opened the session (acp/fs_guard.hpp).
+struct SessionRoots {
+    std::string cwd;
+    std::vector<std::string> additional_directories;
+};
+
 // Identifies an outstanding request so the host can cancel it ($/cancel_request).
 struct RequestHandle {
     int64_t id = -1;
@@ -264,6 +276,11 @@ public:
     RequestHandle ext_request(const std::string& method, RawJson params, Callback<RawJson> done);
     Status ext_notification(const std::string& method, RawJson params);
 
+    // The roots of a session this client opened or resumed and has not closed or deleted;
+    // nullopt for any other id (one the agent made up, one only listed). What a host
+    // serving files checks paths against (acp/fs_guard.hpp).
+    std::optional<SessionRoots> session_roots(std::string_view session_id) const;
+
     // --- the session model ------------------------------------------------------------
     // Every session/update (and permission subject) is applied here before on_session_update
     // runs; subscribe() for fine-grained change events. See docs/session-model.md.
@@ -284,6 +301,8 @@ public:
     class Impl;
 
 private:
+    // Helpers the library builds on the Client (acp::prompt_turn) reach its internals.
+    friend struct detail::ClientAccess;
     explicit Client(std::shared_ptr<Impl> impl);
     std::shared_ptr<Impl> impl_;
 };

@@ -32,6 +32,7 @@ std::shared_ptr<PermissionResponder::State> AgentRequests::prepare_permission(
     // (CLIENT-MUST-70: applied before the host sees the request).
     if (request.subject.has_value() && request.subject->tool_call() != nullptr) {
         core_.store.apply_permission_subject(request.sessionId, request.subject->tool_call()->toolCall);
+        core_.model_settled();
     }
     std::weak_ptr<PermissionResponder::State> weak = state;
     // CLIENT-MUST-68: the agent withdrew it: answer "cancelled" (once).

@@ -14,7 +14,9 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "acp/client.hpp"
 #include "jsonrpc/connection.hpp"
@@ -97,11 +99,32 @@ struct ClientCore {
     std::unique_ptr<Connection> rpc;
     SessionStore store;
     HostHandlers host;
+    // Sessions this client opened or resumed, with the roots the host sent (fs confinement).
+    std::unordered_map<std::string, SessionRoots> session_roots;
     std::string agent_label;          // "the agent 'program'", for messages
     std::weak_ptr<void> owner;        // the Client::Impl, for keep_alive()
     bool orphaned = false;            // the Client is gone; no more host callbacks
     bool sent_other_request = false;  // initialize may not follow (CLIENT-MUST-21)
     bool connection_ended = false;
+    // Library helpers built on the Client (acp::prompt_turn), each dropped when its owner
+    // lets go of it: told when the connection ended, beside the host's on_closed, ...
+    std::vector<std::weak_ptr<std::function<void(const Status&)>>> closed_watchers;
+    // ... and when an agent message changed the model and the change is complete, before
+    // the host's handler for that message runs (model_settled()).
+    std::vector<std::weak_ptr<std::function<void()>>> settled_watchers;
+
+    void model_settled() {
+        if (settled_watchers.empty()) return;
+        // A watcher may add or drop watchers while it runs.
+        std::vector<std::shared_ptr<std::function<void()>>> live;
+        for (const auto& weak : settled_watchers) {
+            if (auto watcher = weak.lock()) live.push_back(std::move(watcher));
+        }
+        if (live.size() != settled_watchers.size()) settled_watchers.assign(live.begin(), live.end());
+        for (const auto& watcher : live) {
+            if (!orphaned) (*watcher)();
+        }
+    }
 };
 
 }  // namespace acp::detail

@@ -33,6 +33,7 @@
 #include "acp/status.hpp"
 #include "acp/traffic.hpp"
 #include "jsonrpc/json.hpp"
+#include "jsonrpc/lone_surrogates.hpp"
 #include "jsonrpc/request_id.hpp"
 #include "support/logger.hpp"
 #include "transport/line_framer.hpp"
@@ -130,6 +131,10 @@ public:
     std::size_t pending_requests() const;
     // Bytes written to the agent that it has not read yet.
     std::size_t queued_output_bytes() const;
+
+    // During a handler: the lone surrogate halves a string value of the message being
+    // handled lost at its edges (jsonrpc/lone_surrogates.hpp), or nullptr.
+    const StringEdgeSurrogates* edge_surrogates(const JsonValue& string) const;
 
 private:
     std::shared_ptr<ConnectionCore> core_;
