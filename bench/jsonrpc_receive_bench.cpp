@@ -37,8 +37,8 @@ std::string make_stream(std::size_t messages) {
 struct CountingSink : LineSink {
     MessageParser parser;
     std::size_t parsed = 0;
-    void on_line(char* line, std::size_t) override {
-        if (parser.parse(line) != nullptr) ++parsed;
+    void on_line(char* line, std::size_t size) override {
+        if (parser.parse(line, size) != nullptr) ++parsed;
     }
     void on_oversized_line(std::string_view, std::size_t) override {}
 };

@@ -117,7 +117,7 @@ struct ReceivePath {
     const acp::detail::JsonValue* parse(const std::string& line) {
         buffer.assign(line.begin(), line.end());
         buffer.push_back('\0');
-        return parser.parse(buffer.data());
+        return parser.parse(buffer.data(), line.size());
     }
     bool decode(const std::string& line) {
         const acp::detail::JsonValue* message = parse(line);

@@ -328,7 +328,23 @@ typedef enum acp_client_method_t {
     ACP_CLIENT_METHOD_TERMINAL = 4         /* terminal/create, output, wait_for_exit, kill, release */
 } acp_client_method_t;
 ACP_API int acp_client_serve_client_methods(acp_client *client, unsigned int methods);
-/* Reports every line in and out as ACP_EVENT_TRAFFIC; redact hides MCP secrets. */
+/* Before initialize: libacp itself serves fs/read_text_file and/or fs/write_text_file
+ * (methods: ACP_CLIENT_METHOD_READ_TEXT_FILE, _WRITE_TEXT_FILE) from disk, for absolute
+ * paths that after resolving symlinks and ".." lie inside the cwd or an additional
+ * directory this client sent for the session; anything else is answered with a JSON-RPC
+ * error. No event is delivered for them. Reads honour line/limit; max_file_bytes bounds
+ * what is read and written (0: 16 MiB). See docs/v1.md, "Serving files safely". */
+ACP_API int acp_client_serve_confined_files(acp_client *client, unsigned int methods, size_t max_file_bytes);
+/* For a host answering fs requests itself: *out receives the real path that path names
+ * inside session_id's directories (free with acp_string_free). Refused: ACP_EINVAL
+ * (relative, outside, unresolvable) or ACP_ENOTFOUND (a session this client did not open;
+ * a file to read that does not exist), with *out_rpc_code (if not NULL) the JSON-RPC code
+ * to fail the request with and the reason in acp_error_last(). for_write nonzero: the
+ * file (and its directories) may not exist yet. */
+ACP_API int acp_client_confine_path(char **out, int *out_rpc_code, acp_client *client, const char *session_id,
+                                    const char *path, int for_write);
+/* Reports every line in and out as ACP_EVENT_TRAFFIC; redact hides secrets in MCP configs
+ * and _meta, both directions (docs/untrusted-agent.md). */
 ACP_API int acp_client_observe_traffic(acp_client *client, int enabled, int redact);
 /* Reports every change of the session model as ACP_EVENT_SESSION_CHANGED, in order and
  * each before the ACP_EVENT_SESSION_UPDATE that caused it: enough to update a UI row by

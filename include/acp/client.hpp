@@ -81,6 +81,12 @@ struct ClientOptions {
     // either bound they are dropped, and the log says so.
     std::size_t max_held_updates = 1024;
     std::size_t max_held_update_bytes = 8u * 1024u * 1024u;
+    // Backpressure: once more than max_queued_output_bytes wait to be written to an agent
+    // that does not read its stdin, the client stops reading from the agent (so the
+    // agent cannot make it queue more answers) and reads again when the queue is down to
+    // resume_reading_below_bytes. The log says so once per pause. 0: no limit.
+    std::size_t max_queued_output_bytes = 4u * 1024u * 1024u;
+    std::size_t resume_reading_below_bytes = 1024u * 1024u;
 
     // Liveness (docs/untrusted-agent.md): initialize fails with Errc::timed_out, naming
     // the agent's program and the step, when the agent has not answered within this long
@@ -178,6 +184,14 @@ struct TerminalHandlers {
     std::function<void(const v1::ReleaseTerminalRequest&, ClientMethodResponder)> release;
 };
 
+// The directories a session may touch, exactly as the host sent them (never as the agent
+// reported them): the cwd and additional directories of the successful session/new or
+// session/resume (v1: session/load) that opened the session (acp/fs_guard.hpp).
+struct SessionRoots {
+    std::string cwd;
+    std::vector<std::string> additional_directories;
+};
+
 // Identifies an outstanding request so the host can cancel it ($/cancel_request).
 struct RequestHandle {
     int64_t id = -1;
@@ -262,6 +276,11 @@ public:
     RequestHandle ext_request(const std::string& method, RawJson params, Callback<RawJson> done);
     Status ext_notification(const std::string& method, RawJson params);
 
+    // The roots of a session this client opened or resumed and has not closed or deleted;
+    // nullopt for any other id (one the agent made up, one only listed). What a host
+    // serving files checks paths against (acp/fs_guard.hpp).
+    std::optional<SessionRoots> session_roots(std::string_view session_id) const;
+
     // --- the session model ------------------------------------------------------------
     // Every session/update (and permission subject) is applied here before on_session_update
     // runs; subscribe() for fine-grained change events. See docs/session-model.md.
@@ -275,6 +294,9 @@ public:
     // when it ended. Idempotent.
     void close();
     bool is_closed() const;
+    // Bytes written for the agent that it has not read yet (bounded by
+    // ClientOptions::max_queued_output_bytes plus what one read from the agent can ask for).
+    std::size_t queued_output_bytes() const;
 
     class Impl;
 

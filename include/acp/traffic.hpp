@@ -14,8 +14,9 @@ namespace acp {
 
 enum class Direction { incoming, outgoing };
 
-// Sees every line in and out (without its newline) and when it passed. Secrets in MCP
-// server configs are redacted unless the host opts out.
+// Sees every line in and out (without its newline) and when it passed. Secrets (MCP server
+// env, headers, secret-looking args and URL parts, secret-looking `_meta` members) are
+// redacted in both directions unless the host opts out (docs/untrusted-agent.md).
 using TrafficObserver =
     std::function<void(Direction direction, std::string_view line, std::chrono::system_clock::time_point when)>;
 

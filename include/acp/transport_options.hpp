@@ -32,6 +32,15 @@ struct SpawnOptions {
     std::chrono::milliseconds terminate_grace{2000};
     // How much of the agent's stderr is kept for the error report when it exits.
     std::size_t stderr_tail_bytes = 64 * 1024;
+
+    // No agent outlives its host (docs/untrusted-agent.md): the agent runs under libacp's
+    // guard process, which stops the agent and everything it started (descendants that
+    // left its process group with setsid() included) when the agent exits, when the
+    // client is closed, and when the host process dies, even by SIGKILL. Signals the
+    // ladder sends reach the agent's process group as before. false: the agent is the
+    // host's direct child, and only its process group is stopped (and nothing happens
+    // when the host dies).
+    bool use_guard_process = true;
 };
 
 // Streams the host opened itself (for hosts that spawn the agent on their own, or carry

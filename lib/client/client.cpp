@@ -246,7 +246,20 @@ void Client::logout(Callback<av2::LogoutAuthResponse> done) {
 
 // --- sessions ---------------------------------------------------------------------------
 
+// The roots a session opened with: recorded from the host's own request when the agent
+// accepted it, so that nothing the agent says (a session/list entry) can widen them.
+namespace {
+SessionRoots roots_of(const std::string& cwd, const std::optional<std::vector<std::string>>& additional) {
+    return SessionRoots{cwd, additional.value_or(std::vector<std::string>{})};
+}
+}  // namespace
+
 void Client::new_session(av2::NewSessionRequest request, Callback<av2::NewSessionResponse> done) {
+    done = [weak = std::weak_ptr<Impl>(impl_), roots = roots_of(request.cwd, request.additionalDirectories),
+            done = std::move(done)](Result<av2::NewSessionResponse> result) {
+        if (auto impl = weak.lock(); impl && result) impl->core_.session_roots[result->sessionId] = roots;
+        done(std::move(result));
+    };
     impl_->submit(
         method::session_new, std::move(done), [&](const RequestGate& gate) { return gate.new_session(std::move(request)); },
         [](ProtocolDriver& driver, auto checked, auto callback) {
@@ -255,6 +268,12 @@ void Client::new_session(av2::NewSessionRequest request, Callback<av2::NewSessio
 }
 
 void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::ResumeSessionResponse> done) {
+    done = [weak = std::weak_ptr<Impl>(impl_), id = request.sessionId,
+            roots = roots_of(request.cwd, request.additionalDirectories),
+            done = std::move(done)](Result<av2::ResumeSessionResponse> result) {
+        if (auto impl = weak.lock(); impl && result) impl->core_.session_roots[id] = roots;
+        done(std::move(result));
+    };
     impl_->submit(
         method::session_resume, std::move(done),
         [&](const RequestGate& gate) { return gate.resume_session(std::move(request)); },
@@ -310,6 +329,10 @@ void Client::list_all_sessions(std::optional<std::string> cwd, Callback<std::vec
 }
 
 void Client::close_session(const std::string& session_id, Callback<av2::CloseSessionResponse> done) {
+    done = [weak = std::weak_ptr<Impl>(impl_), session_id, done = std::move(done)](Result<av2::CloseSessionResponse> result) {
+        if (auto impl = weak.lock(); impl && result) impl->core_.session_roots.erase(session_id);
+        done(std::move(result));
+    };
     av2::CloseSessionRequest request;
     request.sessionId = session_id;
     impl_->submit(
@@ -321,6 +344,10 @@ void Client::close_session(const std::string& session_id, Callback<av2::CloseSes
 }
 
 void Client::delete_session(const std::string& session_id, Callback<av2::DeleteSessionResponse> done) {
+    done = [weak = std::weak_ptr<Impl>(impl_), session_id, done = std::move(done)](Result<av2::DeleteSessionResponse> result) {
+        if (auto impl = weak.lock(); impl && result) impl->core_.session_roots.erase(session_id);
+        done(std::move(result));
+    };
     av2::DeleteSessionRequest request;
     request.sessionId = session_id;
     impl_->submit(
@@ -424,11 +451,18 @@ bool Client::cancel_request(RequestHandle handle) {
     return handle.id >= 0 && impl_->core_.rpc->cancel_request(handle.id);
 }
 
+std::optional<SessionRoots> Client::session_roots(std::string_view session_id) const {
+    auto it = impl_->core_.session_roots.find(std::string(session_id));
+    if (it == impl_->core_.session_roots.end()) return std::nullopt;
+    return it->second;
+}
+
 SessionStore& Client::sessions() { return impl_->core_.store; }
 const SessionStore& Client::sessions() const { return impl_->core_.store; }
 
 void Client::close() { impl_->core_.rpc->close(); }
 bool Client::is_closed() const { return impl_->core_.rpc->is_closed(); }
+std::size_t Client::queued_output_bytes() const { return impl_->core_.rpc->queued_output_bytes(); }
 
 void run_until(uv_loop_t* loop, const std::function<bool()>& done) {
     while (!done()) {

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,8 @@ struct ClientCore {
     static ConnectionOptions connection_options(const ClientOptions& options) {
         ConnectionOptions connection;
         connection.max_line_bytes = options.max_line_bytes;
+        connection.max_queued_output_bytes = options.max_queued_output_bytes;
+        connection.resume_reading_below_bytes = options.resume_reading_below_bytes;
         return connection;
     }
 
@@ -96,6 +99,8 @@ struct ClientCore {
     std::unique_ptr<Connection> rpc;
     SessionStore store;
     HostHandlers host;
+    // Sessions this client opened or resumed, with the roots the host sent (fs confinement).
+    std::unordered_map<std::string, SessionRoots> session_roots;
     std::string agent_label;          // "the agent 'program'", for messages
     std::weak_ptr<void> owner;        // the Client::Impl, for keep_alive()
     bool orphaned = false;            // the Client is gone; no more host callbacks

@@ -54,7 +54,13 @@ void UpdateRouter::route(v2::UpdateSessionNotification notification) {
     }
 }
 
-void UpdateRouter::deliver(const v2::UpdateSessionNotification& notification) {
+void UpdateRouter::deliver(v2::UpdateSessionNotification& notification) {
+    if (auto unpaired = joiner_.join(notification)) deliver_joined(*unpaired);
+    if (core_.orphaned) return;
+    deliver_joined(notification);
+}
+
+void UpdateRouter::deliver_joined(const v2::UpdateSessionNotification& notification) {
     settler_.traffic(notification.sessionId);
     if (Status applied = core_.store.apply(notification); !applied) {
         core_.log(LogLevel::warning,
@@ -177,6 +183,7 @@ void UpdateRouter::session_closed(const std::string& session_id) {
     known_.erase(session_id);
     closed_.insert(session_id);
     turn_watch_.forget(session_id);
+    joiner_.forget(session_id);
 }
 
 bool UpdateRouter::is_closed(const std::string& session_id) const { return closed_.count(session_id) != 0; }

@@ -29,6 +29,7 @@
 #include "acp/v2/types.hpp"
 #include "client/dropped_traffic.hpp"
 #include "client/replay_settler.hpp"
+#include "client/split_surrogates.hpp"
 #include "client/turn_watch.hpp"
 #include "jsonrpc/connection.hpp"
 
@@ -51,8 +52,9 @@ public:
     Route classify(std::string_view session_id) const;
 
     void route(v2::UpdateSessionNotification notification);
-    // Into the model first, so the host's callback sees the session with it applied.
-    void deliver(const v2::UpdateSessionNotification& notification);
+    // Into the model first, so the host's callback sees the session with it applied; a
+    // surrogate pair split across two chunks is joined on the way (client/split_surrogates.hpp).
+    void deliver(v2::UpdateSessionNotification& notification);
 
     // For an agent request about a session (permission, elicitation, v1 fs/terminal):
     // false when it names no session of this client; then it has been answered -32002
@@ -96,12 +98,14 @@ public:
     void connection_ended();
 
 private:
+    void deliver_joined(const v2::UpdateSessionNotification& notification);
     void hold(v2::UpdateSessionNotification notification);
     void release_held(const std::string* session_id);
 
     ClientCore& core_;
     ReplaySettler settler_;
     TurnWatch turn_watch_;
+    SurrogateJoiner joiner_;
     DroppedTraffic unknown_;
     DroppedTraffic closed_traffic_;
     std::set<std::string> known_;     // opened, resumed or listed by this client

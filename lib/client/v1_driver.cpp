@@ -7,6 +7,7 @@
 
 #include "client/agent_requests.hpp"
 #include "client/client_core.hpp"
+#include "client/split_surrogates.hpp"
 #include "client/typed_call.hpp"
 #include "client/update_router.hpp"
 #include "protocol/v1/codec.hpp"
@@ -347,8 +348,11 @@ void V1Driver::on_session_update(const JsonValue* params) {
         core_.log(LogLevel::error, "invalid v1 session/update ignored: " + decoded.message());
         return;
     }
+    const JsonValue* chunk_text = chunk_text_value(params);
+    const StringEdgeSurrogates* edges = chunk_text != nullptr ? core_.rpc->edge_surrogates(*chunk_text) : nullptr;
     for (auto& update : lifted) {
         if (core_.orphaned) return;
+        mark_chunk_edges(edges, update);
         auto starting = prompt_starting_.find(update.sessionId);
         if (starting != prompt_starting_.end()) {
             starting->second.push_back(std::move(update));  // the synthesized start goes first

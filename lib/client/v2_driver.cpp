@@ -7,6 +7,7 @@
 #include "client/agent_requests.hpp"
 #include "client/agent_tolerance.hpp"
 #include "client/client_core.hpp"
+#include "client/split_surrogates.hpp"
 #include "client/typed_call.hpp"
 #include "client/update_router.hpp"
 #include "protocol/v2/codec.hpp"
@@ -179,6 +180,9 @@ void V2Driver::on_session_update(const JsonValue* params) {
     if (!decoded) {
         core_.log(LogLevel::error, "invalid session/update ignored: " + decoded.message());
         return;
+    }
+    if (const JsonValue* text = chunk_text_value(params)) {
+        mark_chunk_edges(core_.rpc->edge_surrogates(*text), notification);
     }
     router_.route(std::move(notification));
 }

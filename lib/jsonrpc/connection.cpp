@@ -70,7 +70,9 @@ public:
           logger_(std::move(logger)),
           framer_(options.max_line_bytes),
           deferred_(loop),
-          writer_(out_) {}
+          writer_(out_) {
+        transport_->set_write_limits(options.max_queued_output_bytes, options.resume_reading_below_bytes);
+    }
 
     ~ConnectionCore() override {
         for (auto& entry : pending_) discard_timer(entry.second.timer);
@@ -181,6 +183,7 @@ public:
 
     bool is_closed() const { return closed_; }
     std::size_t pending_count() const { return pending_.size(); }
+    std::size_t queued_output_bytes() const { return transport_ ? transport_->queued_bytes() : 0; }
 
     // --- answering incoming requests (through ResponderState) ------------------------
 
@@ -217,6 +220,10 @@ public:
         } else {
             send_message();
         }
+    }
+
+    const StringEdgeSurrogates* edge_surrogates(const JsonValue& string) const {
+        return parser_.edge_surrogates(string);
     }
 
 private:
@@ -292,19 +299,24 @@ private:
         writer_.EndObject();
     }
 
+    // Shows a line to the traffic observer, secrets redacted (both directions: the agent
+    // may echo them, and its own _meta may carry some).
+    void observe(Direction direction, std::string_view line) {
+        if (!observer || owner_gone_) return;
+        std::string redacted;
+        std::string_view shown = line;
+        if (redact && contains_secrets(line)) {
+            redacted = redact_secrets(line);
+            shown = redacted;
+        }
+        run_host_callback(logger_, "traffic observer",
+                          [&] { observer(direction, shown, std::chrono::system_clock::now()); });
+    }
+
     // Sends the message in out_ as one line.
     void send_message() {
         std::string_view line(out_.GetString(), out_.GetSize());
-        if (observer && !owner_gone_) {
-            std::string redacted;
-            std::string_view shown = line;
-            if (redact && contains_secrets(line)) {
-                redacted = redact_secrets(line);
-                shown = redacted;
-            }
-            run_host_callback(logger_, "traffic observer",
-                              [&] { observer(Direction::outgoing, shown, std::chrono::system_clock::now()); });
-        }
+        observe(Direction::outgoing, line);
         out_.Put('\n');
         transport_->write(std::string_view(out_.GetString(), out_.GetSize()));
     }
@@ -423,7 +435,7 @@ private:
         logger_(LogLevel::error, log_source::jsonrpc, what);
         if (observer && !owner_gone_) {
             run_host_callback(logger_, "traffic observer", [&] {
-                observer(Direction::incoming, "[" + what + "] " + std::string(head.substr(0, 200)),
+                observer(Direction::incoming, "[" + what + "] " + loggable_head(head, 200),
                          std::chrono::system_clock::now());
             });
         }
@@ -445,17 +457,13 @@ private:
 
     void on_line(char* line, std::size_t size) override {
         auto keep_alive = shared_from_this();
-        if (observer && !owner_gone_) {
-            run_host_callback(logger_, "traffic observer", [&] {
-                observer(Direction::incoming, std::string_view(line, size), std::chrono::system_clock::now());
-            });
-        }
+        observe(Direction::incoming, std::string_view(line, size));
         // In-place parsing overwrites the line; keep its head to recover the id on failure.
         line_head_.assign(line, std::min(size, kLineHeadBytes));
-        const JsonValue* message = parser_.parse(line);
+        const JsonValue* message = parser_.parse(line, size);
         if (message == nullptr) {
             logger_(LogLevel::error, log_source::jsonrpc,
-                    "malformed message from the agent (" + parser_.error() + "): " + line_head_.substr(0, 200));
+                    "malformed message from the agent (" + parser_.error() + "): " + loggable_head(line_head_, 200));
             EnvelopePeek peek = peek_envelope(line_head_);
             if (peek.looks_like_response() && !peek.id->is_string() && pending_.count(peek.id->as_integer()) != 0) {
                 fail_from_peek(peek, "the agent's response was malformed JSON");
@@ -768,5 +776,9 @@ bool Connection::cancel_request(int64_t id) { return core_->cancel_request(id); 
 void Connection::close() { core_->close(); }
 bool Connection::is_closed() const { return core_->is_closed(); }
 std::size_t Connection::pending_requests() const { return core_->pending_count(); }
+std::size_t Connection::queued_output_bytes() const { return core_->queued_output_bytes(); }
+const StringEdgeSurrogates* Connection::edge_surrogates(const JsonValue& string) const {
+    return core_->edge_surrogates(string);
+}
 
 }  // namespace acp::detail

@@ -33,6 +33,7 @@
 #include "acp/status.hpp"
 #include "acp/traffic.hpp"
 #include "jsonrpc/json.hpp"
+#include "jsonrpc/lone_surrogates.hpp"
 #include "jsonrpc/request_id.hpp"
 #include "support/logger.hpp"
 #include "transport/line_framer.hpp"
@@ -47,6 +48,9 @@ using acp::TrafficObserver;
 
 struct ConnectionOptions {
     std::size_t max_line_bytes = LineFramer::kDefaultMaxLineBytes;
+    // Backpressure (Transport::set_write_limits); 0: no limit.
+    std::size_t max_queued_output_bytes = 4u * 1024u * 1024u;
+    std::size_t resume_reading_below_bytes = 1024u * 1024u;
 };
 
 struct RequestOptions {
@@ -125,6 +129,12 @@ public:
     void close();
     bool is_closed() const;
     std::size_t pending_requests() const;
+    // Bytes written to the agent that it has not read yet.
+    std::size_t queued_output_bytes() const;
+
+    // During a handler: the lone surrogate halves a string value of the message being
+    // handled lost at its edges (jsonrpc/lone_surrogates.hpp), or nullptr.
+    const StringEdgeSurrogates* edge_surrogates(const JsonValue& string) const;
 
 private:
     std::shared_ptr<ConnectionCore> core_;

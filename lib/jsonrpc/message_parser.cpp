@@ -74,12 +74,15 @@ MessageParser::MessageParser(int max_depth) : impl_(new Impl), max_depth_(max_de
 
 MessageParser::~MessageParser() = default;
 
-const JsonValue* MessageParser::parse(char* line) {
+const JsonValue* MessageParser::parse(char* line, std::size_t size) {
     // Whatever the previous message left goes at once (no destructors run in the arenas).
     impl_->document.SetNull();
     impl_->values.Clear();
     impl_->stack.Clear();
     error_.clear();
+    edges_.clear();
+    // Rare (a JavaScript agent cut a surrogate pair): only such lines take the slow path.
+    if (has_surrogate_escape(line, size)) rewrite_lone_surrogates(line, size, edges_);
 
     ParseDocument& document = impl_->document;
     rapidjson::ParseResult result;
@@ -101,6 +104,14 @@ const JsonValue* MessageParser::parse(char* line) {
                  std::to_string(result.Offset());
     }
     document.SetNull();
+    return nullptr;
+}
+
+const StringEdgeSurrogates* MessageParser::edge_surrogates(const JsonValue& string) const {
+    if (edges_.empty() || !string.IsString()) return nullptr;
+    for (const auto& edge : edges_) {
+        if (edge.start == string.GetString()) return &edge;
+    }
     return nullptr;
 }
 

@@ -6,14 +6,17 @@
 // two arenas whose first chunk is preallocated and which are cleared for each message, so
 // a typical message allocates nothing. Nesting deeper than max_depth is refused: every
 // later walk over the document (serializing error data, decoding ACP types) recurses,
-// and an agent must not be able to overflow the host's stack.
+// and an agent must not be able to overflow the host's stack. Lone UTF-16 surrogate
+// escapes become U+FFFD (jsonrpc/lone_surrogates.hpp), so every string is valid UTF-8.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "jsonrpc/json.hpp"
+#include "jsonrpc/lone_surrogates.hpp"
 
 namespace acp::detail {
 
@@ -26,16 +29,21 @@ public:
     MessageParser(const MessageParser&) = delete;
     MessageParser& operator=(const MessageParser&) = delete;
 
-    // Parses a NUL-terminated line (overwriting it). On success the value stays valid
-    // until the next parse(); on failure returns nullptr and error() says why.
-    const JsonValue* parse(char* line);
+    // Parses a line of size bytes with line[size] == '\0' (overwriting it). On success the
+    // value stays valid until the next parse(); on failure returns nullptr and error() says why.
+    const JsonValue* parse(char* line, std::size_t size);
     const std::string& error() const { return error_; }
+
+    // For a string value of the last parsed message: the lone surrogates it lost at its
+    // edges (now U+FFFD), or nullptr when it lost none there.
+    const StringEdgeSurrogates* edge_surrogates(const JsonValue& string) const;
 
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
     int max_depth_;
     std::string error_;
+    std::vector<StringEdgeSurrogates> edges_;
 };
 
 }  // namespace acp::detail

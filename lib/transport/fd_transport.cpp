@@ -44,6 +44,14 @@ Result<std::unique_ptr<FdTransport>> FdTransport::adopt(uv_loop_t* loop, const A
 
 FdTransport::~FdTransport() { events_ = nullptr; }
 
+void FdTransport::set_write_limits(std::size_t high_water, std::size_t low_water) {
+    PipeStream& out = writer_ ? *writer_ : *reader_;
+    throttle_.configure(reader_.get(), high_water, low_water, logger_);
+    out.on_queue_change([this](std::size_t queued) { throttle_.update(queued); });
+}
+
+std::size_t FdTransport::queued_bytes() const { return (writer_ ? *writer_ : *reader_).queued_bytes(); }
+
 void FdTransport::start(TransportEvents* events) {
     events_ = events;
     reader_->start_reading(
@@ -67,6 +75,7 @@ void FdTransport::write(std::string_view bytes) {
 void FdTransport::close() {
     if (close_requested_ || closed_) return;
     close_requested_ = true;
+    throttle_.release();
     if (writer_) {
         // The agent sees EOF on its input and may answer what is in flight; the read
         // side ends when it closes its output.

@@ -12,6 +12,7 @@
 #include "acp/transport_options.hpp"
 #include "support/deferred_queue.hpp"
 #include "support/logger.hpp"
+#include "transport/read_throttle.hpp"
 #include "transport/transport.hpp"
 
 namespace acp::detail {
@@ -28,6 +29,8 @@ public:
     void write(std::string_view bytes) override;
     void close() override;
     void detach() override;
+    void set_write_limits(std::size_t high_water, std::size_t low_water) override;
+    std::size_t queued_bytes() const override;
 
 private:
     FdTransport(uv_loop_t* loop, Logger logger);
@@ -39,6 +42,7 @@ private:
     std::unique_ptr<PipeStream> writer_;  // null when the reader's descriptor also writes
     std::unique_ptr<PipeStream> stderr_;
     std::unique_ptr<StderrCollector> stderr_collector_;
+    ReadThrottle throttle_;
     TransportEvents* events_ = nullptr;
     bool closed_ = false;
     bool close_requested_ = false;

@@ -46,11 +46,34 @@ void PipeStream::start_reading(DataFn on_data, EndFn on_end) {
     on_data_ = std::move(on_data);
     on_end_ = std::move(on_end);
     if (!read_buffer_) read_buffer_.reset(new char[kReadBufferBytes]);
+    reading_ = true;
+    if (paused_) return;
     int rc = uv_read_start(reinterpret_cast<uv_stream_t*>(pipe_), &PipeStream::on_alloc, &PipeStream::on_read);
     if (rc != 0 && on_end_) {
         auto end = std::move(on_end_);
         end(rc);
     }
+}
+
+void PipeStream::pause_reading() {
+    if (paused_) return;
+    paused_ = true;
+    if (reading_ && !closed_) uv_read_stop(reinterpret_cast<uv_stream_t*>(pipe_));
+}
+
+void PipeStream::resume_reading() {
+    if (!paused_) return;
+    paused_ = false;
+    if (!reading_ || closed_ || !on_end_) return;  // not started, or the stream already ended
+    int rc = uv_read_start(reinterpret_cast<uv_stream_t*>(pipe_), &PipeStream::on_alloc, &PipeStream::on_read);
+    if (rc != 0) {
+        auto end = std::move(on_end_);
+        end(rc);
+    }
+}
+
+void PipeStream::report_queue() {
+    if (on_queue_change_) on_queue_change_(queued_bytes());
 }
 
 void PipeStream::on_alloc(uv_handle_t* handle, std::size_t, uv_buf_t* buf) {
@@ -70,6 +93,7 @@ void PipeStream::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf
         return;
     }
     uv_read_stop(stream);
+    self->reading_ = false;
     if (self->on_end_) {
         auto end = std::move(self->on_end_);
         end(static_cast<int>(nread));
@@ -80,11 +104,13 @@ void PipeStream::write(std::string_view bytes) {
     if (closed_ || write_failed_ || close_when_flushed_ || bytes.empty()) return;
     outbox_.append(bytes.data(), bytes.size());
     if (!writing_) flush();
+    report_queue();
 }
 
 void PipeStream::flush() {
     auto* request = new WriteRequest;
     request->bytes.swap(outbox_);
+    in_flight_bytes_ = request->bytes.size();
     request->req.data = pipe_;
     uv_buf_t buf = uv_buf_init(&request->bytes[0], static_cast<unsigned>(request->bytes.size()));
     writing_ = true;
@@ -92,6 +118,7 @@ void PipeStream::flush() {
     if (rc != 0) {
         delete request;
         writing_ = false;
+        in_flight_bytes_ = 0;
         write_failed_ = true;
         if (on_write_error_) on_write_error_(rc);
     }
@@ -104,15 +131,21 @@ void PipeStream::on_written(uv_write_t* req, int status) {
     auto* self = static_cast<PipeStream*>(pipe->data);
     if (self == nullptr) return;
     self->writing_ = false;
+    self->in_flight_bytes_ = 0;
     if (status != 0) {
         self->write_failed_ = true;
         self->outbox_.clear();
         if (status != UV_ECANCELED && self->on_write_error_) self->on_write_error_(status);
     } else if (!self->outbox_.empty()) {
         self->flush();
+        self->report_queue();
         return;
     }
-    if (self->close_when_flushed_) self->close();
+    if (self->close_when_flushed_) {
+        self->close();
+        return;
+    }
+    self->report_queue();
 }
 
 void PipeStream::close_after_writes() {
@@ -125,6 +158,7 @@ void PipeStream::close() {
     if (closed_) return;
     closed_ = true;
     outbox_.clear();
+    in_flight_bytes_ = 0;
     // Callbacks libuv still delivers (a cancelled write) find no owner and do nothing.
     pipe_->data = nullptr;
     close_and_delete(pipe_);

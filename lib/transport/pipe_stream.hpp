@@ -20,6 +20,7 @@ public:
     using DataFn = std::function<void(char* data, std::size_t size)>;
     using EndFn = std::function<void(int uv_status)>;  // UV_EOF on a clean end
     using WriteErrorFn = std::function<void(int uv_status)>;
+    using QueueFn = std::function<void(std::size_t queued_bytes)>;
 
     explicit PipeStream(uv_loop_t* loop);
     ~PipeStream();
@@ -33,6 +34,14 @@ public:
 
     void start_reading(DataFn on_data, EndFn on_end);
     void on_write_error(WriteErrorFn fn) { on_write_error_ = std::move(fn); }
+    // Told the bytes not yet written (queued and in flight) whenever that number changes.
+    void on_queue_change(QueueFn fn) { on_queue_change_ = std::move(fn); }
+    std::size_t queued_bytes() const { return outbox_.size() + in_flight_bytes_; }
+
+    // Backpressure: stop and restart reading without losing the callbacks. Idempotent.
+    void pause_reading();
+    void resume_reading();
+    bool reading_paused() const { return paused_; }
 
     void write(std::string_view bytes);
     // Closes after what is queued has been written (or failed).
@@ -44,6 +53,7 @@ public:
 private:
     struct WriteRequest;
     void flush();
+    void report_queue();
     static void on_alloc(uv_handle_t* handle, std::size_t suggested, uv_buf_t* buf);
     static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
     static void on_written(uv_write_t* req, int status);
@@ -52,7 +62,11 @@ private:
     DataFn on_data_;
     EndFn on_end_;
     WriteErrorFn on_write_error_;
+    QueueFn on_queue_change_;
     std::string outbox_;          // bytes waiting for the write in flight to finish
+    std::size_t in_flight_bytes_ = 0;
+    bool reading_ = false;
+    bool paused_ = false;
     bool writing_ = false;
     bool close_when_flushed_ = false;
     bool write_failed_ = false;

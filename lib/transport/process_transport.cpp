@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transport/process_transport.hpp"
 
+#include <fcntl.h>
+
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -13,7 +16,9 @@
 
 #include "support/deferred_queue.hpp"
 #include "support/uv_handle.hpp"
+#include "transport/agent_guard.hpp"
 #include "transport/pipe_stream.hpp"
+#include "transport/read_throttle.hpp"
 #include "transport/stderr_collector.hpp"
 
 extern char** environ;
@@ -127,6 +132,11 @@ public:
           stderr_collector_(logger, options.stderr_tail_bytes),
           deferred_(loop) {}
 
+    ~Supervisor() {
+        // The guard takes the end of its control pipe as "stop everything".
+        if (control_fd_ >= 0) ::close(control_fd_);
+    }
+
     Status spawn() {
         if (options_.argv.empty()) return Status(Errc::spawn_failed, "cannot start agent: argv is empty");
         if (!options_.cwd.empty()) {
@@ -140,39 +150,13 @@ public:
         auto program = resolve_program(options_.argv[0], env, options_.cwd);
         if (!program) return program.status();
 
-        std::vector<char*> args;
-        for (const auto& arg : options_.argv) args.push_back(const_cast<char*>(arg.c_str()));
-        args.push_back(nullptr);
         std::vector<char*> envp;
         for (auto& entry : env) envp.push_back(&entry[0]);
         envp.push_back(nullptr);
 
-        uv_stdio_container_t stdio[3];
-        stdio[0].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_READABLE_PIPE);
-        stdio[0].data.stream = reinterpret_cast<uv_stream_t*>(stdin_.handle());
-        stdio[1].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
-        stdio[1].data.stream = reinterpret_cast<uv_stream_t*>(stdout_.handle());
-        stdio[2].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
-        stdio[2].data.stream = reinterpret_cast<uv_stream_t*>(stderr_.handle());
-
-        uv_process_options_t spawn_options{};
-        spawn_options.file = program->c_str();
-        spawn_options.args = args.data();
-        spawn_options.env = envp.data();
-        spawn_options.cwd = options_.cwd.empty() ? nullptr : options_.cwd.c_str();
-        // A new session makes the agent the leader of its own process group, so the
-        // whole group (grandchildren included) can be signalled at shutdown.
-        spawn_options.flags = UV_PROCESS_DETACHED;
-        spawn_options.stdio_count = 3;
-        spawn_options.stdio = stdio;
-        spawn_options.exit_cb = &Supervisor::on_exit;
-
-        process_ = new uv_process_t{};
-        process_->data = this;
-        int rc = uv_spawn(loop_, process_, &spawn_options);
+        int rc = options_.use_guard_process ? spawn_guarded(*program, envp) : UV_ENOSYS;
+        if (rc != 0) rc = spawn_process(*program, options_.argv, envp, -1);
         if (rc != 0) {
-            close_and_delete(process_);
-            process_ = nullptr;
             return Status(Errc::spawn_failed,
                           "cannot start agent '" + options_.argv[0] + "': " + uv_error_text(rc));
         }
@@ -200,6 +184,76 @@ public:
                                   maybe_report_closed();
                               });
         return Status();
+    }
+
+    // Runs the agent under the guard (lib/transport/guard/agent_guard.c), which gets the
+    // read end of the control pipe as its descriptor 3. When the guard cannot be run
+    // here, says so and leaves control_fd_ at -1 (the caller then spawns the agent itself).
+    int spawn_guarded(const std::string& program, std::vector<char*>& envp) {
+        auto guard = agent_guard_path();
+        int control[2] = {-1, -1};
+        if (guard.ok() && ::pipe2(control, O_CLOEXEC) != 0) {
+            guard = Status(Errc::spawn_failed, std::string("cannot create its control pipe: ") + std::strerror(errno));
+        }
+        int rc = UV_ENOSYS;
+        if (guard.ok()) {
+            std::vector<std::string> args = {"acp-agent-guard", "3",
+                                             std::to_string(options_.terminate_grace.count()),
+                                             std::to_string(::getpid()), program};
+            args.insert(args.end(), options_.argv.begin(), options_.argv.end());
+            rc = spawn_process(*guard, args, envp, control[0]);
+            ::close(control[0]);
+            if (rc == 0) {
+                control_fd_ = control[1];
+                ::fcntl(control_fd_, F_SETFL, O_NONBLOCK);
+                return 0;
+            }
+            ::close(control[1]);
+            guard = Status(Errc::spawn_failed, uv_error_text(rc));
+        }
+        logger_(LogLevel::warning, log_source::transport,
+                "the agent guard cannot run here (" + guard.status().message() +
+                    "): the agent is started without it and may outlive the host");
+        return rc;
+    }
+
+    // stdio 0-2 are the pipes the client uses; control_fd (if any) becomes descriptor 3.
+    int spawn_process(const std::string& file, const std::vector<std::string>& argv, std::vector<char*>& envp,
+                      int control_fd) {
+        std::vector<char*> args;
+        for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+        args.push_back(nullptr);
+
+        uv_stdio_container_t stdio[4];
+        stdio[0].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_READABLE_PIPE);
+        stdio[0].data.stream = reinterpret_cast<uv_stream_t*>(stdin_.handle());
+        stdio[1].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
+        stdio[1].data.stream = reinterpret_cast<uv_stream_t*>(stdout_.handle());
+        stdio[2].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
+        stdio[2].data.stream = reinterpret_cast<uv_stream_t*>(stderr_.handle());
+        stdio[3].flags = UV_INHERIT_FD;
+        stdio[3].data.fd = control_fd;
+
+        uv_process_options_t spawn_options{};
+        spawn_options.file = file.c_str();
+        spawn_options.args = args.data();
+        spawn_options.env = envp.data();
+        spawn_options.cwd = options_.cwd.empty() ? nullptr : options_.cwd.c_str();
+        // A new session makes the process the leader of its own process group, so the
+        // whole group (grandchildren included) can be signalled at shutdown.
+        spawn_options.flags = UV_PROCESS_DETACHED;
+        spawn_options.stdio_count = control_fd >= 0 ? 4 : 3;
+        spawn_options.stdio = stdio;
+        spawn_options.exit_cb = &Supervisor::on_exit;
+
+        process_ = new uv_process_t{};
+        process_->data = this;
+        int rc = uv_spawn(loop_, process_, &spawn_options);
+        if (rc != 0) {
+            close_and_delete(process_);
+            process_ = nullptr;
+        }
+        return rc;
     }
 
     void start(TransportEvents* events) {
@@ -241,12 +295,19 @@ public:
 
     void close() { begin_shutdown(/*requested=*/true); }
 
+    void set_write_limits(std::size_t high_water, std::size_t low_water) {
+        throttle_.configure(&stdout_, high_water, low_water, logger_);
+        stdin_.on_queue_change([this](std::size_t queued) { throttle_.update(queued); });
+    }
+    std::size_t queued_bytes() const { return stdin_.queued_bytes(); }
+
     // The owner is gone: no more events, and no more log records either (the host's
     // sink may capture state that dies with the owner). The ladder goes on silently.
     void detach() {
         detached_ = true;
         events_ = nullptr;
         logger_ = Logger();
+        throttle_.configure(&stdout_, 0, 0, Logger());
         stderr_collector_.set_logger(Logger());
     }
 
@@ -257,6 +318,7 @@ private:
         if (close_requested_) return;
         close_requested_ = true;
         shutdown_requested_by_client_ = requested;
+        throttle_.release();
         stdin_.close_after_writes();  // EOF on stdin: the polite request to exit
         if (exited_) return;
         phase_ = Phase::grace_after_stdin_eof;
@@ -280,7 +342,7 @@ private:
             case Phase::grace_after_sigterm:
                 self->logger_(LogLevel::warning, log_source::transport,
                               "the agent ignored SIGTERM; sending SIGKILL");
-                self->signal_group(SIGKILL);
+                self->kill_agent_tree();
                 self->phase_ = Phase::idle;
                 break;
             case Phase::sweeping_group:
@@ -300,6 +362,7 @@ private:
         self->exit_status_ = exit_status;
         self->term_signal_ = term_signal;
         uv_timer_stop(self->timer_);
+        self->throttle_.release();
         self->stdin_.close();
         // Whatever the agent left running in its group goes with it.
         if (self->group_alive()) {
@@ -336,6 +399,12 @@ private:
 
     void signal_group(int signal_number) {
         if (pid_ > 0) ::kill(-pid_, signal_number);
+    }
+
+    // SIGKILL cannot be relayed: the guard is told to kill every descendant itself.
+    void kill_agent_tree() {
+        if (control_fd_ >= 0 && ::write(control_fd_, "K", 1) == 1) return;
+        signal_group(SIGKILL);
     }
 
     void maybe_report_closed() {
@@ -390,7 +459,9 @@ private:
     PipeStream stdout_;
     PipeStream stderr_;
     StderrCollector stderr_collector_;
+    ReadThrottle throttle_;
     uv_process_t* process_ = nullptr;
+    int control_fd_ = -1;                // our end of the guard's control pipe
     uv_timer_t* timer_ = nullptr;        // the shutdown ladder, then the group sweep
     uv_timer_t* drain_timer_ = nullptr;  // bounds the wait for pipes after the exit
     TransportEvents* events_ = nullptr;
@@ -432,6 +503,10 @@ void ProcessTransport::start(TransportEvents* events) { supervisor_->start(event
 void ProcessTransport::write(std::string_view bytes) { supervisor_->write(bytes); }
 void ProcessTransport::close() { supervisor_->close(); }
 void ProcessTransport::detach() { supervisor_->detach(); }
+void ProcessTransport::set_write_limits(std::size_t high_water, std::size_t low_water) {
+    supervisor_->set_write_limits(high_water, low_water);
+}
+std::size_t ProcessTransport::queued_bytes() const { return supervisor_->queued_bytes(); }
 int ProcessTransport::pid() const { return supervisor_->pid(); }
 
 }  // namespace acp::detail

@@ -2,7 +2,10 @@
 // A transport to an agent process that libacp spawns and supervises.
 //
 // The agent runs in its own process group, from an argv vector (never a shell), with
-// the environment SpawnOptions describes. Its stderr is drained continuously into the
+// the environment SpawnOptions describes, under the agent guard (agent_guard.hpp) unless
+// SpawnOptions::use_guard_process is false: then the child libacp spawns is the guard,
+// which relays the ladder's signals to the agent's group, reports the agent's exit as its
+// own, and stops every descendant when the agent exits, the ladder ends, or the host dies. Its stderr is drained continuously into the
 // log sink; its exit is reported with the code or signal and the tail of its stderr.
 // Shutdown follows a ladder (close stdin, SIGTERM the group, SIGKILL the group), and
 // whatever is left of the group after the agent exits (grandchildren) is terminated too.
@@ -32,7 +35,11 @@ public:
     void write(std::string_view bytes) override;
     void close() override;
     void detach() override;
+    void set_write_limits(std::size_t high_water, std::size_t low_water) override;
+    std::size_t queued_bytes() const override;
 
+    // The process libacp spawned: the guard (signals sent to it reach the agent's process
+    // group), or the agent itself without the guard.
     int pid() const;
 
     class Supervisor;

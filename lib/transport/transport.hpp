@@ -39,6 +39,13 @@ public:
     virtual void close() = 0;
     // Stops all event delivery and logging: the events object is about to go away.
     virtual void detach() = 0;
+
+    // Backpressure (transport/read_throttle.hpp): stop reading from the agent while more
+    // than high_water bytes are queued for it, read again at low_water. 0: no limit.
+    // Transports without a write queue ignore it.
+    virtual void set_write_limits(std::size_t /*high_water*/, std::size_t /*low_water*/) {}
+    // Bytes written but not yet taken by the agent.
+    virtual std::size_t queued_bytes() const { return 0; }
 };
 
 }  // namespace acp::detail

@@ -20,29 +20,6 @@ std::string Style::paint(Color color, std::string_view text) const {
     return std::string("\x1b[") + code + "m" + std::string(text) + "\x1b[0m";
 }
 
-std::string sanitize(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c == 0x1b) {
-            // CSI: ESC [ params final-byte; other escapes: ESC and one character.
-            if (i + 1 < text.size() && text[i + 1] == '[') {
-                i += 2;
-                while (i < text.size() && (static_cast<unsigned char>(text[i]) < 0x40 || text[i] == '[')) ++i;
-            } else {
-                ++i;
-            }
-            continue;
-        }
-        if (c == '\r') continue;
-        if (c < 0x20 && c != '\n' && c != '\t') continue;
-        if (c == 0x7f) continue;
-        out.push_back(static_cast<char>(c));
-    }
-    return out;
-}
-
 std::string json_string(std::string_view text) {
     static const char hex[] = "0123456789abcdef";
     std::string out = "\"";

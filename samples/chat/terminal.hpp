@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Output helpers for acp-chat: ANSI colours that switch off when stdout is not a terminal
-// (or NO_COLOR is set), and text made safe to print (agent-controlled control sequences
-// stripped).
+// (or NO_COLOR is set), and JSON string literals. Agent text is made safe to print by
+// sanitize.hpp.
 #pragma once
 
 #include <string>
@@ -21,10 +21,6 @@ public:
 private:
     bool enabled_;
 };
-
-// Drops escape sequences and control characters except newline and tab; a carriage
-// return before a newline is dropped too, so terminal output prints as plain lines.
-std::string sanitize(std::string_view text);
 
 // text as a JSON string literal.
 std::string json_string(std::string_view text);

@@ -11,7 +11,7 @@
 // kept verbatim in the history that a replay sends again.
 //
 //   acp-demo-agent [--state-dir DIR] [--delay-ms N] [--auth-required] [--minimal-caps]
-//                  [--protocol-version N]
+//                  [--protocol-version N] [--hostile] [--two-permissions]
 //
 // stdout carries ACP messages only; diagnostics go to stderr. Exits 0 when stdin closes.
 #include <rapidjson/document.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +36,7 @@
 #include <vector>
 
 #include "acp/version.hpp"
+#include "hostile.hpp"
 #include "json_text.hpp"
 #include "jsonrpc/connection.hpp"
 #include "protocol/v2/codec.hpp"
@@ -60,6 +62,10 @@ constexpr const char* kUsage =
     "  --login-terminal       the demo-terminal login: mark STATE_DIR as logged in and exit\n"
     "  --minimal-caps         advertise no MCP transports, no session/delete, no additional directories\n"
     "  --protocol-version N   answer initialize with protocol version N (to test clients)\n"
+    "  --hostile              put terminal control sequences (clear screen, OSC 52, window title,\n"
+    "                         8-bit CSI) in every text it sends, to test clients\n"
+    "  --two-permissions      ask a second permission question at the same time as the first;\n"
+    "                         the turn goes on once both are answered, and says what the second got\n"
     "  --help                 this text\n";
 
 struct Options {
@@ -70,6 +76,8 @@ struct Options {
     bool logged_in = false;  // the terminal login was done before this process started
     bool minimal_caps = false;
     int protocol_version = 0;  // 0: negotiate normally
+    bool hostile = false;
+    bool two_permissions = false;  // ask a second question together with the first
 };
 
 constexpr const char* kPermissionOptions =
@@ -79,7 +87,8 @@ constexpr const char* kPermissionOptions =
 
 constexpr const char* kCommands =
     R"([{"type":"command","name":"echo","description":"Repeat the text back","input":{"type":"text","hint":"text to repeat"}},)"
-    R"j({"type":"command","name":"count","description":"Count slowly up to N (try cancelling it)","input":{"type":"text","hint":"N"}}])j";
+    R"j({"type":"command","name":"count","description":"Count slowly up to N (try cancelling it)","input":{"type":"text","hint":"N"}},)j"
+    R"j({"type":"command","name":"big","description":"Send N bytes in one chunk (try a client's line limit)","input":{"type":"text","hint":"N"}}])j";
 
 std::string now_rfc3339() {
     char text[32];
@@ -126,6 +135,7 @@ struct Turn {
     std::deque<std::function<void()>> steps;
     std::set<std::string> open_tool_calls;  // cancelled if the turn is
     int64_t permission_request = -1;        // while waiting for the user
+    int64_t second_permission = -1;         // --two-permissions: the question asked alongside
     uv_timer_t* timer = nullptr;
 };
 
@@ -168,6 +178,8 @@ public:
     void start();
 
 private:
+    // text as sent: with control sequences around it in --hostile mode.
+    std::string h(const std::string& text) const { return demo::hostile(options_.hostile, text); }
     // --- plumbing -------------------------------------------------------------------
     static void respond_raw(const Responder& responder, std::string json) {
         responder.respond([json = std::move(json)](JsonWriter& w) { write_raw_json(w, json, rapidjson::kObjectType); });
@@ -213,6 +225,15 @@ private:
         return prefix + std::to_string(n);
     }
     std::string config_options(const Session& s) const;
+    std::string permission_options() const {
+        if (!options_.hostile) return kPermissionOptions;
+        return R"([{"optionId":"allow-once","name":)" + quote(h("Allow once")) + R"(,"kind":"allow_once"},)"
+               R"({"optionId":"reject-once","name":)" + quote(h("Reject")) + R"(,"kind":"reject_once"}])";
+    }
+    std::string commands() const {
+        if (!options_.hostile) return kCommands;
+        return R"([{"type":"command","name":"echo","description":)" + quote(h("Repeat the text back")) + "}]";
+    }
     static std::vector<std::string> replay_history(const Session& s);
     std::string session_info(const Session& s) const;
     void save_state();
@@ -242,6 +263,7 @@ private:
     void tool_update(Session& s, const std::string& json_fields, const std::string& tool_call_id,
                      const std::string& status);
     void ask_permission(Session& s, const std::string& tool_call_json, const std::string& tool_call_id);
+    void ask_second_permission(Session& s);
 
     uv_loop_t* loop_;
     Options options_;
@@ -418,7 +440,7 @@ void Agent::emit(Session& s, const std::string& update, bool store) {
 }
 
 std::string Agent::config_options(const Session& s) const {
-    return R"([{"configId":"model","name":"Model","category":"model","type":"select","currentValue":)" +
+    return R"([{"configId":"model","name":)" + quote(h("Model")) + R"(,"category":"model","type":"select","currentValue":)" +
            quote(s.model) +
            R"(,"options":[{"value":"demo-fast","name":"Demo fast","description":"Short thoughts"},)"
            R"({"value":"demo-thorough","name":"Demo thorough","description":"Longer thoughts"}]},)"
@@ -427,7 +449,7 @@ std::string Agent::config_options(const Session& s) const {
 }
 
 std::string Agent::session_info(const Session& s) const {
-    std::string info = R"({"sessionId":)" + quote(s.id) + R"(,"cwd":)" + quote(s.cwd);
+    std::string info = R"({"sessionId":)" + quote(s.id) + R"(,"cwd":)" + quote(h(s.cwd));
     if (!s.directories.empty()) info += R"(,"additionalDirectories":)" + demo::string_array(s.directories);
     if (!s.title.empty()) info += R"(,"title":)" + quote(s.title);
     if (!s.updated_at.empty()) info += R"(,"updatedAt":)" + quote(s.updated_at);
@@ -500,13 +522,14 @@ void Agent::on_initialize(const JsonValue* params, const Responder& r) {
                            ? R"({"session":{}})"
                            : R"({"session":{"mcp":{"stdio":{}},"delete":{},"additionalDirectories":{}}})";
     std::string response = R"({"protocolVersion":)" + std::to_string(version) +
-                           R"(,"info":{"name":"acp-demo-agent","title":"libacp demo agent","version":)" +
-                           quote(acp::version_string()) + R"(},"capabilities":)" + caps;
+                           R"(,"info":{"name":)" + quote(h("acp-demo-agent")) + R"(,"title":)" + quote(h("libacp demo agent")) +
+                           R"(,"version":)" + quote(h(acp::version_string())) + R"(},"capabilities":)" + caps;
     if (options_.auth_required) {
-        response += R"(,"authMethods":[{"type":"agent","methodId":"demo-login","name":"Demo login",)"
-                    R"("description":"Always succeeds"},{"type":"terminal","methodId":"demo-terminal",)"
-                    R"("name":"Demo terminal login","args":["--login-terminal"],)"
-                    R"("env":[{"name":"DEMO_LOGIN_USER","value":"demo"}]}])";
+        response += R"(,"authMethods":[{"type":"agent","methodId":"demo-login","name":)" + quote(h("Demo login")) +
+                    R"(,"description":)" + quote(h("Always succeeds")) +
+                    R"(},{"type":"terminal","methodId":"demo-terminal","name":)" + quote(h("Demo terminal login")) +
+                    R"(,"args":["--login-terminal"],"env":[{"name":"DEMO_LOGIN_USER","value":)" + quote(h("demo")) +
+                    "}]}]";
     }
     respond_raw(r, response + "}");
 }
@@ -554,7 +577,7 @@ void Agent::on_new(const JsonValue* params, const Responder& r) {
     sessions_[s->id] = std::move(s);
     save_state();
     respond_raw(r, R"({"sessionId":)" + quote(session.id) + R"(,"configOptions":)" + config_options(session) +
-                       R"(,"availableCommands":)" + kCommands + "}");
+                       R"(,"availableCommands":)" + commands() + "}");
 }
 
 void Agent::on_list(const JsonValue* params, const Responder& r) {
@@ -610,7 +633,7 @@ void Agent::on_resume(const JsonValue* params, const Responder& r) {
         if (!s.last_stop.empty()) idle += R"(,"stopReason":)" + quote(s.last_stop);
         emit(s, idle + "}", false);
     }
-    respond_raw(r, R"({"configOptions":)" + config_options(s) + R"(,"availableCommands":)" + kCommands + "}");
+    respond_raw(r, R"({"configOptions":)" + config_options(s) + R"(,"availableCommands":)" + commands() + "}");
 }
 
 // The history as a replay sends it: a terminal's output as one snapshot where its first
@@ -722,6 +745,11 @@ void Agent::on_prompt(const JsonValue* params, const Responder& r) {
             return;
         }
     }
+    if (options_.hostile) std::fprintf(stderr, "%s\n", h("the model is slow today").c_str());
+    if (options_.hostile && text == "fail") {
+        fail(r, acp::error_code::internal_error, h("the model is unavailable"), R"({"detail":)" + quote(h("quota")) + "}");
+        return;
+    }
     std::string prompt_json = to_json_text((*params)["prompt"]);
     if (s->turn) {
         // Held until the running turn ends, then inserted in arrival order (§7.2).
@@ -758,6 +786,15 @@ void Agent::start_turn(Session& s, const Responder& responder, const std::string
     } else if (text.rfind("/count", 0) == 0 && (text.size() == 6 || text[6] == ' ')) {
         int n = text.size() > 7 ? std::atoi(text.c_str() + 7) : 10;
         script_count(s, n < 1 ? 10 : (n > 1000 ? 1000 : n));
+    } else if (text.rfind("/big ", 0) == 0) {
+        // One chunk of N bytes, to try a client's line limit.
+        const std::size_t n = std::strtoul(text.c_str() + 5, nullptr, 10);
+        const std::string id = next_id(s, "m");
+        s.turn->steps.push_back([this, &s, id, n] {
+            emit(s, R"({"sessionUpdate":"agent_message_chunk","messageId":)" + quote(id) +
+                        R"(,"content":{"type":"text","text":)" + quote(std::string(std::min<std::size_t>(n, 1u << 28), 'y')) + "}}");
+        });
+        stream_message(s, "agent_message_chunk", next_id(s, "m"), "That was a big one.");
     } else if (!text.empty() && text[0] == '/') {
         stream_message(s, "agent_message_chunk", next_id(s, "m"),
                        "Unknown command " + text.substr(0, text.find(' ')) + ". Try /echo TEXT or /count N.");
@@ -769,7 +806,7 @@ void Agent::start_turn(Session& s, const Responder& responder, const std::string
 
 void Agent::advance(Session& s) {
     Turn& t = *s.turn;
-    if (t.permission_request >= 0) return;
+    if (t.permission_request >= 0 || t.second_permission >= 0) return;
     if (t.steps.empty()) {
         finish(s, "end_turn");
         return;
@@ -798,6 +835,10 @@ void Agent::finish(Session& s, const std::string& stop_reason) {
         rpc_.cancel_request(t.permission_request);
         t.permission_request = -1;
     }
+    if (t.second_permission >= 0) {
+        rpc_.cancel_request(t.second_permission);
+        t.second_permission = -1;
+    }
     // Final statuses come before the idle update.
     for (const auto& id : std::set<std::string>(t.open_tool_calls)) {
         emit(s, R"({"sessionUpdate":"tool_call_update","toolCallId":)" + quote(id) + R"(,"status":"cancelled"})");
@@ -819,7 +860,7 @@ void Agent::finish(Session& s, const std::string& stop_reason) {
 }
 
 void Agent::stream_message(Session& s, const std::string& kind, const std::string& id, const std::string& text) {
-    for (const auto& piece : chunks_of(text)) {
+    for (const auto& piece : options_.hostile ? demo::small_pieces(h(text)) : chunks_of(text)) {
         s.turn->steps.push_back([this, &s, kind, id, piece] {
             emit(s, R"({"sessionUpdate":)" + quote(kind) + R"(,"messageId":)" + quote(id) +
                         R"(,"content":{"type":"text","text":)" + quote(piece) + "}}");
@@ -836,7 +877,7 @@ void Agent::tool_update(Session& s, const std::string& json_fields, const std::s
             s.turn->open_tool_calls.erase(tool_call_id);
         }
         emit(s, R"({"sessionUpdate":"tool_call_update","toolCallId":)" + quote(tool_call_id) + R"(,"status":)" +
-                    quote(status) + json_fields + "}");
+                    quote(status == "pending" ? h(status) : status) + json_fields + "}");
     });
 }
 
@@ -854,26 +895,34 @@ void Agent::script_count(Session& s, int n) {
     }
 }
 
-std::string plan_update(const std::string& plan_id, const char* s1, const char* s2, const char* s3) {
+std::string plan_update(bool hostile, const std::string& plan_id, const char* s1, const char* s2, const char* s3) {
     return R"({"sessionUpdate":"plan_update","plan":{"type":"items","planId":)" + quote(plan_id) +
-           R"(,"entries":[{"content":"Answer the message","priority":"high","status":")" + s1 +
-           R"("},{"content":"Note it down in NOTES.md","priority":"medium","status":")" + s2 +
-           R"("},{"content":"Run the checks","priority":"low","status":")" + s3 + R"("}]}})";
+           R"(,"entries":[{"content":)" + quote(demo::hostile(hostile, "Answer the message")) +
+           R"(,"priority":"high","status":")" + s1 + R"("},{"content":)" +
+           quote(demo::hostile(hostile, "Note it down in NOTES.md")) + R"(,"priority":"medium","status":")" + s2 +
+           R"("},{"content":)" + quote(demo::hostile(hostile, "Run the checks")) +
+           R"(,"priority":"low","status":")" + s3 + R"("}]}})";
 }
 
 void Agent::script_demo(Session& s, const std::string& text) {
     auto& steps = s.turn->steps;
     const std::string dir = s.cwd.size() > 1 && s.cwd.back() == '/' ? s.cwd.substr(0, s.cwd.size() - 1) : s.cwd;
-    const std::string path = (dir == "/" ? "" : dir) + "/NOTES.md";
+    const std::string path = h((dir == "/" ? "" : dir) + "/NOTES.md");
     const std::string line = shorten(text, 60);
 
+    if (options_.hostile) {
+        steps.push_back([this, &s] {
+            emit(s, R"({"sessionUpdate":"notice","severity":"warning","title":)" + quote(h("Heads up")) +
+                        R"(,"description":)" + quote(h("this agent is hostile")) + "}");
+        });
+    }
     if (s.thoughts) {
         std::string thought = "The user wrote \"" + line + "\". I will answer, note it down and run the checks.";
         if (s.model == "demo-thorough") thought += " Thorough mode: I double-check the plan before acting.";
         stream_message(s, "agent_thought_chunk", next_id(s, "th"), thought);
     }
     const std::string plan_id = next_id(s, "plan");
-    steps.push_back([this, &s, plan_id] { emit(s, plan_update(plan_id, "in_progress", "pending", "pending")); });
+    steps.push_back([this, &s, plan_id] { emit(s, plan_update(options_.hostile, plan_id, "in_progress", "pending", "pending")); });
     stream_message(s, "agent_message_chunk", next_id(s, "m"),
                    "You said: " + line + "\nI am the libacp demo agent: I run offline and every turn shows each "
                    "part of the protocol. Let me note that down.");
@@ -884,41 +933,43 @@ void Agent::script_demo(Session& s, const std::string& text) {
     const std::string diff = R"({"type":"diff","changes":[{"operation":"modify","path":)" + quote(path) +
                              R"(,"fileType":"text","mimeType":"text/markdown"}],"patch":{"format":"git_patch","text":)" +
                              quote(patch) + "}}";
-    const std::string tool_call = R"({"toolCallId":)" + quote(edit) +
-                                  R"(,"title":"Add a line to NOTES.md","name":"edit_file","kind":"edit","status":"pending",)"
+    const std::string edit_fields = R"(,"title":)" + quote(h("Add a line to NOTES.md")) + R"(,"name":"edit_file","kind":)" +
+                                    quote(h("edit"));
+    const std::string tool_call = R"({"toolCallId":)" + quote(edit) + edit_fields + R"(,"status":"pending",)"
                                   R"("locations":[{"path":)" + quote(path) + R"(,"line":2}],"rawInput":{"path":)" +
                                   quote(path) + R"(,"line":)" + quote(line) + R"(},"content":[)" + diff + "]}";
     tool_update(s,
-                R"(,"title":"Add a line to NOTES.md","name":"edit_file","kind":"edit","locations":[{"path":)" +
+                edit_fields + R"(,"locations":[{"path":)" +
                     quote(path) + R"(,"line":2}],"rawInput":{"path":)" + quote(path) + R"(,"line":)" + quote(line) +
                     R"(},"content":[)" + diff + "]",
                 edit, "pending");
     steps.push_back([this, &s, tool_call, edit] { ask_permission(s, tool_call, edit); });
     tool_update(s, "", edit, "in_progress");
     tool_update(s, R"(,"rawOutput":{"linesChanged":1})", edit, "completed");
-    steps.push_back([this, &s, plan_id] { emit(s, plan_update(plan_id, "completed", "completed", "in_progress")); });
+    steps.push_back([this, &s, plan_id] { emit(s, plan_update(options_.hostile, plan_id, "completed", "completed", "in_progress")); });
 
     const std::string check = next_id(s, "tc");
     const std::string term = next_id(s, "term");
     tool_update(s,
-                R"(,"title":"Run the checks","name":"run","kind":"execute","rawInput":{"command":"make check"},)"
+                R"(,"title":)" + quote(h("Run the checks")) + R"(,"name":"run","kind":"execute","rawInput":{"command":"make check"},)"
                 R"("content":[{"type":"terminal","terminalId":)" + quote(term) + "}]",
                 check, "in_progress");
     steps.push_back([this, &s, term, dir] {
         emit(s, R"({"sessionUpdate":"terminal_update","terminalId":)" + quote(term) +
-                    R"(,"command":"make check","cwd":)" + quote(dir) + R"(,"size":{"cols":80,"rows":24}})");
+                    R"(,"command":)" + quote(h("make check")) + R"(,"cwd":)" + quote(dir) +
+                    R"(,"size":{"cols":80,"rows":24}})");
     });
     for (const char* out : {"$ make check\r\n", "checking NOTES.md ... ", "ok\r\n", "1 file checked, 0 problems\r\n"}) {
         steps.push_back([this, &s, term, out] {
             emit(s, R"({"sessionUpdate":"terminal_output_chunk","terminalId":)" + quote(term) + R"(,"data":)" +
-                        quote(demo::base64(out)) + "}");
+                        quote(demo::base64(h(out))) + "}");
         });
     }
     steps.push_back([this, &s, term] {
         emit(s, R"({"sessionUpdate":"terminal_update","terminalId":)" + quote(term) + R"(,"exitStatus":{"exitCode":0}})");
     });
     tool_update(s, R"(,"rawOutput":{"exitCode":0})", check, "completed");
-    steps.push_back([this, &s, plan_id] { emit(s, plan_update(plan_id, "completed", "completed", "completed")); });
+    steps.push_back([this, &s, plan_id] { emit(s, plan_update(options_.hostile, plan_id, "completed", "completed", "completed")); });
     stream_message(s, "agent_message_chunk", next_id(s, "m"), "Done: NOTES.md has your line and the checks pass.");
 
     const uint64_t tokens = 1000 + 4 * text.size();
@@ -927,12 +978,12 @@ void Agent::script_demo(Session& s, const std::string& text) {
         char cost[64];
         std::snprintf(cost, sizeof cost, "%.4f", static_cast<double>(s.used_tokens) / 1e6);
         emit(s, R"({"sessionUpdate":"usage_update","used":)" + std::to_string(s.used_tokens) +
-                    R"(,"size":200000,"cost":{"amount":)" + cost + R"(,"currency":"USD"}})");
+                    R"(,"size":200000,"cost":{"amount":)" + cost + R"(,"currency":)" + quote(h("USD")) + "}}");
     });
     steps.push_back([this, &s, line] {
         std::string update = R"({"sessionUpdate":"session_info_update")";
         if (s.title.empty()) {
-            s.title = shorten(line, 40);
+            s.title = h(shorten(line, 40));
             update += R"(,"title":)" + quote(s.title);
         }
         s.updated_at = now_rfc3339();
@@ -946,9 +997,10 @@ void Agent::ask_permission(Session& s, const std::string& tool_call_json, const 
     const uint64_t serial = s.turn->serial;
     const std::string session_id = s.id;
     const std::string params = R"({"sessionId":)" + quote(s.id) +
-                               R"(,"title":"Edit NOTES.md?","description":"The agent wants to add a line to NOTES.md.",)"
+                               R"(,"title":)" + quote(h("Edit NOTES.md?")) + R"(,"description":)" +
+                               quote(h("The agent wants to add a line to NOTES.md.")) + ","
                                R"("subject":{"type":"tool_call","toolCall":)" + tool_call_json +
-                               R"(},"options":)" + kPermissionOptions + "}";
+                               R"(},"options":)" + permission_options() + "}";
     s.turn->permission_request = rpc_.send_request(
         method::session_request_permission,
         [params](JsonWriter& w) { write_raw_json(w, params, rapidjson::kObjectType); },
@@ -981,6 +1033,39 @@ void Agent::ask_permission(Session& s, const std::string& tool_call_json, const 
                 return;
             }
             finish(session, "cancelled");  // cancelled or unknown outcome: never approval
+        });
+    if (options_.two_permissions) ask_second_permission(s);
+}
+
+// Sent right after the first question, so the client holds two at once. Its answer only
+// shows in the conversation; the turn waits for it.
+void Agent::ask_second_permission(Session& s) {
+    const uint64_t serial = s.turn->serial;
+    const std::string session_id = s.id;
+    const std::string params = R"({"sessionId":)" + quote(s.id) +
+                               R"(,"title":"Also run the checks?","options":)" + permission_options() + "}";
+    s.turn->second_permission = rpc_.send_request(
+        method::session_request_permission,
+        [params](JsonWriter& w) { write_raw_json(w, params, rapidjson::kObjectType); },
+        [this, serial, session_id](const Reply& reply) {
+            auto it = sessions_.find(session_id);
+            if (it == sessions_.end() || !it->second->turn || it->second->turn->serial != serial) return;
+            Session& session = *it->second;
+            session.turn->second_permission = -1;
+            std::string option = "nothing";
+            if (reply.status.ok() && reply.result != nullptr) {
+                v2::RequestPermissionResponse response;
+                if (v2::codec::decode(*reply.result, response).ok()) {
+                    option = response.outcome.selected() != nullptr ? response.outcome.selected()->optionId
+                                                                    : response.outcome.tag();
+                }
+            }
+            session.turn->steps.push_front([this, &session, option] {
+                emit(session, R"({"sessionUpdate":"agent_message_chunk","messageId":)" + quote(next_id(session, "m")) +
+                                  R"(,"content":{"type":"text","text":)" +
+                                  quote("The second question got " + option + ".\n") + "}}");
+            });
+            advance(session);
         });
 }
 
@@ -1020,6 +1105,10 @@ bool parse_options(int argc, char** argv, Options& options) {
             options.login_terminal = true;
         } else if (arg == "--minimal-caps") {
             options.minimal_caps = true;
+        } else if (arg == "--hostile") {
+            options.hostile = true;
+        } else if (arg == "--two-permissions") {
+            options.two_permissions = true;
         } else {
             std::fprintf(stderr, "acp-demo-agent: unknown argument %s\n%s", arg.c_str(), kUsage);
             return false;

@@ -3,7 +3,8 @@
  * agent-v1.mjs) through include/acp/acp.h only: the version negotiated down and readable,
  * the v1 client methods (fs and terminal methods) advertised only when served and answered
  * through responders (an answer that does not fit the method's v1 response refused), the
- * protocol_version option, and options structs of version 1 still accepted. Exits 0 on
+ * protocol_version option, options structs of version 1 still accepted, and libacp's
+ * own fs handlers confined to the session's directories. Exits 0 on
  * success; every failed check prints its line. */
 #include <acp/acp.h>
 
@@ -194,7 +195,7 @@ static void close_and_free(struct host *h) {
 }
 
 int main(void) {
-    struct host a, b;
+    struct host a, b, c;
     char *said;
     char *agent_json = NULL;
     unsigned long id = 0;
@@ -271,6 +272,54 @@ int main(void) {
     free(said);
     CHECK(b.client_requests == 0);
     close_and_free(&b);
+
+    /* --- C: libacp serves fs itself, confined to the session's directories --------- */
+    memset(&c, 0, sizeof c);
+    strcpy(c.cwd, a.cwd);
+    {
+        char path[192];
+        char content[16] = {0};
+        char *confined = NULL;
+        int rpc_code = 0;
+        FILE *file;
+        sprintf(path, "%s/in.txt", c.cwd);
+        file = fopen(path, "w");
+        REQUIRE(file != NULL);
+        fputs("world", file);
+        fclose(file);
+        c.client = spawn_v1_agent(ACP_PROTOCOL_AUTO);
+        CHECK(acp_client_serve_confined_files(c.client, ACP_CLIENT_METHOD_TERMINAL, 0) == ACP_EINVAL);
+        REQUIRE(acp_client_serve_confined_files(c.client,
+                                                ACP_CLIENT_METHOD_READ_TEXT_FILE | ACP_CLIENT_METHOD_WRITE_TEXT_FILE,
+                                                0) == 0);
+        REQUIRE(acp_client_initialize(&id, c.client, NULL, NULL) == 0);
+        expect_ok(&c, id);
+        new_session(&c);
+        prompt(&c, "fs");
+        CHECK(c.client_requests == 0); /* answered by libacp: no event */
+        said = last_agent_text(&c);
+        CHECK(strcmp(said, "read 5 chars, wrote them reversed") == 0);
+        free(said);
+        sprintf(path, "%s/out.txt", c.cwd);
+        file = fopen(path, "r");
+        REQUIRE(file != NULL);
+        CHECK(fgets(content, sizeof content, file) != NULL && strcmp(content, "dlrow") == 0);
+        fclose(file);
+
+        /* The check alone, for a host that serves files itself. */
+        sprintf(path, "%s/../elsewhere.txt", c.cwd);
+        CHECK(acp_client_confine_path(&confined, &rpc_code, c.client, c.session_id, path, 1) == ACP_EINVAL);
+        CHECK(rpc_code == -32602 && confined == NULL);
+        CHECK(strstr(acp_error_last(), "outside") != NULL);
+        CHECK(acp_client_confine_path(&confined, &rpc_code, c.client, "not-mine", "/tmp/x", 0) == ACP_ENOTFOUND);
+        CHECK(rpc_code == -32002);
+        CHECK(acp_client_confine_path(&confined, &rpc_code, c.client, c.session_id, "in.txt", 0) == ACP_EINVAL);
+        sprintf(path, "%s/in.txt", c.cwd);
+        REQUIRE(acp_client_confine_path(&confined, &rpc_code, c.client, c.session_id, path, 0) == 0);
+        CHECK(rpc_code == 0 && strstr(confined, "/in.txt") != NULL);
+        acp_string_free(confined);
+        close_and_free(&c);
+    }
 
     /* --- options: an unknown protocol version is refused; a version-1 struct (a host
      * built against an older acp.h) is read without its missing member. ----------- */

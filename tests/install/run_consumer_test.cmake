@@ -15,6 +15,18 @@ endfunction()
 
 run_step(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
 
+# With the samples, acp-chat is installed next to the demo agent, and finds it there.
+if(SAMPLES)
+    run_step("${prefix}/${BINDIR}/acp-chat" --version)
+    file(WRITE "${WORK_DIR}/chat-input" "/echo installed and working\n")
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env "XDG_STATE_HOME=${WORK_DIR}/state"
+                            "${prefix}/${BINDIR}/acp-chat" --cwd /tmp
+        INPUT_FILE "${WORK_DIR}/chat-input" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0 OR NOT out MATCHES "\ninstalled and working\n")
+        message(FATAL_ERROR "the installed acp-chat did not run (${rc}):\n${out}\n${err}")
+    endif()
+endif()
+
 foreach(mode cmake pkgconfig)
     set(consumer_build "${WORK_DIR}/consumer-${mode}")
     run_step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/consumer" -B "${consumer_build}"

@@ -93,7 +93,10 @@ TEST_CASE("untrusted agent: a flood of updates for sessions the client never ope
     TsPeer peer;
     REQUIRE(peer.initialize().ok());
     const std::string session = peer.new_session();
-    REQUIRE(peer.prompt_turn(session, "hello").ok());  // warm up: the client's own allocations
+    // The first flood warms up what the client keeps between messages (read buffers, the
+    // allocator's free lists); the second must then cost nothing that stays. Held in the
+    // model, each flood would add at least its 20 MiB of text.
+    REQUIRE(peer.prompt_turn(session, "flood-unknown 20000").ok());
     const long rss_before = rss_kib();
     const std::size_t log_before = peer.log.size();
     REQUIRE(peer.prompt_turn(session, "flood-unknown 20000").ok());
@@ -109,11 +112,11 @@ TEST_CASE("untrusted agent: a flood of updates for sessions the client never ope
     for (std::size_t i = log_before; i < peer.log.size(); ++i) {
         if (peer.log[i].find("which this client did not open") != std::string::npos) ++dropped_lines;
     }
-    CHECK(dropped_lines >= 32);
-    CHECK(dropped_lines <= 32 + 16);
-    CHECK(peer.logged("dropped 16384 messages so far for sessions which this client did not open"));
-    // Held in the model, 20 MiB of text would be well past this (generous) bound.
-    CHECK(growth_kib < 12 * 1024);
+    // The first flood named its first 32 ids; the second adds only power-of-two summaries.
+    CHECK(dropped_lines >= 1);
+    CHECK(dropped_lines <= 16);
+    CHECK(peer.logged("dropped 32768 messages so far for sessions which this client did not open"));
+    CHECK(growth_kib < 8 * 1024);
 }
 
 TEST_CASE("untrusted agent: a permission or elicitation request for a session the client never opened gets -32002") {
@@ -181,4 +184,55 @@ TEST_CASE("untrusted agent: session/cancel goes only to an agent with sessions")
     peer.loop.run_for(std::chrono::milliseconds(20));
     CHECK(peer.sent.size() == sent_before);
     CHECK(peer.logged("session/cancel not sent: CLIENT-MUST-31"));
+}
+
+TEST_CASE("untrusted agent: the traffic observer never sees MCP or _meta secrets, the agent gets them all") {
+    TsPeer peer;
+    std::vector<std::string> observed;
+    peer.client->set_traffic_observer(
+        [&](acp::Direction, std::string_view line, auto) { observed.emplace_back(line); });
+    REQUIRE(peer.initialize().ok());
+    v2::McpServerStdio stdio;
+    stdio.name = "db";
+    stdio.command = "/usr/bin/db-mcp";
+    stdio.args = std::vector<std::string>{"--api-key", "s3cr3t-arg", "--token=s3cr3t-eq", "--port", "5432"};
+    v2::EnvVariable env;
+    env.name = "DB_PASSWORD";
+    env.value = "s3cr3t-env";
+    stdio.env = std::vector<v2::EnvVariable>{env};
+    v2::McpServerHttp http;
+    http.name = "web";
+    http.url = "https://bot:s3cr3t-user@mcp.example.com/mcp?key=s3cr3t-query";
+    v2::HttpHeader header;
+    header.name = "Authorization";
+    header.value = "Bearer s3cr3t-header";
+    http.headers = std::vector<v2::HttpHeader>{header};
+    v2::NewSessionRequest request;
+    request.cwd = "/tmp";
+    request.mcpServers = {v2::McpServer::make_stdio(stdio), v2::McpServer::make_http(http)};
+    request._meta = acp::RawJson{R"({"vendor":{"sessionToken":"s3cr3t-meta"}})"};
+    auto created = peer.wait<v2::NewSessionResponse>([&](auto done) { peer.client->new_session(request, done); });
+    REQUIRE_MESSAGE(created.ok(), created.status().to_string());
+    // The agent->client direction: the peer echoes the params back as its answer.
+    auto echoed = peer.wait<acp::RawJson>([&](auto done) {
+        peer.client->ext_request("_test/echo", acp::RawJson{R"({"_meta":{"apiKey":"s3cr3t-echo"}})"}, done);
+    });
+    REQUIRE_MESSAGE(echoed.ok(), echoed.status().to_string());
+    CHECK(echoed->text.find("s3cr3t-echo") != std::string::npos);  // the host gets the real answer
+
+    const std::vector<std::string> secrets = {"s3cr3t-arg",   "s3cr3t-eq",     "s3cr3t-env",  "s3cr3t-user",
+                                              "s3cr3t-query", "s3cr3t-header", "s3cr3t-meta", "s3cr3t-echo"};
+    std::string everything_observed;
+    for (const auto& line : observed) everything_observed += line + "\n";
+    std::string everything_received;
+    for (const auto& line : peer.received()) everything_received += line + "\n";
+    for (const auto& secret : secrets) {
+        INFO(secret);
+        CHECK(everything_observed.find(secret) == std::string::npos);
+        // Redaction is for the observer only: the wire carries every value.
+        if (secret != "s3cr3t-echo") CHECK(everything_received.find(secret) != std::string::npos);
+    }
+    CHECK(everything_received.find("s3cr3t-echo") != std::string::npos);  // sent by the client, echoed back
+    CHECK(everything_observed.find(R"("--port","5432")") != std::string::npos);
+    CHECK(everything_observed.find("mcp.example.com/mcp") != std::string::npos);
 }

@@ -7,6 +7,7 @@ coroutines.
 """
 import asyncio
 import os
+import tempfile
 import unittest
 
 import libacp
@@ -83,6 +84,36 @@ class V1AgentTest(unittest.TestCase):
             self.assertEqual(model.stop_reason, "end_turn")
             self.assertIn("tool_call", [item.kind for item in model.items])
             self.assertEqual(client.handler_errors, [])
+
+    def test_libacp_serves_files_confined_to_the_session_directories(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            base = os.path.realpath(scratch)
+            project = os.path.join(base, "project")
+            os.mkdir(project)
+            with open(os.path.join(project, "in.txt"), "w") as f:
+                f.write("world")
+            with open(os.path.join(base, "secret.txt"), "w") as f:
+                f.write("secret")
+            os.symlink(os.path.join(base, "secret.txt"), os.path.join(project, "link-out"))
+            with libacp.Client(AGENT_V1) as client:
+                client.serve_confined_files()
+                client.initialize()
+                session = client.new_session(cwd=project)
+                session.prompt("fs").wait()
+                self.assertEqual(last_agent_text(session), "read 5 chars, wrote them reversed")
+                with open(os.path.join(project, "out.txt")) as f:
+                    self.assertEqual(f.read(), "dlrow")
+                # The check alone, for a host that serves files from its own buffers.
+                inside = os.path.join(project, "in.txt")
+                self.assertEqual(client.confine_path(session.id, inside), inside)
+                for outside in (project + "/../secret.txt", project + "/link-out", "in.txt", inside + "\0x"):
+                    with self.assertRaises(libacp.InvalidArgument, msg=outside) as refused:
+                        client.confine_path(session.id, outside)
+                    self.assertEqual(refused.exception.rpc_code, -32602)
+                with self.assertRaises(libacp.NotFound) as foreign:
+                    client.confine_path("not-mine", inside)
+                self.assertEqual(foreign.exception.rpc_code, -32002)
+                self.assertEqual(client.handler_errors, [])
 
     def test_a_missing_file_and_a_bad_answer_reach_the_agent_as_errors(self):
         with libacp.Client(AGENT_V1) as client:

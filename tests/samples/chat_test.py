@@ -21,6 +21,7 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -71,6 +72,7 @@ EXPECTED_TURN = [
     "  -- (nothing yet)",
     "  +- hello there",
     "permission: Edit NOTES.md?",
+    "  session demo-1, tool: Add a line to NOTES.md (edit)",
     "  The agent wants to add a line to NOTES.md.",
     "  [1] Allow once  [2] Always allow  [3] Reject",
     "1",
@@ -148,6 +150,18 @@ class Scripted(ChatCase):
             second = json.load(f)
         # The model rebuilt from the restarted agent's replay equals the live one.
         self.assertEqual(second["demo-1"], first["demo-1"])
+
+    def test_resume_passes_the_sessions_directories(self):
+        code, _ = self.run_chat(["/add-dir /srv", "/new", "/echo in srv", "/quit"])
+        self.assertEqual(code, 0)
+        log = os.path.join(self.dir, "traffic.ndjson")
+        code, lines = self.run_chat(["/resume demo-2", "/quit"], "--log", log)
+        self.assertEqual(code, 0)
+        self.assertIn("resumed demo-2", lines)
+        with open(log) as f:
+            resume = [json.loads(line)["msg"] for line in f if '"session/resume"' in line][-1]
+        self.assertEqual(resume["params"]["additionalDirectories"], ["/srv"])
+        self.assertEqual(resume["params"]["cwd"], "/tmp/project")
 
     def test_close_and_delete(self):
         code, lines = self.run_chat(["/close", "hello", "/delete demo-1", "/sessions", "/new", "/sessions"])
@@ -227,6 +241,201 @@ class Scripted(ChatCase):
         self.assertEqual(text.count("Scripted failure"), 1)
 
 
+class Permissions(ChatCase):
+    """Permission prompts: who asks, one at a time, cancel order, scripted answers."""
+
+    def test_a_second_request_waits_its_turn(self):
+        code, lines = self.run_chat(["hello", "1", "3", "/quit"], agent=self.agent("--two-permissions"))
+        self.assertEqual(code, 0)
+        text = "\n".join(lines)
+        # Scripted, the next line answers the first question before the second arrives (the
+        # terminal test has both on hand at once); each answer goes to its own request.
+        self.assertIn("permission: Edit NOTES.md?\n  session demo-1, tool: Add a line to NOTES.md (edit)\n", text)
+        first = text.index("permission: Edit NOTES.md?")
+        allowed = text.index("1\n-> Allow once")
+        second = text.index("permission: Also run the checks?\n  session demo-1\n")
+        rejected = text.index("3\n-> Reject")
+        self.assertLess(first, allowed)
+        self.assertLess(allowed, second)
+        self.assertLess(second, rejected)
+        self.assertIn("The second question got reject-once.", text)
+        self.assertIn("tool: Add a line to NOTES.md (edit) completed", text)
+
+    def test_a_line_that_does_not_answer_is_reported_and_the_next_one_read(self):
+        code, lines = self.run_chat(["hello", "maybe", "1", "/quit"])
+        self.assertEqual(code, 0)
+        text = "\n".join(lines)
+        self.assertIn("maybe\n(not an answer: maybe; answer with 1-3, y, n or an option id)\n1\n-> Allow once", text)
+        self.assertIn("-- end_turn | demo-1", text)
+
+    def test_end_of_input_at_a_prompt_cancels_the_turn_session_cancel_first(self):
+        # CLIENT-GUIDE 7.4: session/cancel goes out before the permission answer "cancelled",
+        # so the agent records the tool call as cancelled, not as rejected.
+        log = os.path.join(self.dir, "traffic.ndjson")
+        code, lines = self.run_chat(["hello", "not an answer"], "--log", log)
+        self.assertEqual(code, 0)
+        text = "\n".join(lines)
+        self.assertIn("(not an answer: not an answer;", text)
+        self.assertIn("tool: Add a line to NOTES.md (edit) cancelled", text)
+        self.assertIn("-- cancelled | demo-1", text)
+        with open(log) as f:
+            sent = [json.loads(line)["msg"] for line in f if json.loads(line)["dir"] == "in"]
+        cancel = [i for i, m in enumerate(sent) if m.get("method") == "session/cancel"]
+        answer = [i for i, m in enumerate(sent)
+                  if "result" in m and m["result"].get("outcome", {}).get("outcome") == "cancelled"]
+        self.assertEqual(len(cancel), 1, sent)
+        self.assertEqual(len(answer), 1, sent)
+        self.assertLess(cancel[0], answer[0])
+
+
+# What the demo agent's --hostile mode puts around every text it sends (samples/demo-agent/
+# hostile.hpp): none of it may reach the terminal.
+FORBIDDEN_ON_SCREEN = {
+    "ESC (clear screen, OSC 52, window title)": "\x1b",
+    "BEL": "\x07",
+    "8-bit CSI U+009B": "\u009b",
+    "8-bit OSC U+009D": "\u009d",
+    "8-bit ST U+009C": "\u009c",
+    "the OSC 52 payload": "cHduZWQ=",
+    "the window title": "pwned",
+    "the 8-bit CSI's parameters": "2J",
+}
+
+
+class Hostile(ChatCase):
+    """An agent that puts terminal control sequences in every field cannot take over the terminal."""
+
+    def assert_clean(self, text, allow_sgr=False):
+        if allow_sgr:
+            text = re.sub("\x1b\\[[0-9;]*m", "", text)  # acp-chat's own colours
+        for what, needle in FORBIDDEN_ON_SCREEN.items():
+            self.assertNotIn(needle, text, f"{what} reached the screen:\n{text!r}")
+
+    def test_every_field_is_sanitised_in_scripted_mode(self):
+        log = os.path.join(self.dir, "traffic.ndjson")
+        code, lines = self.run_chat(["hello", "1", "/help", "/config", "/sessions", "fail", "/stderr", "/quit"],
+                                    "--log", log, agent=self.agent("--hostile"))
+        text = "\n".join(lines)
+        # The error's data is shown as the JSON the agent sent, where control characters are
+        # \\u escapes: readable text, not sequences. The rest must be clean.
+        data = re.search(r'prompt failed: the model is unavailable \((\{"detail":.*quota.*\})\)', text)
+        self.assertIsNotNone(data, text)
+        for what, needle in list(FORBIDDEN_ON_SCREEN.items())[:5]:
+            self.assertNotIn(needle, data.group(1), what)
+        text = text.replace(data.group(1), "")
+        self.assert_clean(text)
+        # Not vacuous: every hostile field was on screen, cleaned.
+        for shown in ["connected to libacp demo agent", "notice: Heads up - this agent is hostile",
+                      "thinking: The user wrote", "You said: hello", "[ ] Note it down in NOTES.md",
+                      "[x] Answer the message",
+                      # Its kind is no kind this version knows: shown as "other".
+                      "tool: Add a line to NOTES.md (other) pending",
+                      "/tmp/project/NOTES.md", "permission: Edit NOTES.md?",
+                      "The agent wants to add a line to NOTES.md.", "[1] Allow once  [2] Reject",
+                      "-> Allow once", "terminal: $ make check", "  | checking NOTES.md ... ok",
+                      "tool: Run the checks (execute)", "/echo  Repeat the text back", "Model",
+                      "\"hello\"  /tmp/project", "USD --",
+                      "prompt failed: the model is unavailable", "> /stderr\n  | the model is slow today"]:
+            self.assertIn(shown, text)
+        self.assertEqual(code, 0)
+        # The agent's stderr is in the log too, as a record of its own.
+        with open(log) as f:
+            records = [json.loads(line) for line in f]
+        stderr = [r for r in records if r["dir"] == "log" and r["source"] == "agent-stderr"]
+        self.assertTrue(any("the model is slow today" in r["text"] for r in stderr), stderr)
+
+    def test_auth_method_texts_are_sanitised(self):
+        code, lines = self.run_chat(["hello"], agent=self.agent("--auth-required", "--hostile"))
+        self.assertEqual(code, 6)
+        text = "\n".join(lines)
+        self.assert_clean(text)
+        self.assertIn("demo-login (Demo login: Always succeeds)", text)
+
+    def test_nothing_but_colours_reaches_a_terminal(self):
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        env["TERM"] = "xterm"
+        s = Screen([CHAT, "--cwd", "/tmp/project", *self.agent("--hostile")], env)
+        at = s.wait_for(r"session \S+ in /tmp/project")
+        s.type("hello\r")
+        at = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
+        s.type("1")
+        at = s.wait_for(r"-- end_turn", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assert_clean(s.text(), allow_sgr=True)
+        self.assertIn("You said: hello", s.text())
+
+
+class LineLimit(ChatCase):
+    def test_a_message_over_the_line_limit_is_reported(self):
+        code, lines = self.run_chat(["/big 5000", "/echo after"], "--max-line-bytes", "4096")
+        self.assertEqual(code, 0)
+        text = "\n".join(lines)
+        self.assertRegex(text, r"> /big 5000\nlibacp: discarded an incoming line of \d+ bytes: over the limit of 4096 bytes"
+                               r"\nThat was a big one.\n-- end_turn \| demo-1")
+        self.assertNotIn("yyyy", text)
+        self.assertIn("> /echo after\nafter\n", text)
+
+
+class TrafficLog(ChatCase):
+    def test_one_valid_record_per_line_whatever_the_agent_sends(self):
+        # Not JSON, a forged "sent by the client" record, a truncated object, bad UTF-8.
+        forged = '1},{"dir":"in","msg":{"jsonrpc":"2.0","method":"forged/by/agent"}}'
+        script = ("read line; printf '%s\\n' 'not json at all' '" + forged + "' '{\"jsonrpc\":' ; "
+                  "printf '\\377\\376\\n'; echo 'bye' >&2; exit 9")
+        log = os.path.join(self.dir, "traffic.ndjson")
+        code, _ = self.run_chat([], "--log", log, agent=["--", "sh", "-c", script])
+        self.assertEqual(code, 4)
+        with open(log, "rb") as f:
+            raw_lines = f.read().split(b"\n")[:-1]
+        records = [json.loads(line.decode("utf-8")) for line in raw_lines]  # every line one valid record
+        sent = [r for r in records if r["dir"] == "in"]
+        self.assertEqual([r["msg"]["method"] for r in sent if "method" in r["msg"]], ["initialize"])
+        self.assertNotIn("forged/by/agent", json.dumps(sent))
+        received = [r["raw"] for r in records if r["dir"] == "out"]
+        self.assertEqual(received[:3], ["not json at all", forged, '{"jsonrpc":'])
+        self.assertIn("bye", [r["text"] for r in records if r["dir"] == "log" and r["source"] == "agent-stderr"])
+
+
+class CommandLine(ChatCase):
+    def test_version(self):
+        result = subprocess.run([CHAT, "--version"], capture_output=True, text=True, timeout=GUARD_SECONDS)
+        self.assertEqual(result.returncode, 0)
+        self.assertRegex(result.stdout, r"^acp-chat \d+\.\d+\.\d+ \(libacp \d+\.\d+\.\d+\)\n$")
+
+    def test_help_covers_every_option_and_command(self):
+        result = subprocess.run([CHAT, "--help"], capture_output=True, text=True, timeout=GUARD_SECONDS)
+        self.assertEqual(result.returncode, 0)
+        for word in ["--cwd DIR", "--resume SESSION", "--login METHOD", "--log FILE", "--dump-state FILE",
+                     "--no-color", "--plain", "--max-line-bytes N", "--version", "--help", "/new", "/sessions", "/resume ID", "/close",
+                     "/delete ID", "/config", "/cwd", "/add-dir PATH", "/mcp NAME", "/stderr", "/help, /quit",
+                     "exit codes:"]:
+            self.assertIn(word, result.stdout)
+
+    def test_bad_options_are_usage_errors(self):
+        for args in (["--bogus"], ["--cwd"], ["--resume"]):
+            result = subprocess.run([CHAT, *args], capture_output=True, text=True, timeout=GUARD_SECONDS)
+            self.assertEqual(result.returncode, 2, args)
+            self.assertIn("usage: acp-chat", result.stderr)
+
+    def test_resume_at_start_creates_no_session(self):
+        code, _ = self.run_chat(["/echo first", "/quit"])
+        self.assertEqual(code, 0)
+        log = os.path.join(self.dir, "traffic.ndjson")
+        # The agent command without "--": options end at the first word that is not one.
+        code, lines = self.run_chat(["/echo again", "/sessions", "/quit"], "--resume", "demo-1", "--log", log,
+                                    agent=self.agent()[1:])
+        self.assertEqual(code, 0)
+        text = "\n".join(lines)
+        self.assertIn("resuming demo-1, its history:\nyou: /echo first\nfirst\nresumed demo-1\n", text)
+        self.assertIn("> /echo again\nagain\n-- end_turn | demo-1", text)
+        self.assertNotIn("demo-2", text)
+        with open(log) as f:
+            methods = [json.loads(line)["msg"].get("method") for line in f if json.loads(line)["dir"] == "in"]
+        self.assertNotIn("session/new", methods)
+        self.assertIn("session/resume", methods)
+
+
 class ExitCodes(ChatCase):
     def test_usage(self):
         code, _ = self.run_chat([], "--bogus")
@@ -251,20 +460,13 @@ class ExitCodes(ChatCase):
     def test_authentication_required_lists_the_methods(self):
         code, lines = self.run_chat(["hello"], agent=self.agent("--auth-required"))
         self.assertEqual(code, 6)
-        self.assertEqual(lines[1:6], ["the agent requires authentication; it offers:",
+        # A terminal method is only for a client that advertised auth.terminal (AGENT-MUST-04,
+        # CLIENT-GUIDE 2.3), which acp-chat does not: no command line from the agent is shown.
+        self.assertEqual(lines[1:5], ["the agent requires authentication; it offers:",
                                       "  demo-login (Demo login: Always succeeds)",
-                                      "  demo-terminal (Demo terminal login), in a terminal run:",
-                                      f"    DEMO_LOGIN_USER=demo {AGENT} --state-dir {self.state} --delay-ms 0 --auth-required"
-                                      " --login-terminal",
+                                      "  demo-terminal (Demo terminal login): ignored, a terminal login acp-chat did not ask for",
                                       "run acp-chat with --login METHOD"])
-        # The terminal method works as printed: run it, and the agent lets sessions start.
-        login = subprocess.run(lines[4].strip(), shell=True, capture_output=True, text=True, timeout=GUARD_SECONDS)
-        self.assertEqual(login.returncode, 0, login.stderr)
-        self.assertIn("logged in as demo", login.stdout)
-        code, lines = self.run_chat(["/echo after terminal login"], agent=self.agent("--auth-required"))
-        self.assertEqual(code, 0)
-        self.assertIn("after terminal login", lines)
-        shutil.rmtree(self.state)
+        self.assertNotIn("--login-terminal", "\n".join(lines))
         code, lines = self.run_chat(["/echo in"], "--login", "demo-login", agent=self.agent("--auth-required"))
         self.assertEqual(code, 0)
         self.assertIn("logged in with demo-login", lines)
@@ -376,6 +578,145 @@ class Terminal(ChatCase):
         at = s.wait_for(r"\nback\r?\n", at)
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
+
+    def test_keys_typed_before_the_prompt_never_answer_it(self):
+        s = self.screen(delay=30)
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        at = s.wait_for(r"> ", at)
+        # "1" typed while the turn streams, before the question is on screen: discarded.
+        s.type("hello there\r1")
+        at = s.wait_for(r"permission: Edit NOTES.md\?", at)
+        at = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
+        s.type("3")
+        at = s.wait_for(r"-> Reject", at)
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        self.assertNotIn("Allow once\x1b[0m\r\n", s.text()[s.text().index("Ctrl-C cancels"):])
+        self.assertNotIn("-> Allow once", s.text())
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+
+    def test_a_second_permission_request_waits_its_turn(self):
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        env["TERM"] = "xterm"
+        s = Screen([CHAT, "--cwd", "/tmp/project", *self.agent("--two-permissions")], env)
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        s.type("edit it\r")
+        at = s.wait_for(r"Edit NOTES.md\?", at)
+        first = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
+        # The second request is announced, not shown over the first.
+        at = s.wait_for(r"another permission request waits its turn: Also run the checks\?", first)
+        # The question on screen is asked again below the note: a key still answers it.
+        at = s.wait_for(r"\[3\] Reject  \(press a key; Ctrl-C cancels\) ", at)
+        s.type("1")
+        at = s.wait_for(r"-> Allow once", at)
+        at = s.wait_for(r"permission: Also run the checks\?", at)
+        at = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
+        s.type("3")
+        at = s.wait_for(r"-> Reject", at)
+        at = s.wait_for(r"The second question got reject-once.", at)
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+
+    def test_a_flood_of_permission_requests_is_bounded(self):
+        # An agent asking 40 questions at once: one on screen, a bounded number waiting, the
+        # rest answered "cancelled" at once; Ctrl-C answers the waiting ones.
+        answers_file = os.path.join(self.dir, "answers.json")
+        flood = f"""
+import json, sys
+answers = {{}}
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\\n"); sys.stdout.flush()
+def update(u):
+    send({{"jsonrpc": "2.0", "method": "session/update", "params": {{"sessionId": "s1", "update": u}}}})
+for line in sys.stdin:
+    m = json.loads(line)
+    method = m.get("method")
+    if method == "initialize":
+        send({{"jsonrpc": "2.0", "id": m["id"], "result": {{"protocolVersion": 2,
+              "info": {{"name": "flood", "version": "1"}}, "capabilities": {{"session": {{}}}}}}}})
+    elif method == "session/new":
+        send({{"jsonrpc": "2.0", "id": m["id"], "result": {{"sessionId": "s1"}}}})
+    elif method == "session/prompt":
+        update({{"sessionUpdate": "state_update", "state": "running"}})
+        send({{"jsonrpc": "2.0", "id": m["id"], "result": {{"messageId": "u1"}}}})
+        for i in range(40):
+            send({{"jsonrpc": "2.0", "id": "p%d" % i, "method": "session/request_permission",
+                  "params": {{"sessionId": "s1", "title": "Question %d" % i,
+                             "options": [{{"optionId": "ok", "name": "OK", "kind": "allow_once"}}]}}}})
+    elif str(m.get("id", "")).startswith("p"):
+        answers[m["id"]] = m["result"]["outcome"]["outcome"]
+        if len(answers) == 40:
+            with open({answers_file!r}, "w") as f:
+                json.dump(answers, f)
+            update({{"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}})
+"""
+        env = {k: v for k, v in os.environ.items()}
+        env["TERM"] = "xterm"
+        s = Screen([CHAT, "--cwd", "/tmp/project", "--", sys.executable, "-c", flood], env)
+        at = s.wait_for(r"session s1 in /tmp/project")
+        s.type("go\r")
+        at = s.wait_for(r"permission: Question 0", at)
+        at = s.wait_for(r"too many permission requests waiting", at)
+        self.assertNotIn("permission: Question 1", s.text())
+        s.type("\x03")
+        at = s.wait_for(r"-- cancelled \| s1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        with open(answers_file) as f:
+            answers = json.load(f)
+        self.assertEqual(sorted(set(answers.values())), ["cancelled"])
+
+    def test_ctrl_c_at_a_prompt_sends_session_cancel_before_the_answer(self):
+        log = os.path.join(self.dir, "traffic.ndjson")
+        env = {k: v for k, v in os.environ.items()}
+        env["TERM"] = "xterm"
+        s = Screen([CHAT, "--cwd", "/tmp/project", "--log", log, *self.agent("--two-permissions")], env)
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        s.type("edit it\r")
+        at = s.wait_for(r"waits its turn: Also run the checks\?", at)
+        s.type("\x03")
+        at = s.wait_for(r"-- cancelled \| demo-1", at)
+        self.assertNotIn("permission: Also run the checks?", s.text())  # answered "cancelled" too, never shown
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        with open(log) as f:
+            sent = [json.loads(line)["msg"] for line in f if json.loads(line)["dir"] == "in"]
+        cancel = [i for i, m in enumerate(sent) if m.get("method") == "session/cancel"]
+        answers = [i for i, m in enumerate(sent)
+                   if "result" in m and m["result"].get("outcome", {}).get("outcome") == "cancelled"]
+        self.assertEqual(len(cancel), 1, sent)
+        self.assertEqual(len(answers), 2, sent)
+        self.assertLess(cancel[0], answers[0])
+
+    def test_ctrl_c_while_quitting_stops_the_agent_not_acp_chat(self):
+        # An agent that outlives its stdin and ignores SIGTERM: each Ctrl-C during shutdown
+        # takes the next step against its process group; acp-chat itself ends normally.
+        pid_file = os.path.join(self.dir, "agent.pid")
+        stubborn = (f"echo $$ > {pid_file}; trap '' TERM; {AGENT} --state-dir {self.state} --delay-ms 0; "
+                    "while :; do sleep 1; done")
+        env = {k: v for k, v in os.environ.items()}
+        env["TERM"] = "xterm"
+        s = Screen([CHAT, "--cwd", "/tmp/project", "--", "sh", "-c", stubborn], env)
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        s.type("/quit\r")
+        at = s.wait_for(r"\(closing the agent\)", at)
+        s.type("\x03")
+        at = s.wait_for(r"asked the agent to stop; Ctrl-C again kills it", at)
+        s.type("\x03")
+        at = s.wait_for(r"killed the agent", at)
+        self.assertEqual(s.exit_code(), 0)
+        with open(pid_file) as f:
+            group = int(f.read())
+        # The group is gone once its last zombie is reaped (by init for the orphans).
+        deadline = time.monotonic() + GUARD_SECONDS
+        while True:
+            try:
+                os.killpg(group, 0)
+            except ProcessLookupError:
+                break
+            self.assertLess(time.monotonic(), deadline, "the agent's process group outlived acp-chat")
+            time.sleep(0.05)
 
     def test_no_color_turns_colours_off(self):
         s = self.screen(no_color=True, delay=0)

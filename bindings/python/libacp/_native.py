@@ -18,6 +18,7 @@ c_double = ctypes.c_double
 POINTER = ctypes.POINTER
 
 OK = 0
+EINVAL = -1
 EAGAIN = -11
 NOT_FOUND = -12
 
@@ -136,6 +137,8 @@ def _declare(lib):
         "acp_client_add_ext_method": (c_int, [c_void_p, c_char_p, c_int]),
         "acp_client_observe_traffic": (c_int, [c_void_p, c_int, c_int]),
         "acp_client_serve_client_methods": (c_int, [c_void_p, ctypes.c_uint]),
+        "acp_client_serve_confined_files": (c_int, [c_void_p, ctypes.c_uint, c_size_t]),
+        "acp_client_confine_path": (c_int, [POINTER(c_void_p), POINTER(c_int), c_void_p, c_char_p, c_char_p, c_int]),
         "acp_client_negotiated_version": (c_int, [c_void_p]),
         "acp_client_agent_v1_json": (c_int, [POINTER(c_void_p), c_void_p]),
         "acp_client_observe_sessions": (c_int, [c_void_p, c_int]),

@@ -402,6 +402,36 @@ class _BaseClient:
             flags |= native.CLIENT_METHOD_WRITE_TEXT_FILE
         _check(lib.acp_client_serve_client_methods(self._live(), flags))
 
+    def serve_confined_files(self, read=True, write=True, max_file_bytes=0):
+        """Lets libacp itself serve a v1 agent's fs/read_text_file and fs/write_text_file
+        from disk, only for absolute paths that, with symlinks and ".." resolved, lie
+        inside the cwd or an additional directory this client sent for the session;
+        anything else is answered with a JSON-RPC error (docs/v1.md, "Serving files
+        safely"). Reads honour line/limit; max_file_bytes bounds reads and writes (0: 16
+        MiB). Replaces serve_files for the methods it serves."""
+        flags = (native.CLIENT_METHOD_READ_TEXT_FILE if read else 0) | \
+            (native.CLIENT_METHOD_WRITE_TEXT_FILE if write else 0)
+        for method, served in (("fs/read_text_file", read), ("fs/write_text_file", write)):
+            if served:
+                self._client_methods.pop(method, None)
+        _check(lib.acp_client_serve_confined_files(self._live(), flags, max_file_bytes))
+
+    def confine_path(self, session_id, path, for_write=False):
+        """For a host serving files itself (serve_files): the real path that `path` names
+        inside the session's directories. Raises InvalidArgument or NotFound otherwise,
+        whose rpc_code is the error to answer the agent with (raising it from a
+        serve_files handler does that)."""
+        if "\0" in path or "\0" in session_id:
+            # ctypes would cut the string at the NUL: the check would see another path.
+            raise error_for(native.EINVAL, "the path contains a NUL character", rpc_code=-32602)
+        out = ctypes.c_void_p()
+        rpc_code = ctypes.c_int(0)
+        code = lib.acp_client_confine_path(ctypes.byref(out), ctypes.byref(rpc_code), self._live(),
+                                           session_id.encode(), path.encode(), int(bool(for_write)))
+        if code < 0:
+            raise error_for(code, native.text(lib.acp_error_last()), rpc_code=rpc_code.value)
+        return native.take_string(out)
+
     def serve_terminals(self, terminals):
         """Serves a v1 agent's terminal/* requests with an object whose methods create,
         output, wait_for_exit, kill and release each take the request params and return

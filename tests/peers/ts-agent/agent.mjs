@@ -946,7 +946,29 @@ async function permissionUnknownScript(t) {
   await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text(answers.join("; ")) });
 }
 
+
+// "split-surrogates": what a JavaScript agent sends when it cuts strings between the two
+// halves of a UTF-16 surrogate pair (JSON.stringify writes each lone half as \udXXX).
+async function splitSurrogatesScript(t) {
+  const s = t.session;
+  const smile = "\u{1F600}"; // two UTF-16 units: \uD83D \uDE00
+  const high = smile.slice(0, 1);
+  const low = smile.slice(1);
+  const m1 = s.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m1, content: text(`Smile ${high}`) });
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m1, content: text(`${low} done`) });
+  const m2 = s.nextId("m");
+  await t.emit({ sessionUpdate: "agent_thought_chunk", messageId: m2, content: text(`a${high}b ${low} c`) });
+  await t.emit({ sessionUpdate: "tool_call_update", toolCallId: `tc-${high}`, title: `T${low}`, status: "completed" });
+  const m3 = s.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m3, content: text(`cut ${high}`) });
+  await t.emit({ sessionUpdate: "session_info_update", title: `${low}title${high}` });
+  const m4 = s.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m4, content: text(`${low} orphan`) });
+}
+
 const SCRIPTS = {
+  "split-surrogates": splitSurrogatesScript,
   "flood-unknown": floodUnknownScript,
   "permission-unknown": permissionUnknownScript,
   hello: helloScript,

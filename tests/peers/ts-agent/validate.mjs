@@ -236,6 +236,8 @@ lines.forEach((line, index) => {
     report(lineNo, "line", undefined, [`not JSON: ${err.message}`]);
     return;
   }
+  // {"dir":"log",...}: a host's own note in the same file (acp-chat's log records), no message.
+  if (value && typeof value === "object" && !Array.isArray(value) && value.dir === "log") return;
   const tagged = value && typeof value === "object" && !Array.isArray(value) && (value.dir === "in" || value.dir === "out") && ("msg" in value || "raw" in value);
   const dir = tagged ? value.dir : "in";
   const sender = dir === "in" ? "client" : "agent";

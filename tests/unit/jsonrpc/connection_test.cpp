@@ -531,6 +531,27 @@ TEST_CASE("connection: the traffic observer sees both directions, with MCP secre
     CHECK(seen[0].second.find("s3cret") != std::string::npos);
 }
 
+TEST_CASE("connection: the traffic observer sees the agent's secrets redacted too, the handler the real ones") {
+    Harness h;
+    std::vector<std::string> seen;
+    std::string handled;
+    h.rpc->on_notification("note", [&](const JsonValue* params) { handled = to_json_text(*params); });
+    h.rpc->set_traffic_observer([&](Direction d, std::string_view line, std::chrono::system_clock::time_point) {
+        if (d == Direction::incoming) seen.emplace_back(line);
+    });
+    h.rpc->start();
+    // An agent echoing a config, or putting its own credentials into _meta.
+    h.agent->send_line(
+        R"({"jsonrpc":"2.0","method":"note","params":{"_meta":{"authToken":"s3cret1"},)"
+        R"("mcpServers":[{"name":"m","command":"/bin/m","args":["--token","s3cret2"],"env":[{"name":"K","value":"s3cret3"}]}]}})");
+    REQUIRE(h.loop.run_until([&] { return !handled.empty(); }));
+    REQUIRE(seen.size() == 1);
+    CHECK(seen[0].find("s3cret") == std::string::npos);
+    CHECK(seen[0].find(R"("authToken":"[redacted]")") != std::string::npos);
+    CHECK(handled.find("s3cret1") != std::string::npos);
+    CHECK(handled.find("s3cret2") != std::string::npos);
+}
+
 TEST_CASE("connection: a reused incoming id is refused while the first request is open") {
     Harness h;
     std::optional<Responder> held;

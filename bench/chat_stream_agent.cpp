@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// A minimal ACP agent on stdin/stdout for bench/chat_bench.cpp: it answers initialize,
+// session/new and session/prompt, and a prompt "reply B C" streams one agent message of B
+// bytes in chunks of C bytes, then ends the turn. As cheap as it can be, so that the
+// benchmark measures the client side.
+#include <rapidjson/document.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+namespace {
+
+std::string out;  // written in large blocks
+
+void flush() {
+    std::size_t done = 0;
+    while (done < out.size()) {
+        const ssize_t n = ::write(STDOUT_FILENO, out.data() + done, out.size() - done);
+        if (n <= 0) std::_Exit(0);  // the client went away
+        done += static_cast<std::size_t>(n);
+    }
+    out.clear();
+}
+
+void send(const std::string& line) {
+    out += line;
+    out += '\n';
+    if (out.size() >= 1u << 16) flush();
+}
+
+void update(const std::string& body) {
+    send(R"({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":)" + body + "}}");
+}
+
+void turn(const std::string& text) {
+    update(R"({"sessionUpdate":"state_update","state":"running"})");
+    std::size_t bytes = 0;
+    std::size_t chunk = 0;
+    if (std::sscanf(text.c_str(), "reply %zu %zu", &bytes, &chunk) == 2 && chunk > 0) {
+        const std::string head = R"({"sessionUpdate":"agent_message_chunk","messageId":"reply","content":{"type":"text","text":")";
+        std::string line;  // the chunk's update, the same for every chunk of the same shape
+        std::size_t line_size = 0, line_offset = 64;
+        for (std::size_t sent = 0; sent < bytes; sent += chunk) {
+            const std::size_t size = std::min(chunk, bytes - sent);
+            if (size != line_size || sent % 64 != line_offset) {
+                // Lines of text: every 64th byte a newline, so a terminal would scroll as usual.
+                line_size = size;
+                line_offset = sent % 64;
+                line = head;
+                for (std::size_t i = 0; i < size; ++i) line += (sent + i) % 64 == 63 ? "\\n" : "x";
+                line += R"("}})";
+            }
+            update(line);
+        }
+    }
+    update(R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})");
+}
+
+void answer(const rapidjson::Document& request) {
+    const std::string id = std::to_string(request["id"].GetInt64());
+    const std::string method = request["method"].GetString();
+    if (method == "initialize") {
+        send(R"({"jsonrpc":"2.0","id":)" + id +
+             R"(,"result":{"protocolVersion":2,"info":{"name":"bench-agent","version":"1.0"},"capabilities":{"session":{}}}})");
+    } else if (method == "session/new") {
+        send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"sessionId":"s1"}})");
+    } else if (method == "session/prompt") {
+        const auto& prompt = request["params"]["prompt"];
+        const std::string text = prompt.Size() > 0 ? prompt[0]["text"].GetString() : "";
+        send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"messageId":"u)" + id + R"("}})");
+        turn(text);
+    } else {
+        send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":{"code":-32601,"message":"not in the bench agent"}})");
+    }
+    flush();
+}
+
+}  // namespace
+
+int main() {
+    std::string buffer;
+    char chunk[4096];
+    for (;;) {
+        const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
+        if (n <= 0) return 0;
+        buffer.append(chunk, static_cast<std::size_t>(n));
+        for (std::size_t end; (end = buffer.find('\n')) != std::string::npos;) {
+            rapidjson::Document message;
+            message.Parse(buffer.c_str(), end);
+            buffer.erase(0, end + 1);
+            if (!message.HasParseError() && message.IsObject() && message.HasMember("id") &&
+                message.HasMember("method") && message["id"].IsInt64() && message["method"].IsString()) {
+                answer(message);
+            }
+        }
+    }
+}

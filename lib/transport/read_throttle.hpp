@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// Backpressure: stop reading from the agent while too much is queued for it.
+//
+// An agent that does not read its stdin makes the client's write queue grow with every
+// answer the client owes it. Past the high-water mark the throttle stops reading the
+// agent's output (so no new requests arrive to be answered); under the low-water mark it
+// reads again. Each pause is reported once, with the numbers and the option to change.
+#pragma once
+
+#include <cstddef>
+
+#include "support/logger.hpp"
+#include "transport/pipe_stream.hpp"
+
+namespace acp::detail {
+
+class ReadThrottle {
+public:
+    ReadThrottle() = default;
+
+    // high_water 0: never pause. low_water is clamped to high_water.
+    void configure(PipeStream* reader, std::size_t high_water, std::size_t low_water, Logger logger);
+    // Called with the writer's queued bytes whenever they change.
+    void update(std::size_t queued_bytes);
+    // Reading resumes for good (the connection is closing: what the agent still says is
+    // read and nothing more is written, so the queue cannot grow).
+    void release();
+    bool paused() const { return paused_; }
+
+private:
+    PipeStream* reader_ = nullptr;
+    Logger logger_;
+    std::size_t high_water_ = 0;
+    std::size_t low_water_ = 0;
+    bool paused_ = false;
+    bool released_ = false;
+};
+
+}  // namespace acp::detail

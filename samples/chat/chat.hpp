@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Chat class: acp-chat's one object, on the loop thread. Its member functions live in
+// files by concern: chat.cpp (startup, the connection, the end), input.cpp, commands.cpp,
+// permission.cpp, render.cpp.
+#pragma once
+
+#include <acp/client.hpp>
+#include <acp/session.hpp>
+#include <uv.h>
+
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+#include "sanitize.hpp"
+#include "terminal.hpp"
+#include "traffic_log.hpp"
+#include "words.hpp"
+
+namespace chat {
+
+namespace v2 = acp::v2;
+
+class Chat {
+public:
+    Chat(uv_loop_t* loop, Options options, bool tty, bool color)
+        : loop_(loop), options_(std::move(options)), tty_(tty), style_(color) {}
+
+    int run();
+
+private:
+    struct PendingPermission {
+        acp::PermissionResponder responder;
+        v2::RequestPermissionRequest request;
+        unsigned serial = 0;  // tells a withdrawn request apart
+    };
+    // --- output --------------------------------------------------------------------------
+    void write(const std::string& text) {
+        // Flushed once per loop iteration (flush_), not per write: a streamed reply arrives
+        // as many small chunks per read, and a write(2) each would cost more than the rest.
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        prompt_shown_ = false;
+    }
+    void end_stream() {
+        if (open_line_) write("\n");
+        open_line_ = false;
+        stream_key_.clear();
+    }
+    // A whole line, after whatever was streaming.
+    void line(const std::string& text) {
+        end_stream();
+        write(text + "\n");
+    }
+    void error(const std::string& text) { line(style_.paint(Color::red, text)); }
+    // A failed request as the user needs it: the message and the agent's data, sanitised.
+    static std::string failure(const acp::Status& status) {
+        std::string text = sanitize(status.message());
+        if (!status.rpc_data_json().empty()) text += " (" + sanitize(status.rpc_data_json()) + ")";
+        return text;
+    }
+
+    // --- the model on screen ---------------------------------------------------------------
+    struct Shown {
+        std::size_t text = 0;     // bytes of the message's text shown (before sanitising)
+        Sanitizer sanitizer;      // the message's or the terminal output's stream
+        std::string status;
+        std::size_t content = 0;
+        std::size_t output = 0;
+        std::string pending_line;
+        bool exited = false;
+        bool command = false;
+        std::string plan;
+    };
+    void on_event(const acp::SessionEvent& event);
+    // appended: the event's appended_text (see acp::SessionEvent), when it only appended.
+    void render(const acp::SessionState& state, const acp::SessionItem& item,
+                std::optional<std::string_view> appended);
+    void render_message(const acp::SessionState& state, const acp::SessionItem& item,
+                        std::optional<std::string_view> appended, Shown& shown);
+    void render_tool_call(const acp::ToolCallItem& call, Shown& shown);
+    void render_terminal(const acp::TerminalItem& terminal, Shown& shown);
+    void render_plan(const acp::PlanItem& plan, Shown& shown);
+    void status_line(const acp::SessionState& state);
+
+    // --- input -------------------------------------------------------------------------------
+    void start_input();
+    void on_input(const char* data, std::size_t size);
+    void on_interrupt();
+    void process_next();
+    void handle(const std::string& text);
+    void show_prompt();
+
+    // --- commands -----------------------------------------------------------------------------
+    void connect();
+    void new_session();
+    void list_sessions();
+    void resume(const std::string& id);
+    void close_session();
+    void delete_session(const std::string& id);
+    void config(const std::vector<std::string>& words);
+    void add_dir(const std::string& path);
+    bool agent_supports_directories() const;
+    void add_mcp(const std::vector<std::string>& words);
+    void send_prompt(const std::string& text);
+    void done() {
+        busy_ = false;
+        process_next();
+    }
+
+    // --- permission ----------------------------------------------------------------------------
+    void on_permission(const v2::RequestPermissionRequest& request, acp::PermissionResponder responder);
+    void show_permission(PendingPermission pending);
+    void next_permission();  // the one on screen is done: show the next, or back to lines
+    void withdraw_permission(unsigned serial);
+    void cancel_permissions(const std::string& session);  // answers them all "cancelled"
+    bool answer_permission(const std::string& answer);
+    void cancel_turn();
+
+    void on_log(const acp::LogRecord& record);
+    void show_stderr();
+
+    void quit(int code);
+    void stop_agent();  // Ctrl-C while quitting
+    void finish_quit();
+
+    uv_loop_t* loop_;
+    Options options_;
+    bool tty_;
+    chat::Style style_;
+    std::unique_ptr<acp::Client> client_;
+    acp::SessionSubscription subscription_;
+    TrafficLog log_;                          // --log
+    std::deque<std::string> stderr_lines_;    // the agent's stderr and libacp's warnings, for /stderr
+
+    std::string session_;                 // the current session ("" = none)
+    std::set<std::string> seen_;          // every session id the model held, for --dump-state
+    std::map<std::string, Shown> shown_;  // per item of the current session: what is on screen
+    std::string stream_key_;              // the item whose text is streaming on the open line
+    bool open_line_ = false;
+
+    std::deque<std::string> queue_;  // input lines not processed yet
+    std::string partial_;            // an input line without its newline yet
+    bool input_eof_ = false;
+    bool busy_ = false;              // a command or turn is in progress
+    bool turn_running_ = false;
+    unsigned turns_sent_ = 0;        // numbers each prompt, so a late answer knows its turn
+    bool cancel_sent_ = false;       // session/cancel went out for the running turn
+    bool expect_new_ = false;
+    bool prompt_shown_ = false;
+    bool interrupt_armed_ = false;
+    bool quitting_ = false;
+    int stop_requests_ = 0;          // Ctrl-C presses while quitting
+    int exit_code_ = exit_ok;
+
+    std::optional<PendingPermission> permission_;        // the one on screen
+    std::deque<PendingPermission> waiting_permissions_;  // the next ones, in arrival order
+    unsigned permissions_received_ = 0;
+    unsigned permissions_refused_ = 0;  // over the bound of waiting ones
+
+    std::vector<std::string> directories_;  // for the next /new
+    std::vector<v2::McpServer> mcp_servers_;
+
+    uv_tty_t tty_handle_{};
+    uv_pipe_t pipe_handle_{};
+    uv_stream_t* input_ = nullptr;
+    uv_signal_t sigint_{};
+    uv_prepare_t flush_{};  // flushes stdout before the loop waits
+};
+
+}  // namespace chat

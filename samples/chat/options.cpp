@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "options.hpp"
+
+#include <acp/version.hpp>
+#include <getopt.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace chat {
+
+const char* const kUsage =
+    "usage: acp-chat [options] [--] [AGENT COMMAND...]\n"
+    "Chat with an ACP agent. Without an agent command, the bundled demo agent is started.\n"
+    "\n"
+    "options:\n"
+    "  --cwd DIR          working directory of new sessions (default: the current directory)\n"
+    "  --resume SESSION   resume this session (replaying its history) instead of starting one\n"
+    "  --login METHOD     log in with this auth method if the agent asks for authentication\n"
+    "  --log FILE         write the protocol traffic, the agent's stderr and libacp's warnings\n"
+    "                     to FILE (one JSON record per line)\n"
+    "  --dump-state FILE  at exit, write every session's model as canonical JSON to FILE\n"
+    "  --no-color         no colours (also when NO_COLOR is set or stdout is not a terminal)\n"
+    "  --plain            the agent's text as sent (made safe), no colours or formatting\n"
+    "  --max-line-bytes N  the longest message accepted from the agent (default 32 MiB);\n"
+    "                     a longer one is dropped and the screen says so\n"
+    "  --version          acp-chat's and libacp's version\n"
+    "  --help             this text\n"
+    "\n"
+    "On a terminal a permission question takes one key (1-9, y, n; Ctrl-C cancels the turn);\n"
+    "with stdin not a terminal, acp-chat reads one prompt, command or answer per line.\n"
+    "\n"
+    "exit codes: 0 ok, 1 error, 2 usage, 3 agent could not start, 4 agent exited,\n"
+    "            5 protocol version unsupported, 6 authentication required\n";
+
+const char* const kCommands =
+    "commands:\n"
+    "  /new              start a new session (with the /cwd, /add-dir and /mcp settings)\n"
+    "  /sessions         list the agent's sessions\n"
+    "  /resume ID        resume a session and replay its history\n"
+    "  /close            close the current session\n"
+    "  /delete ID        delete a session\n"
+    "  /config [ID VALUE]  list the session's options, or set one\n"
+    "  /cwd [DIR]        show or set the working directory for /new\n"
+    "  /add-dir PATH     add a directory to the next /new (if the agent supports it)\n"
+    "  /mcp NAME COMMAND [ARGS...] | /mcp NAME URL   add an MCP server to the next /new\n"
+    "  /stderr           the agent's stderr and libacp's warnings (also in --log)\n"
+    "  /help, /quit\n"
+    "  /NAME [INPUT]     one of the agent's commands (sent as a prompt)\n"
+    "anything else is sent to the agent as a prompt. Ctrl-C cancels a running turn.\n";
+
+bool parse(int argc, char** argv, Options& options) {
+    enum { cwd = 1000, resume, login, log, dump_state, no_color, plain, max_line, version, help };
+    static const option kLong[] = {
+        {"cwd", required_argument, nullptr, cwd},
+        {"resume", required_argument, nullptr, resume},
+        {"login", required_argument, nullptr, login},
+        {"log", required_argument, nullptr, log},
+        {"dump-state", required_argument, nullptr, dump_state},
+        {"no-color", no_argument, nullptr, no_color},
+        {"plain", no_argument, nullptr, plain},
+        {"max-line-bytes", required_argument, nullptr, max_line},
+        {"version", no_argument, nullptr, version},
+        {"help", no_argument, nullptr, help},
+        {nullptr, 0, nullptr, 0},
+    };
+    optind = 1;
+    opterr = 1;  // getopt_long says what is wrong on stderr
+    int c;
+    // "+": options stop at the agent command, whose own options are its business.
+    while ((c = getopt_long(argc, argv, "+h", kLong, nullptr)) != -1) {
+        switch (c) {
+            case cwd: options.cwd = optarg; break;
+            case resume: options.resume = optarg; break;
+            case login: options.login = optarg; break;
+            case log: options.log_file = optarg; break;
+            case dump_state: options.dump_file = optarg; break;
+            case no_color: options.color = false; break;
+            case plain:
+                options.plain = true;
+                options.color = false;
+                break;
+            case max_line: {
+                char* end = nullptr;
+                const unsigned long long n = std::strtoull(optarg, &end, 10);
+                if (end == optarg || *end != '\0' || n < 1024) {
+                    std::fprintf(stderr, "acp-chat: --max-line-bytes takes a number of bytes, at least 1024\n");
+                    return false;
+                }
+                options.max_line_bytes = static_cast<std::size_t>(n);
+                break;
+            }
+            case version:
+                // The version built with, and the library linked (the same for the static build).
+                std::printf("acp-chat %s (libacp %s)\n", ACP_VERSION_STRING, acp::version_string());
+                std::exit(exit_ok);
+            case 'h':
+            case help:
+                std::fputs(kUsage, stdout);
+                std::fputs("\n", stdout);
+                std::fputs(kCommands, stdout);
+                std::exit(exit_ok);
+            default:
+                std::fputs(kUsage, stderr);
+                return false;
+        }
+    }
+    for (int i = optind; i < argc; ++i) options.agent.emplace_back(argv[i]);
+    return true;
+}
+
+}  // namespace chat

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// acp-chat: permission prompts. One is on screen at a time, the others wait their turn in
+// arrival order. On a terminal the prompt takes one key; what was typed before it appeared
+// is discarded, so it can never answer a question the user has not seen.
+#include <termios.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "chat.hpp"
+
+namespace chat {
+
+namespace {
+
+constexpr const char* kPressAKey = "  (press a key; Ctrl-C cancels) ";
+
+// "session S, tool: TITLE (KIND)" or "session S, command: CMD in DIR": who asks for what.
+std::string asker(const v2::RequestPermissionRequest& request) {
+    std::string text = "session " + sanitize(request.sessionId);
+    if (!request.subject.has_value()) return text;
+    if (const auto* tool = request.subject->tool_call()) {
+        const v2::ToolCallUpdate& call = tool->toolCall;
+        text += ", tool: " + sanitize(call.title.has_value() ? *call.title : call.toolCallId);
+        if (call.kind.has_value()) text += " (" + sanitize(call.kind->value) + ")";
+    } else if (const auto* command = request.subject->command()) {
+        text += ", command: " + sanitize(command->command) + " in " + sanitize(command->cwd);
+    }
+    return text;
+}
+
+// "  [1] Allow once  [2] Reject": the options, numbered as the keys that choose them.
+std::string choices_of(const v2::RequestPermissionRequest& request) {
+    std::string choices;
+    for (std::size_t i = 0; i < request.options.size(); ++i) {
+        choices += "  [" + std::to_string(i + 1) + "] " + sanitize(request.options[i].name);
+    }
+    return choices;
+}
+
+}  // namespace
+
+void Chat::on_permission(const v2::RequestPermissionRequest& request, acp::PermissionResponder responder) {
+    const unsigned serial = ++permissions_received_;
+    responder.on_withdrawn([this, serial] { withdraw_permission(serial); });
+    PendingPermission pending{std::move(responder), request, serial};
+    // Bounded: an agent that floods questions gets the excess answered "cancelled" at once.
+    constexpr std::size_t kMaxWaiting = 32;
+    if (permission_ && waiting_permissions_.size() >= kMaxWaiting) {
+        pending.responder.cancel();
+        if (++permissions_refused_ == 1) {
+            error("too many permission requests waiting: the agent's further ones are answered cancelled");
+        }
+        return;
+    }
+    if (permission_) {
+        line(style_.paint(Color::dim, "(another permission request waits its turn: " + sanitize(request.title) + ")"));
+        waiting_permissions_.push_back(std::move(pending));
+        if (tty_) {
+            // The question on screen is still the one a key answers: ask it again.
+            write(choices_of(permission_->request) + kPressAKey);
+            open_line_ = true;
+        }
+        return;
+    }
+    show_permission(std::move(pending));
+}
+
+void Chat::show_permission(PendingPermission pending) {
+    const v2::RequestPermissionRequest& request = pending.request;
+    end_stream();
+    line(style_.paint(Color::magenta, "permission: " + sanitize(request.title)));
+    line("  " + asker(request));
+    if (request.description.has_value()) line("  " + sanitize(*request.description));
+    if (tty_ && input_ != nullptr) {
+        // Raw mode before the question is visible, so the key that answers it is never
+        // stuck in a line buffer; then whatever was typed before is thrown away.
+        uv_tty_set_mode(&tty_handle_, UV_TTY_MODE_RAW);
+        tcflush(STDIN_FILENO, TCIFLUSH);
+    }
+    write(choices_of(request) + (tty_ ? kPressAKey : "\n"));
+    open_line_ = tty_;
+    permission_ = std::move(pending);
+    process_next();
+}
+
+void Chat::next_permission() {
+    permission_.reset();
+    if (!waiting_permissions_.empty()) {
+        PendingPermission next = std::move(waiting_permissions_.front());
+        waiting_permissions_.pop_front();
+        show_permission(std::move(next));
+        return;
+    }
+    if (tty_ && input_ != nullptr && !quitting_) uv_tty_set_mode(&tty_handle_, UV_TTY_MODE_NORMAL);
+    process_next();
+}
+
+void Chat::withdraw_permission(unsigned serial) {
+    const auto waiting = std::find_if(waiting_permissions_.begin(), waiting_permissions_.end(),
+                                      [serial](const PendingPermission& p) { return p.serial == serial; });
+    if (waiting != waiting_permissions_.end()) {
+        waiting_permissions_.erase(waiting);
+        return;
+    }
+    if (!permission_ || permission_->serial != serial) return;
+    line(style_.paint(Color::dim, "(the agent withdrew the permission request)"));
+    next_permission();
+}
+
+void Chat::cancel_permissions(const std::string& session) {
+    // Answered in arrival order: the one on screen came first.
+    const bool on_screen = permission_ && permission_->request.sessionId == session;
+    if (on_screen) permission_->responder.cancel();
+    std::deque<PendingPermission> keep;
+    for (auto& p : waiting_permissions_) {
+        if (p.request.sessionId == session) {
+            p.responder.cancel();
+        } else {
+            keep.push_back(std::move(p));
+        }
+    }
+    waiting_permissions_.swap(keep);
+    if (on_screen) {
+        end_stream();  // the question's line
+        next_permission();
+    }
+}
+
+bool Chat::answer_permission(const std::string& raw) {
+    std::string answer = raw;
+    while (!answer.empty() && answer.back() == ' ') answer.pop_back();
+    const auto& options = permission_->request.options;
+    const v2::PermissionOption* chosen = nullptr;
+    if (answer.size() == 1 && answer[0] >= '1' && answer[0] <= '9') {
+        const std::size_t index = static_cast<std::size_t>(answer[0] - '1');
+        if (index < options.size()) chosen = &options[index];
+    } else if (answer == "y" || answer == "n") {
+        const std::string prefix = answer == "y" ? "allow" : "reject";
+        for (const auto& o : options) {
+            if (chosen == nullptr && o.kind.value.rfind(prefix, 0) == 0) chosen = &o;
+        }
+    } else {
+        for (const auto& o : options) {
+            if (o.optionId == answer) chosen = &o;
+        }
+    }
+    if (chosen == nullptr) return false;
+    open_line_ = false;
+    write(tty_ ? answer + "\n" : "");
+    line(style_.paint(chosen->kind.value.rfind("allow", 0) == 0 ? Color::green : Color::red,
+                      "-> " + sanitize(chosen->name)));
+    const std::string option_id = chosen->optionId;
+    const acp::PermissionResponder responder = permission_->responder;
+    responder.select(option_id);
+    next_permission();
+    return true;
+}
+
+}  // namespace chat

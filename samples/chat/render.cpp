@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+// acp-chat: the session model on screen.
+#include "chat.hpp"
+
+#include <sstream>
+
+namespace chat {
+
+namespace {
+
+// The file a diff change is about: "PATH", or "OLD -> NEW" for a move or copy.
+std::string diff_path(const v2::DiffChangeOperation& operation) {
+    if (const auto* one = operation.add()) return one->path;
+    if (const auto* one = operation.delete_()) return one->path;
+    if (const auto* one = operation.modify()) return one->path;
+    if (const auto* two = operation.move()) return two->oldPath + " -> " + two->path;
+    if (const auto* two = operation.copy()) return two->oldPath + " -> " + two->path;
+    return {};
+}
+
+}  // namespace
+
+// --- rendering ----------------------------------------------------------------------------------
+
+void Chat::on_event(const acp::SessionEvent& event) {
+    if (event.type == acp::SessionEvent::Type::session_added) {
+        seen_.insert(std::string(event.session_id));
+        // Updates of a new session may come before the session/new answer (held for it).
+        if (expect_new_) {
+            session_ = std::string(event.session_id);
+            shown_.clear();
+        }
+    }
+    if (event.session_id != session_ || event.session == nullptr) return;
+    const acp::SessionState& state = *event.session;
+    switch (event.type) {
+        case acp::SessionEvent::Type::session_reset:
+            shown_.clear();
+            break;
+        case acp::SessionEvent::Type::item_inserted:
+        case acp::SessionEvent::Type::item_changed:
+            render(state, state.items()[event.index], event.appended_text);
+            break;
+        case acp::SessionEvent::Type::notice_added:
+            line(style_.paint(Color::yellow, "notice: " + sanitize(state.notices().back().title) +
+                                                 (state.notices().back().description.has_value()
+                                                      ? " - " + sanitize(*state.notices().back().description)
+                                                      : "")));
+            break;
+        case acp::SessionEvent::Type::turn_ended:
+            if (turn_running_) {
+                turn_running_ = false;
+                cancel_permissions(session_);  // questions of the ended turn answer nothing now
+                status_line(state);
+                done();
+            }
+            break;
+        default:
+            break;
+    }
+}
+
+void Chat::render(const acp::SessionState& state, const acp::SessionItem& item,
+                  std::optional<std::string_view> appended) {
+    Shown& shown = shown_[std::string(acp::item_kind_name(item.kind())) + ":" + item.id()];
+    if (item.message() != nullptr) {
+        render_message(state, item, appended, shown);
+    } else if (const auto* call = item.tool_call()) {
+        render_tool_call(*call, shown);
+    } else if (const auto* terminal = item.terminal()) {
+        render_terminal(*terminal, shown);
+    } else if (const auto* plan = item.plan()) {
+        render_plan(*plan, shown);
+    } else if (const auto* compaction = item.compaction()) {
+        line(style_.paint(Color::dim, "compaction " + sanitize(compaction->status.value)));
+    } else if (const auto* unknown = item.unknown()) {
+        line(style_.paint(Color::dim, "(" + sanitize(unknown->tag) + ")"));
+    }
+}
+
+void Chat::render_message(const acp::SessionState& state, const acp::SessionItem& item,
+                          std::optional<std::string_view> appended, Shown& shown) {
+    // The user's own message is on screen already (typed, or echoed from the script); a
+    // replay shows it.
+    if (item.kind() == acp::ItemKind::user_message && !state.replaying()) return;
+    const std::string key = std::string(acp::item_kind_name(item.kind())) + ":" + item.id();
+    // Only the new part is cleaned and printed, so a long reply costs its length, not its
+    // length squared; the sanitiser remembers a sequence split across chunks.
+    std::string delta;
+    if (appended.has_value() && !appended->empty()) {
+        shown.sanitizer.feed(*appended, delta);
+        shown.text += appended->size();
+    } else {
+        // Anything else (an upsert, a block without text): compare the whole text.
+        const std::string text = text_of(item.message()->content);
+        if (text.size() < shown.text) {  // replaced: show it again
+            shown.text = 0;
+            shown.sanitizer.reset();
+        }
+        if (text.size() == shown.text) return;
+        shown.sanitizer.feed(std::string_view(text).substr(shown.text), delta);
+        shown.text = text.size();
+    }
+    if (delta.empty()) return;
+    if (stream_key_ != key) {
+        end_stream();
+        if (item.kind() == acp::ItemKind::user_message) write(style_.paint(Color::bold, "you: "));
+        if (item.kind() == acp::ItemKind::agent_thought) write(style_.paint(Color::dim, "thinking: "));
+        stream_key_ = key;
+    }
+    write(item.kind() == acp::ItemKind::agent_thought ? style_.paint(Color::dim, delta) : delta);
+    open_line_ = delta.back() != '\n';
+}
+
+void Chat::render_tool_call(const acp::ToolCallItem& call, Shown& shown) {
+    const std::string status = call.status.value;
+    if (status != shown.status) {
+        shown.status = status;
+        Color color = Color::cyan;
+        if (status == "completed") color = Color::green;
+        if (status == "failed" || status == "cancelled") color = Color::red;
+        if (status == "pending") color = Color::yellow;
+        // A kind this version does not know is shown as the schema's default, "other".
+        const std::string kind = call.kind.is_known() ? call.kind.value : std::string(v2::ToolKind::other);
+        line(style_.paint(Color::blue, "tool: ") + sanitize(call.title ? *call.title : call.id) + " (" + kind + ") " +
+             style_.paint(color, sanitize(status)));
+    }
+    if (call.content.size() < shown.content) shown.content = 0;
+    for (; shown.content < call.content.size(); ++shown.content) {
+        const v2::ToolCallContent& content = call.content[shown.content];
+        if (const v2::Diff* diff = content.diff()) {
+            for (const auto& change : diff->changes) {
+                line("  " + sanitize(change.operation.tag()) + " " + sanitize(diff_path(change.operation)));
+            }
+            if (diff->patch.has_value()) {
+                std::istringstream patch(sanitize(diff->patch->text));
+                for (std::string l; std::getline(patch, l);) {
+                    Color color = Color::none;
+                    if (l.rfind("+++", 0) == 0 || l.rfind("---", 0) == 0 || l.rfind("diff ", 0) == 0) {
+                        color = Color::bold;
+                    } else if (!l.empty() && l[0] == '+') {
+                        color = Color::green;
+                    } else if (!l.empty() && l[0] == '-') {
+                        color = Color::red;
+                    } else if (l.rfind("@@", 0) == 0) {
+                        color = Color::cyan;
+                    }
+                    line("  " + style_.paint(color, l));
+                }
+            }
+        } else if (const v2::Content* block = content.content()) {
+            line("  " + sanitize(text_of({block->content})));
+        }
+    }
+}
+
+void Chat::render_terminal(const acp::TerminalItem& terminal, Shown& shown) {
+    if (!shown.command && terminal.command.has_value()) {
+        shown.command = true;
+        line(style_.paint(Color::blue, "terminal: ") + "$ " + sanitize(*terminal.command));
+    }
+    if (terminal.text.size() < shown.output) {
+        shown.output = 0;  // a snapshot replaced the output
+        shown.pending_line.clear();
+        shown.sanitizer.reset();
+    }
+    shown.sanitizer.feed(std::string_view(terminal.text).substr(shown.output), shown.pending_line);
+    shown.output = terminal.text.size();
+    std::size_t nl;
+    while ((nl = shown.pending_line.find('\n')) != std::string::npos) {
+        line(style_.paint(Color::dim, "  | ") + shown.pending_line.substr(0, nl));
+        shown.pending_line.erase(0, nl + 1);
+    }
+    if (terminal.exit_status.has_value() && !shown.exited) {
+        shown.exited = true;
+        if (!shown.pending_line.empty()) line(style_.paint(Color::dim, "  | ") + shown.pending_line);
+        shown.pending_line.clear();
+        std::string how = "exited";
+        if (terminal.exit_status->exitCode.has_value()) how += " with code " + std::to_string(*terminal.exit_status->exitCode);
+        if (terminal.exit_status->signal.has_value()) how += " on " + sanitize(*terminal.exit_status->signal);
+        line(style_.paint(Color::dim, "  (" + how + ")"));
+    }
+}
+
+void Chat::render_plan(const acp::PlanItem& plan, Shown& shown) {
+    const v2::PlanItems* items = plan.plan.items();
+    if (items == nullptr) {
+        line(style_.paint(Color::dim, "plan (" + sanitize(plan.plan.tag()) + ")"));
+        return;
+    }
+    std::string text = style_.paint(Color::blue, "plan:") + "\n";
+    for (const auto& entry : items->entries) {
+        const std::string& s = entry.status.value;
+        const char* box = s == "completed" ? "[x]" : s == "in_progress" ? "[>]" : s == "cancelled" ? "[-]" : "[ ]";
+        text += "  " + std::string(box) + " " +
+                (s == "completed" ? style_.paint(Color::dim, sanitize(entry.content)) : sanitize(entry.content)) + "\n";
+    }
+    if (text == shown.plan) return;
+    shown.plan = text;
+    end_stream();
+    write(text);
+}
+
+void Chat::status_line(const acp::SessionState& state) {
+    const auto& fg = state.foreground();
+    std::string text = "-- " + (fg.stop_reason ? sanitize(*fg.stop_reason) : std::string("idle"));
+    if (fg.error.has_value()) text += " (" + sanitize(fg.error->message) + ")";
+    text += " | " + sanitize(state.session_id());
+    if (state.info().title.has_value()) text += " | " + sanitize(*state.info().title);
+    if (const auto& usage = state.usage()) {
+        text += " | " + std::to_string(usage->used) + "/" + std::to_string(usage->size) + " tokens";
+        if (usage->cost.has_value()) {
+            char amount[64];
+            std::snprintf(amount, sizeof amount, "%.4f", usage->cost->amount);
+            text += " | " + std::string(amount) + " " + sanitize(usage->cost->currency);
+        }
+    }
+    line(style_.paint(Color::dim, text + " --"));
+}
+
+
+}  // namespace chat

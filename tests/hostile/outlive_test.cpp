@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// No agent outlives its host (docs/untrusted-agent.md): neither the agent nor the
+// descendants it detached with setsid() survive the client's close or the host's death
+// (tests/peers/hostile_agent setsid-children), on the public API.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "acp/client.hpp"
+#include "hostile/hostile_agent_util.hpp"
+#include "support/test_loop.hpp"
+
+extern char** environ;
+
+namespace {
+
+// The agent and the two setsid() descendants (one orphaned, ignoring SIGTERM) it starts.
+const char* const kRoles[] = {"agent", "setsid-child", "orphan-ignoring-sigterm"};
+
+bool all_started(const acp::test::PidFile& pids) {
+    for (const char* role : kRoles) {
+        if (pids.pid_of(role) == 0) return false;
+    }
+    return true;
+}
+
+std::string survivors(const acp::test::PidFile& pids) {
+    std::string alive;
+    for (const auto& entry : pids.read()) {
+        if (acp::test::process_alive(entry.second)) alive += entry.first + " " + std::to_string(entry.second) + "; ";
+    }
+    return alive;
+}
+
+// Waits (bounded) for every recorded process to be gone; returns who is still alive.
+std::string wait_for_none_alive(const acp::test::PidFile& pids) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    std::string alive = survivors(pids);
+    while (!alive.empty() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        alive = survivors(pids);
+    }
+    return alive;
+}
+
+// A failed test leaves no stray processes behind.
+void kill_recorded(const acp::test::PidFile& pids) {
+    for (const auto& entry : pids.read()) {
+        if (acp::test::process_alive(entry.second)) ::kill(entry.second, SIGKILL);
+    }
+}
+
+bool wait_until_started(const acp::test::PidFile& pids) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!all_started(pids) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return all_started(pids);
+}
+
+}  // namespace
+
+TEST_CASE("no agent outlives its host: a host killed with SIGKILL leaves no agent and no setsid() descendant") {
+    acp::test::PidFile pids;
+    std::string host = ACP_HOSTILE_HOST, agent = ACP_HOSTILE_AGENT;
+    char* argv[] = {&host[0], &agent[0], &pids.path[0], nullptr};
+    pid_t host_pid = 0;
+    REQUIRE(posix_spawn(&host_pid, host.c_str(), nullptr, nullptr, argv, environ) == 0);
+    REQUIRE(wait_until_started(pids));
+    CHECK(survivors(pids).find("orphan-ignoring-sigterm") != std::string::npos);
+
+    ::kill(host_pid, SIGKILL);
+    int status = 0;
+    REQUIRE(waitpid(host_pid, &status, 0) == host_pid);
+    CHECK(WIFSIGNALED(status));
+
+    CHECK(wait_for_none_alive(pids) == "");
+    kill_recorded(pids);
+}
+
+TEST_CASE("no agent outlives its host: closing the client leaves no agent and no setsid() descendant") {
+    acp::test::PidFile pids;
+    acp::test::TestLoop loop;
+    acp::SpawnOptions agent;
+    agent.argv = {ACP_HOSTILE_AGENT, "setsid-children", "--pid-file", pids.path};
+    agent.shutdown_grace = std::chrono::milliseconds(200);
+    agent.terminate_grace = std::chrono::milliseconds(200);
+    auto client = acp::Client::spawn(loop.get(), agent);
+    REQUIRE(client.ok());
+    std::optional<acp::Status> closed;
+    client.value()->on_closed([&](const acp::Status& why) { closed = why; });
+    REQUIRE(loop.run_until([&] { return all_started(pids); }));
+
+    client.value()->close();
+    REQUIRE(loop.run_until([&] { return closed.has_value(); }));
+    REQUIRE(closed->agent_exit() != nullptr);
+    CHECK(closed->agent_exit()->requested);
+    CHECK(closed->agent_exit()->term_signal == SIGTERM);  // the agent's own exit, as before
+
+    CHECK(wait_for_none_alive(pids) == "");
+    kill_recorded(pids);
+}
+
+TEST_CASE("no agent outlives its host: an agent that exits leaves no setsid() descendant, and its exit is its own") {
+    acp::test::PidFile pids;
+    acp::test::TestLoop loop;
+    acp::SpawnOptions agent;
+    agent.argv = {ACP_HOSTILE_AGENT, "setsid-children", "--pid-file", pids.path, "--exit-code", "3"};
+    agent.terminate_grace = std::chrono::milliseconds(200);
+    auto client = acp::Client::spawn(loop.get(), agent);
+    REQUIRE(client.ok());
+    std::optional<acp::Status> closed;
+    client.value()->on_closed([&](const acp::Status& why) { closed = why; });
+    REQUIRE(loop.run_until([&] { return closed.has_value(); }));
+    CHECK(all_started(pids));
+    REQUIRE(closed->agent_exit() != nullptr);
+    CHECK_FALSE(closed->agent_exit()->requested);
+    CHECK(closed->agent_exit()->term_signal == 0);
+    CHECK(closed->agent_exit()->exit_code == 3);  // reported through the guard unchanged
+
+    CHECK(wait_for_none_alive(pids) == "");
+    kill_recorded(pids);
+}
