@@ -11,6 +11,8 @@ if [ "${1:-}" != "--build" ]; then
     packages+=(doctest-dev python3)
     # The FFI tests load the generated acp_cdef.h with LuaJIT and Python cffi.
     packages+=(luajit python3-cffi)
+    # The wheel test installs the Python package into a fresh virtual environment.
+    packages+=(python3-venv python3-pip)
     # Node.js and npm run the peer agent built on the official TypeScript SDK.
     command -v node >/dev/null 2>&1 || packages+=(nodejs)
     command -v npm >/dev/null 2>&1 || packages+=(npm)

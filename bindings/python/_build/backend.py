@@ -1,9 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
 """A minimal PEP 517 build backend: the libacp package is pure Python, so a wheel is a
-zip of libacp/ plus its metadata. Standard library only, so pip needs no index."""
+zip of libacp/ plus its metadata. Standard library only, so pip needs no index.
+
+Given a built libacp.so (config setting `libacp=PATH`, or run as a script), the wheel
+carries it inside the package (libacp/libacp.so) and is tagged for this platform, so
+`pip install` of that wheel alone gives a working `import libacp`:
+
+    python3 bindings/python/_build/backend.py --library build/dev/libacp.so --out DIR
+    pip install --no-index DIR/libacp-*.whl
+"""
+import argparse
 import base64
 import hashlib
 import os
+import sysconfig
 import zipfile
 
 NAME = "libacp"
@@ -40,24 +50,37 @@ def get_requires_for_build_sdist(config_settings=None):
     return []
 
 
+# The file name the package looks for beside itself (libacp/_native.py).
+BUNDLED_LIBRARY = "libacp.so"
+
+
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    library = (config_settings or {}).get("libacp")
     version = _version()
     dist_info = "%s-%s.dist-info" % (NAME, version)
-    filename = "%s-%s-%s.whl" % (NAME, version, TAG)
+    # A wheel holding the shared library is for this platform only.
+    tag = TAG if not library else "py3-none-" + sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    filename = "%s-%s-%s.whl" % (NAME, version, tag)
     files = []
     for root, _, names in os.walk(os.path.join(HERE, NAME)):
         for name in sorted(names):
             if name.endswith(".py"):
                 full = os.path.join(root, name)
                 files.append((os.path.relpath(full, HERE).replace(os.sep, "/"), open(full, "rb").read()))
+    if library:
+        with open(library, "rb") as f:
+            files.append((NAME + "/" + BUNDLED_LIBRARY, f.read()))
     files.append((dist_info + "/METADATA", _metadata().encode()))
-    files.append((dist_info + "/WHEEL", ("Wheel-Version: 1.0\nGenerator: libacp-backend\nRoot-Is-Purelib: true\n"
-                                         "Tag: %s\n" % TAG).encode()))
+    files.append((dist_info + "/WHEEL", ("Wheel-Version: 1.0\nGenerator: libacp-backend\nRoot-Is-Purelib: %s\n"
+                                         "Tag: %s\n" % ("false" if library else "true", tag)).encode()))
     record = [_record_line(path, data) for path, data in files] + [dist_info + "/RECORD,,"]
     files.append((dist_info + "/RECORD", ("\n".join(record) + "\n").encode()))
     with zipfile.ZipFile(os.path.join(wheel_directory, filename), "w", zipfile.ZIP_DEFLATED) as wheel:
         for path, data in files:
-            wheel.writestr(path, data)
+            info = zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = (0o755 if path.endswith(".so") else 0o644) << 16
+            wheel.writestr(info, data)
     return filename
 
 
@@ -70,3 +93,16 @@ def build_sdist(sdist_directory, config_settings=None):
             tar.add(os.path.join(HERE, entry), arcname=base + "/" + entry,
                     filter=lambda info: None if "__pycache__" in info.name else info)
     return filename
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Builds the libacp wheel with a libacp.so inside.")
+    parser.add_argument("--library", required=True, help="the built shared library (libacp.so)")
+    parser.add_argument("--out", required=True, help="the directory the wheel goes to")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    print(os.path.join(args.out, build_wheel(args.out, {"libacp": os.path.abspath(args.library)})))
+
+
+if __name__ == "__main__":
+    main()

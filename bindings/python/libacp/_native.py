@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """ctypes declarations of libacp's C API (include/acp/acp.h), and where the library is.
 
-The shared library is looked up, in order: $ACP_LIBRARY (a path), then the system's
-library search (ctypes.util.find_library("acp"), e.g. after `cmake --install`).
+The shared library is looked up, in order: $ACP_LIBRARY (a path), the libacp.so a wheel
+built with the library carries beside this file, then the system's library search
+(ctypes.util.find_library("acp"), e.g. after `cmake --install`).
 """
 import ctypes
 import ctypes.util
@@ -95,6 +96,10 @@ def _find_library():
     path = os.environ.get("ACP_LIBRARY")
     if path:
         return path
+    # A wheel built with the library carries it beside this file.
+    bundled = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libacp.so")
+    if os.path.exists(bundled):
+        return bundled
     found = ctypes.util.find_library("acp")
     if found:
         return found
