@@ -13,6 +13,8 @@ if [ "${1:-}" != "--build" ]; then
     packages+=(luajit python3-cffi)
     # The wheel test installs the Python package into a fresh virtual environment.
     packages+=(python3-venv python3-pip)
+    # scripts/fuzz.sh builds the libFuzzer targets with clang.
+    packages+=(clang)
     # Node.js and npm run the peer agent built on the official TypeScript SDK.
     command -v node >/dev/null 2>&1 || packages+=(nodejs)
     command -v npm >/dev/null 2>&1 || packages+=(npm)
@@ -31,6 +33,7 @@ for package in "${missing[@]}"; do
         ninja-build) command -v ninja >/dev/null 2>&1 || filtered+=("$package") ;;
         pkg-config) command -v pkg-config >/dev/null 2>&1 || filtered+=("$package") ;;
         python3) command -v python3 >/dev/null 2>&1 || filtered+=("$package") ;;
+        clang) command -v clang++ >/dev/null 2>&1 || filtered+=("$package") ;;
         *) filtered+=("$package") ;;
     esac
 done
