@@ -876,14 +876,48 @@ def comment(text, indent=""):
     return f"{indent}// {text}\n" if text else ""
 
 
+# The JSON-RPC envelopes of the schema (unions of every request, result and notification):
+# libacp's connection frames messages itself, so no host needs them. They and the pieces
+# synthesized from them go to an internal header, out of the public types.hpp that every
+# host compiles.
+ENVELOPE_DEFS = ["AgentRequest", "AgentResponse", "AgentNotification",
+                 "ClientRequest", "ClientResponse", "ClientNotification"]
+
+
+def envelope_names(model, names):
+    found = [n for n in ENVELOPE_DEFS if n in model.defs]
+    if found and len(found) != len(ENVELOPE_DEFS):
+        raise GenError(f"envelope defs: only {found} are in the schema; revisit ENVELOPE_DEFS")
+    return {n for n in names
+            if n in found or (model.defs[n].synthesized and any(n.startswith(e) for e in found))}
+
+
+def emit_type_defs(model, names, out, bodies):
+    for n in names:
+        d = model.defs[n]
+        out.append("\n")
+        if d.kind == "alias":
+            out.append(comment(d.desc))
+            out.append(f"using {n} = {cpp_type(model, d.target)};\n")
+        elif d.kind == "enum":
+            out.append(emit_enum(d))
+        elif d.kind == "struct":
+            out.append(emit_struct(model, d, bodies))
+        elif d.kind == "union":
+            out.append(emit_union(model, d, bodies))
+
+
 def emit_types(model, names):
+    """types.hpp (public), envelopes.hpp (internal, may be None) and types.cpp."""
+    envelopes = envelope_names(model, names)
     out = [BANNER]
     out.append("""//
 // acp/v2/types.hpp — the ACP v2 (draft) protocol types, one C++ type for every $defs entry of
-// the pinned schema (plus a few named pieces of inline schema). Struct members keep the wire
-// names; optional members are std::optional, members that may be null are acp::Nullable
-// (absent / null / value stay distinct); unknown members, unknown enum values and unknown
-// union variants are kept. The mapping is described in docs/protocol-types.md.
+// the pinned schema (plus a few named pieces of inline schema) but the JSON-RPC envelopes.
+// Struct members keep the wire names; optional members are std::optional, members that may
+// be null are acp::Nullable (absent / null / value stay distinct); unknown members, unknown
+// enum values and unknown union variants are kept. The mapping is described in
+// docs/protocol-types.md.
 //
 //   acp::v2::SessionUpdate update = acp::v2::SessionUpdate::make_agent_message_chunk(
 //       acp::v2::ContentChunk{"msg-1", acp::v2::ContentBlock::make_text(acp::v2::TextContent{"Hi", {}, {}, {}}), {}, {}});
@@ -907,20 +941,39 @@ namespace acp::v2 {
 // Members an object carried that its schema does not declare, in wire order.
 using ExtraFields = std::vector<std::pair<std::string, RawJson>>;
 """)
-    for n in names:
-        d = model.defs[n]
-        out.append("\n")
-        if d.kind == "alias":
-            out.append(comment(d.desc))
-            out.append(f"using {n} = {cpp_type(model, d.target)};\n")
-        elif d.kind == "enum":
-            out.append(emit_enum(d))
-        elif d.kind == "struct":
-            out.append(emit_struct(model, d))
-        elif d.kind == "union":
-            out.append(emit_union(model, d))
+    bodies = []
+    emit_type_defs(model, [n for n in names if n not in envelopes], out, bodies)
     out.append("\n}  // namespace acp::v2\n")
-    return "".join(out)
+    env = None
+    if envelopes:
+        env = [BANNER, """//
+// The JSON-RPC envelopes of the ACP v2 schema (internal): every request, result and
+// notification of either side as one union each. The connection frames messages itself,
+// so hosts never need these; they stay out of acp/v2/types.hpp, which every host compiles.
+#pragma once
+
+#include "acp/v2/types.hpp"
+
+namespace acp::v2 {
+"""]
+        emit_type_defs(model, [n for n in names if n in envelopes], env, bodies)
+        env.append("\n}  // namespace acp::v2\n")
+        env = "".join(env)
+    return "".join(out), env, emit_type_bodies(bodies, env is not None)
+
+
+def emit_type_bodies(bodies, with_envelopes):
+    """types.cpp: the bodies types.hpp only declares. Equality and the unions' accessors
+    instantiate std::variant and std::optional machinery; compiled once here, they no
+    longer cost every translation unit that includes the header (docs/protocol-types.md)."""
+    o = [BANNER, "//\n// Out-of-line members and equality of the ACP v2 types (declared in acp/v2/types.hpp).\n"]
+    o.append('#include "acp/v2/types.hpp"\n\n#include <utility>\n\n')
+    if with_envelopes:
+        o.append('#include "protocol/v2/envelopes.hpp"\n\n')
+    o.append('namespace acp::v2 {\n')
+    o.extend(bodies)
+    o.append("\n}  // namespace acp::v2\n")
+    return "".join(o)
 
 
 def known_check(d):
@@ -971,7 +1024,7 @@ def emit_enum(d):
     return "".join(o)
 
 
-def emit_struct(model, d):
+def emit_struct(model, d, bodies):
     o = []
     o.append(comment(d.desc))
     if d.method:
@@ -994,8 +1047,9 @@ def emit_struct(model, d):
     o.append("};\n")
     members = [f.cpp for f in d.fields] + [fl.member for fl in d.flats] + ["extra_fields"]
     eq = " &&\n           ".join(f"a.{m} == b.{m}" for m in members)
-    o.append(f"inline bool operator==(const {d.name}& a, const {d.name}& b) {{\n    return {eq};\n}}\n")
+    o.append(f"bool operator==(const {d.name}& a, const {d.name}& b);\n")
     o.append(f"inline bool operator!=(const {d.name}& a, const {d.name}& b) {{ return !(a == b); }}\n")
+    bodies.append(f"\nbool operator==(const {d.name}& a, const {d.name}& b) {{\n    return {eq};\n}}\n")
     return "".join(o)
 
 
@@ -1008,8 +1062,9 @@ def union_alternatives(model, d):
     return alts
 
 
-def emit_union(model, d):
+def emit_union(model, d, bodies):
     o = []
+    b = ["\n"]
     o.append(comment(d.desc))
     n = d.name
     alts = union_alternatives(model, d)
@@ -1036,7 +1091,8 @@ def emit_union(model, d):
     o.append("\n")
     if d.disc:
         tag0 = json.dumps(first.tag) if first.tag is not None else '""'
-        o.append(f"    {n}() : tag_({tag0}) {{}}\n")
+        o.append(f"    {n}();\n")
+        b.append(f"{n}::{n}() : tag_({tag0}) {{}}\n")
     else:
         o.append(f"    {n}() = default;\n")
     o.append("    Kind kind() const { return static_cast<Kind>(value_.index()); }\n")
@@ -1051,32 +1107,41 @@ def emit_union(model, d):
         if v.payload is None:
             o.append(f"    bool is_{v.kind}() const {{ return value_.index() == {i}; }}\n")
             args = ", ".join(x for x in (f"std::in_place_index<{i}>", tag_arg) if x)
-            o.append(f"    static {n} make_{v.kind}() {{ return {n}({args}); }}\n")
+            o.append(f"    static {n} make_{v.kind}();\n")
+            b.append(f"{n} {n}::make_{v.kind}() {{ return {n}({args}); }}\n")
             continue
         t = alts[i]
-        o.append(f"    const {t}* {v.kind}() const {{ return std::get_if<{i}>(&value_); }}\n")
-        o.append(f"    {t}* {v.kind}() {{ return std::get_if<{i}>(&value_); }}\n")
+        o.append(f"    const {t}* {v.kind}() const;\n")
+        o.append(f"    {t}* {v.kind}();\n")
+        o.append(f"    static {n} make_{v.kind}({t} payload);\n")
         args = ", ".join(x for x in (f"std::in_place_index<{i}>", tag_arg, "std::move(payload)") if x)
-        o.append(f"    static {n} make_{v.kind}({t} payload) {{ return {n}({args}); }}\n")
+        b.append(f"const {t}* {n}::{v.kind}() const {{ return std::get_if<{i}>(&value_); }}\n")
+        b.append(f"{t}* {n}::{v.kind}() {{ return std::get_if<{i}>(&value_); }}\n")
+        b.append(f"{n} {n}::make_{v.kind}({t} payload) {{ return {n}({args}); }}\n")
     if d.unknown:
         i = len(d.variants)
         o.append("\n")
         if d.disc:
             o.append("    // A variant this version does not know: its tag and the raw JSON object"
                      + (" (minus the enclosing object's own members)" if d.flat else "") + ".\n")
-            o.append(f"    const RawJson* unknown() const {{ return std::get_if<{i}>(&value_); }}\n")
-            o.append(f"    static {n} make_unknown(std::string tag, RawJson raw) {{\n"
-                     f"        return {n}(std::in_place_index<{i}>, std::move(tag), std::move(raw));\n    }}\n")
+            o.append("    const RawJson* unknown() const;\n")
+            o.append(f"    static {n} make_unknown(std::string tag, RawJson raw);\n")
+            b.append(f"const RawJson* {n}::unknown() const {{ return std::get_if<{i}>(&value_); }}\n")
+            b.append(f"{n} {n}::make_unknown(std::string tag, RawJson raw) {{\n"
+                     f"    return {n}(std::in_place_index<{i}>, std::move(tag), std::move(raw));\n}}\n")
         else:
             o.append("    // A value none of the variants describes, kept raw.\n")
-            o.append(f"    const RawJson* unknown() const {{ return std::get_if<{i}>(&value_); }}\n")
-            o.append(f"    static {n} make_unknown(RawJson raw) {{ return {n}(std::in_place_index<{i}>, std::move(raw)); }}\n")
+            o.append("    const RawJson* unknown() const;\n")
+            o.append(f"    static {n} make_unknown(RawJson raw);\n")
+            b.append(f"const RawJson* {n}::unknown() const {{ return std::get_if<{i}>(&value_); }}\n")
+            b.append(f"{n} {n}::make_unknown(RawJson raw) {{ return {n}(std::in_place_index<{i}>, std::move(raw)); }}\n")
     o.append("\n")
-    if d.disc:
-        o.append(f"    friend bool operator==(const {n}& a, const {n}& b) {{ return a.tag_ == b.tag_ && a.value_ == b.value_; }}\n")
-    else:
-        o.append(f"    friend bool operator==(const {n}& a, const {n}& b) {{ return a.value_ == b.value_; }}\n")
+    o.append(f"    friend bool operator==(const {n}& a, const {n}& b);\n")
     o.append(f"    friend bool operator!=(const {n}& a, const {n}& b) {{ return !(a == b); }}\n")
+    if d.disc:
+        b.append(f"bool operator==(const {n}& a, const {n}& b) {{ return a.tag_ == b.tag_ && a.value_ == b.value_; }}\n")
+    else:
+        b.append(f"bool operator==(const {n}& a, const {n}& b) {{ return a.value_ == b.value_; }}\n")
     o.append("\nprivate:\n")
     if d.disc:
         o.append(f"""    template <std::size_t I, class... Args>
@@ -1092,6 +1157,7 @@ def emit_union(model, d):
 """)
     o.append(f"    std::variant<{', '.join(alts)}> value_;\n")
     o.append("};\n")
+    bodies.append("".join(b))
     return "".join(o)
 
 
@@ -1576,11 +1642,12 @@ class Codec:
         return "".join(o)
 
 
-def emit_codec(model, names, schema_names):
+def emit_codec(model, names, schema_names, with_envelopes):
     codec = Codec(model)
     hpp = [BANNER]
-    hpp.append("""//
-// The JSON codec of the ACP v2 types (internal). For every type T of acp/v2/types.hpp:
+    also = "\n// (and protocol/v2/envelopes.hpp)" if with_envelopes else ""
+    hpp.append(f"""//
+// The JSON codec of the ACP v2 types (internal). For every type T of acp/v2/types.hpp{also}:
 //
 //   Status decode(const JsonValue& json, T& out);   // error message names the JSON path
 //   void encode(JsonWriter& writer, const T& value);  // straight into the writer, no DOM
@@ -1595,7 +1662,10 @@ def emit_codec(model, names, schema_names):
 #include "acp/status.hpp"
 #include "acp/v2/types.hpp"
 #include "protocol/codec_support.hpp"
-
+""")
+    if with_envelopes:
+        hpp.append('#include "protocol/v2/envelopes.hpp"\n')
+    hpp.append("""
 namespace acp::v2::codec {
 
 using detail::JsonValue;
@@ -1731,11 +1801,16 @@ def generate_version(schema_path, out_dir, version, roots=None):
     model.check_discriminators()
     model.build()
     names = model.topo_order()
-    files = {
-        f"include/acp/{version}/types.hpp": emit_types(model, names),
+    files = {}
+    types_hpp, envelopes_hpp, types_cpp = emit_types(model, names)
+    if envelopes_hpp:
+        files[f"lib/protocol/{version}/envelopes.hpp"] = envelopes_hpp
+    files.update({
+        f"include/acp/{version}/types.hpp": types_hpp,
+        f"lib/protocol/{version}/types.cpp": types_cpp,
         f"lib/protocol/{version}/methods.hpp": emit_methods(meta),
-    }
-    hpp, cpps = emit_codec(model, names, list(schema["$defs"].keys()))
+    })
+    hpp, cpps = emit_codec(model, names, list(schema["$defs"].keys()), envelopes_hpp is not None)
     files[f"lib/protocol/{version}/codec.hpp"] = hpp
     for i, c in enumerate(cpps):
         files[f"lib/protocol/{version}/codec.cpp" if i == 0 else f"lib/protocol/{version}/codec_{i + 1}.cpp"] = c

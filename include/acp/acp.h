@@ -265,7 +265,7 @@ ACP_API const char *acp_event_json(const acp_event *event);
  * (new_session: the new session's id, also when the call failed: NULL). */
 ACP_API const char *acp_event_session_id(const acp_event *event);
 /* RESULT: the method called; EXT_*, CLIENT_REQUEST and UNKNOWN_NOTIFICATION: the method; LOG: the
- * source ("agent-stderr", "transport", "jsonrpc"); NULL otherwise. */
+ * source ("agent-stderr", "transport", "jsonrpc", "client", "session"); NULL otherwise. */
 ACP_API const char *acp_event_method(const acp_event *event);
 /* LOG: the message; TRAFFIC: the line; NULL otherwise. */
 ACP_API const char *acp_event_text(const acp_event *event);

@@ -42,7 +42,6 @@
 #include "acp/status.hpp"
 #include "acp/traffic.hpp"
 #include "acp/transport_options.hpp"
-#include "acp/v1/types.hpp"
 #include "acp/v2/types.hpp"
 
 namespace acp {
@@ -50,6 +49,15 @@ namespace acp {
 namespace detail {
 struct ClientAccess;
 }  // namespace detail
+// The v1-only part of the API (fs/* and terminal/* handlers for ACP v1 agents) is in
+// acp/client_v1.hpp, so that a host that does not serve them does not compile the v1 types.
+namespace v1 {
+struct InitializeResponse;
+struct ReadTextFileRequest;
+struct WriteTextFileRequest;
+}  // namespace v1
+class ClientMethodResponder;
+struct TerminalHandlers;
 
 template <class T>
 using Callback = std::function<void(Result<T>)>;
@@ -150,40 +158,6 @@ private:
     std::shared_ptr<State> state_;
 };
 
-// Answers one request of the v1 client methods (fs/*, terminal/*), exactly once; dropping
-// it unanswered answers -32603. respond() takes the response type of the request's method.
-class ACP_EXPORT ClientMethodResponder {
-public:
-    void respond(const v1::ReadTextFileResponse& response) const;
-    void respond(const v1::WriteTextFileResponse& response) const;
-    void respond(const v1::CreateTerminalResponse& response) const;
-    void respond(const v1::TerminalOutputResponse& response) const;
-    void respond(const v1::WaitForTerminalExitResponse& response) const;
-    void respond(const v1::KillTerminalResponse& response) const;
-    void respond(const v1::ReleaseTerminalResponse& response) const;
-    // For example error_code::resource_not_found (-32002) for a missing file.
-    void fail(int code, const std::string& message) const;
-    bool answered() const;
-    // The agent withdrew the request ($/cancel_request); answer it anyway (fail() is fine).
-    void on_withdrawn(std::function<void()> fn) const;
-
-    struct State;
-    explicit ClientMethodResponder(std::shared_ptr<State> state);
-
-private:
-    std::shared_ptr<State> state_;
-};
-
-// The v1 terminal/* methods; advertised (clientCapabilities.terminal) only when all five
-// are set.
-struct TerminalHandlers {
-    std::function<void(const v1::CreateTerminalRequest&, ClientMethodResponder)> create;
-    std::function<void(const v1::TerminalOutputRequest&, ClientMethodResponder)> output;
-    std::function<void(const v1::WaitForTerminalExitRequest&, ClientMethodResponder)> wait_for_exit;
-    std::function<void(const v1::KillTerminalRequest&, ClientMethodResponder)> kill;
-    std::function<void(const v1::ReleaseTerminalRequest&, ClientMethodResponder)> release;
-};
-
 // The directories a session may touch, exactly as the host sent them (never as the agent
 // reported them): the cwd and additional directories of the successful session/new or
 // session/resume (v1: session/load) that opened the session (acp/fs_guard.hpp).
@@ -228,7 +202,8 @@ public:
     // may wait, cancel() or close(). Installing it turns the watch on.
     void on_turn_silent(std::function<void(const std::string& session_id, std::chrono::milliseconds silent_for)> handler);
     // ACP v1 client methods, for v1 agents (v2 has none). Each is advertised to a v1
-    // agent only when installed; without one the agent's call gets -32601.
+    // agent only when installed; without one the agent's call gets -32601. The types are
+    // in acp/client_v1.hpp.
     void on_read_text_file(std::function<void(const v1::ReadTextFileRequest&, ClientMethodResponder)> handler);
     void on_write_text_file(std::function<void(const v1::WriteTextFileRequest&, ClientMethodResponder)> handler);
     void on_terminal(TerminalHandlers handlers);
@@ -241,7 +216,7 @@ public:
     const v2::InitializeResponse* agent() const;
     // 2 or 1 once initialize succeeded, 0 before.
     int negotiated_version() const;
-    // A v1 agent's own answer to initialize (nullptr for v2 agents).
+    // A v1 agent's own answer to initialize (nullptr for v2 agents; acp/client_v1.hpp).
     const v1::InitializeResponse* agent_v1() const;
 
     void login(const std::string& method_id, Callback<v2::LoginAuthResponse> done);

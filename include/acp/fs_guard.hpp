@@ -27,6 +27,7 @@
 #include <string_view>
 
 #include "acp/client.hpp"
+#include "acp/client_v1.hpp"
 #include "acp/export.hpp"
 #include "acp/status.hpp"
 

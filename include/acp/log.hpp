@@ -26,6 +26,8 @@ namespace log_source {
 inline constexpr std::string_view agent_stderr = "agent-stderr";  // a line the agent wrote to stderr
 inline constexpr std::string_view transport = "transport";        // process and stream events
 inline constexpr std::string_view jsonrpc = "jsonrpc";            // framing and JSON-RPC problems
+inline constexpr std::string_view client = "client";              // the Client: negotiation, requests, handlers
+inline constexpr std::string_view session = "session";            // session traffic: updates, held, dropped, silent turns
 }  // namespace log_source
 
 struct LogRecord {

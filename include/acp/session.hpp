@@ -113,25 +113,25 @@ class ACP_EXPORT SessionItem {
 public:
     using Value = std::variant<MessageItem, ToolCallItem, PlanItem, TerminalItem, CompactionItem, UnknownItem>;
 
-    SessionItem(ItemKind kind, Value value) : kind_(kind), value_(std::move(value)) {}
+    SessionItem(ItemKind kind, Value value);
 
     ItemKind kind() const { return kind_; }
     // The entity id (messageId, toolCallId, ...); the tag for an unknown item.
     const std::string& id() const;
 
     // For user_message, agent_message and agent_thought.
-    const MessageItem* message() const { return std::get_if<MessageItem>(&value_); }
-    const ToolCallItem* tool_call() const { return std::get_if<ToolCallItem>(&value_); }
-    const PlanItem* plan() const { return std::get_if<PlanItem>(&value_); }
-    const TerminalItem* terminal() const { return std::get_if<TerminalItem>(&value_); }
-    const CompactionItem* compaction() const { return std::get_if<CompactionItem>(&value_); }
-    const UnknownItem* unknown() const { return std::get_if<UnknownItem>(&value_); }
+    const MessageItem* message() const;
+    const ToolCallItem* tool_call() const;
+    const PlanItem* plan() const;
+    const TerminalItem* terminal() const;
+    const CompactionItem* compaction() const;
+    const UnknownItem* unknown() const;
 
-    MessageItem* message() { return std::get_if<MessageItem>(&value_); }
-    ToolCallItem* tool_call() { return std::get_if<ToolCallItem>(&value_); }
-    PlanItem* plan() { return std::get_if<PlanItem>(&value_); }
-    TerminalItem* terminal() { return std::get_if<TerminalItem>(&value_); }
-    CompactionItem* compaction() { return std::get_if<CompactionItem>(&value_); }
+    MessageItem* message();
+    ToolCallItem* tool_call();
+    PlanItem* plan();
+    TerminalItem* terminal();
+    CompactionItem* compaction();
 
 private:
     friend struct SessionReducer;
@@ -175,7 +175,7 @@ struct UsageState {
 
 class ACP_EXPORT SessionState {
 public:
-    explicit SessionState(std::string session_id) : session_id_(std::move(session_id)) {}
+    explicit SessionState(std::string session_id);
 
     const std::string& session_id() const { return session_id_; }
     // The history in first-sighting order; an item never moves once inserted.

@@ -20,6 +20,7 @@
 
 #include "acp/acp.h"
 #include "acp/client.hpp"
+#include "acp/client_v1.hpp"
 #include "acp/runtime.hpp"
 #include "capi/event.hpp"
 #include "capi/event_queue.hpp"

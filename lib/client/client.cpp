@@ -2,6 +2,7 @@
 // The Client facade: the public calls, each a short walk through the parts of
 // client/client_impl.hpp.
 #include "acp/client.hpp"
+#include "acp/client_v1.hpp"
 
 #include <set>
 #include <utility>
@@ -71,7 +72,7 @@ void Client::Impl::listen() {
     rpc.on_notification(std::string(method::session_update), [this](const JsonValue* params) {
         auto keep_alive = shared_from_this();
         if (driver_) return driver_->on_session_update(params);
-        core_.log(LogLevel::warning, "a session/update before initialize succeeded was ignored");
+        core_.log_session(LogLevel::warning, "a session/update before initialize succeeded was ignored");
     });
     rpc.on_request(std::string(method::session_request_permission), [this](const JsonValue* params, Responder r) {
         auto keep_alive = shared_from_this();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "acp/client.hpp"
+#include "acp/client_v1.hpp"
 #include "jsonrpc/connection.hpp"
 #include "support/deferred_queue.hpp"
 #include "support/logger.hpp"
@@ -83,7 +84,9 @@ struct ClientCore {
                                            std::string(option) + ")");
     }
 
-    void log(LogLevel level, std::string_view message) const { logger(level, log_source::jsonrpc, message); }
+    void log(LogLevel level, std::string_view message) const { logger(level, log_source::client, message); }
+    // Records about a session's traffic (updates applied, held or dropped; silent turns).
+    void log_session(LogLevel level, std::string_view message) const { logger(level, log_source::session, message); }
 
     // Refuses a call without sending anything; the callback still runs on a later turn.
     template <class T>

@@ -27,15 +27,15 @@ void DroppedTraffic::dropped(std::string_view session_id, std::string_view what)
     if (named_.count(id) != 0) return;  // said once already
     if (named_.size() < kNamedIds) {
         named_.insert(id);
-        core_.log(LogLevel::warning, "dropped " + std::string(what) + " for session " + shown(session_id) + ", " +
-                                         why_ + " (further traffic for it is dropped without a word)");
+        core_.log_session(LogLevel::warning, "dropped " + std::string(what) + " for session " + shown(session_id) + ", " +
+                                                 why_ + " (further traffic for it is dropped without a word)");
         return;
     }
     // Past the named ids: a summary whenever the count reaches a power of two.
     if ((count_ & (count_ - 1)) != 0) return;
-    core_.log(LogLevel::warning, "dropped " + std::to_string(count_) + " messages so far for sessions " + why_ +
-                                     ", from more than " + std::to_string(kNamedIds) +
-                                     " session ids (only the first are named)");
+    core_.log_session(LogLevel::warning, "dropped " + std::to_string(count_) + " messages so far for sessions " + why_ +
+                                             ", from more than " + std::to_string(kNamedIds) +
+                                             " session ids (only the first are named)");
 }
 
 }  // namespace acp::detail

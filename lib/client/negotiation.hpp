@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "acp/client.hpp"
+#include "acp/client_v1.hpp"
 #include "jsonrpc/connection.hpp"
 
 namespace acp::detail {

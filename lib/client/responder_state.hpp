@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "acp/client.hpp"
+#include "acp/client_v1.hpp"
 #include "jsonrpc/connection.hpp"
 
 namespace acp {

@@ -63,8 +63,8 @@ void UpdateRouter::deliver(v2::UpdateSessionNotification& notification) {
 void UpdateRouter::deliver_joined(const v2::UpdateSessionNotification& notification) {
     settler_.traffic(notification.sessionId);
     if (Status applied = core_.store.apply(notification); !applied) {
-        core_.log(LogLevel::warning,
-                  "session/update " + notification.update.tag() + " only partly applied: " + applied.message());
+        core_.log_session(LogLevel::warning,
+                          "session/update " + notification.update.tag() + " only partly applied: " + applied.message());
     }
     turn_watch_.activity(notification.sessionId);
     core_.model_settled();
@@ -81,11 +81,11 @@ void UpdateRouter::hold(v2::UpdateSessionNotification notification) {
         return;
     }
     if (dropped_at_bound_++ == 0) {
-        core_.log(LogLevel::warning,
-                  "updates held for a pending session/new reached their bound (" + std::to_string(held_.size()) +
-                      " updates, " + std::to_string(held_bytes_) +
-                      " bytes; ClientOptions::max_held_updates / max_held_update_bytes): further updates for "
-                      "sessions not known yet are dropped until a session/new answers");
+        core_.log_session(LogLevel::warning,
+                          "updates held for a pending session/new reached their bound (" + std::to_string(held_.size()) +
+                              " updates, " + std::to_string(held_bytes_) +
+                              " bytes; ClientOptions::max_held_updates / max_held_update_bytes): further updates for "
+                              "sessions not known yet are dropped until a session/new answers");
     }
 }
 
@@ -115,10 +115,10 @@ void UpdateRouter::new_session_answered(const std::string* session_id) {
     if (session_id != nullptr) known_.insert(*session_id);
     release_held(session_id);
     if (dropped_at_bound_ != 0 && pending_new_ == 0) {
-        core_.log(LogLevel::warning,
-                  std::to_string(dropped_at_bound_) +
-                      " updates that arrived before a session/new answer were dropped at the bound; the model of "
-                      "the new session may lack some of them");
+        core_.log_session(LogLevel::warning,
+                          std::to_string(dropped_at_bound_) +
+                              " updates that arrived before a session/new answer were dropped at the bound; the model of "
+                              "the new session may lack some of them");
         dropped_at_bound_ = 0;
     }
 }

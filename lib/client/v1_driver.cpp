@@ -345,7 +345,7 @@ void V1Driver::on_session_update(const JsonValue* params) {
     std::vector<av2::UpdateSessionNotification> lifted;
     if (decoded) decoded = lifter_.lift_update(*params, lifted);
     if (!decoded) {
-        core_.log(LogLevel::error, "invalid v1 session/update ignored: " + decoded.message());
+        core_.log_session(LogLevel::error, "invalid v1 session/update ignored: " + decoded.message());
         return;
     }
     const JsonValue* chunk_text = chunk_text_value(params);

@@ -178,7 +178,7 @@ void V2Driver::on_session_update(const JsonValue* params) {
     Status decoded = params ? codec::decode(with_command_types_in_update(*params, repaired), notification)
                             : Status(Errc::protocol_error, "session/update without params");
     if (!decoded) {
-        core_.log(LogLevel::error, "invalid session/update ignored: " + decoded.message());
+        core_.log_session(LogLevel::error, "invalid session/update ignored: " + decoded.message());
         return;
     }
     if (const JsonValue* text = chunk_text_value(params)) {

@@ -412,37 +412,6 @@ struct SessionReducer {
 
 SessionItem::Value& SessionReducer::item_value(std::size_t index) { return s.items_[index].value_; }
 
-const std::string& SessionItem::id() const {
-    return std::visit(
-        [](const auto& item) -> const std::string& {
-            if constexpr (std::is_same_v<std::decay_t<decltype(item)>, UnknownItem>) {
-                return item.tag;
-            } else {
-                return item.id;
-            }
-        },
-        value_);
-}
-
-std::string_view item_kind_name(ItemKind kind) {
-    switch (kind) {
-        case ItemKind::user_message: return "user_message";
-        case ItemKind::agent_message: return "agent_message";
-        case ItemKind::agent_thought: return "agent_thought";
-        case ItemKind::tool_call: return "tool_call";
-        case ItemKind::plan: return "plan";
-        case ItemKind::terminal: return "terminal";
-        case ItemKind::compaction: return "compaction";
-        case ItemKind::unknown: break;
-    }
-    return "unknown";
-}
-
-bool ToolCallItem::is_final() const {
-    return status == v2::ToolCallStatus::completed || status == v2::ToolCallStatus::failed ||
-           status == v2::ToolCallStatus::cancelled;
-}
-
 std::optional<std::size_t> SessionState::find(ItemKind kind, std::string_view id) const {
     if (kind == ItemKind::unknown) return std::nullopt;
     const auto& index = index_[kind_slot(kind)];

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "acp/client.hpp"
+#include "acp/client_v1.hpp"
 #include "support/test_loop.hpp"
 
 namespace acp::test {

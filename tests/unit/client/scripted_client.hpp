@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "acp/client.hpp"
+#include "acp/client_v1.hpp"
 #include "support/raw_peer.hpp"
 #include "support/test_loop.hpp"
 #include "transport/fd_transport.hpp"
