@@ -8,14 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
-#define CHECK(cond)                                                                      \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);     \
-            ++failures;                                                                  \
-        }                                                                                \
-    } while (0)
+#include "check.h"
 
 struct host {
     acp_client *client;

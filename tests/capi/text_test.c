@@ -9,23 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define CHECK(cond)                                                                      \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);     \
-            ++failures;                                                                  \
-        }                                                                                \
-    } while (0)
-#define REQUIRE(cond)                                                                    \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: REQUIRE failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond, \
-                    acp_error_last());                                                   \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
+#include "check.h"
 
 /* Strict UTF-8: no surrogates, no overlongs, nothing past U+10FFFF; NULL counts as valid. */
 static int valid_utf8(const char *text) {
