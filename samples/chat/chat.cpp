@@ -233,11 +233,11 @@ void Chat::quit(int code) {
 void Chat::stop_agent() {
     // libacp's shutdown ladder is under way (stdin closed, then SIGTERM, then SIGKILL to the
     // agent's group, with a grace period each): each Ctrl-C takes the next step now.
-    const pid_t group = agent_process_group();
-    if (group == 0) return;
+    const std::vector<pid_t> groups = agent_process_groups();
+    if (groups.empty()) return;
     ++stop_requests_;
     const int signal_number = stop_requests_ == 1 ? SIGTERM : SIGKILL;
-    kill(-group, signal_number);
+    for (pid_t group : groups) kill(-group, signal_number);
     line(style_.paint(Color::yellow, stop_requests_ == 1 ? "(asked the agent to stop; Ctrl-C again kills it)"
                                                          : "(killed the agent)"));
 }
