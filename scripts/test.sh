@@ -5,6 +5,7 @@
 #
 #   scripts/test.sh            both builds
 #   ACP_SKIP_SANITIZERS=1 scripts/test.sh   only the first (quicker, for development)
+#   ACP_FUZZ_SECONDS=N scripts/test.sh     each libFuzzer target for N s (default 45; 0 skips)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,4 +29,10 @@ if [ "${ACP_SKIP_SANITIZERS:-0}" != "1" ]; then
     cmake --build build/sanitize -j "$jobs"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         ctest --test-dir build/sanitize -j "$jobs" --output-on-failure --timeout 600
+fi
+
+# The libFuzzer targets over the receive path, each for a bounded time (scripts/fuzz.sh).
+if [ "${ACP_SKIP_SANITIZERS:-0}" != "1" ] && [ "${ACP_FUZZ_SECONDS:-45}" != "0" ]; then
+    echo "== fuzz: libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer"
+    ACP_FUZZ_JOBS="$jobs" scripts/fuzz.sh "${ACP_FUZZ_SECONDS:-45}"
 fi
