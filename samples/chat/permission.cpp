@@ -41,6 +41,12 @@ std::string choices_of(const v2::RequestPermissionRequest& request) {
 }  // namespace
 
 void Chat::on_permission(const v2::RequestPermissionRequest& request, acp::PermissionResponder responder) {
+    // After session/cancel, what the agent still asks for the cancelled turn is answered
+    // "cancelled" at once (CLIENT-GUIDE 7.4), never put in front of the user.
+    if (cancel_sent_ && request.sessionId == session_) {
+        responder.cancel();
+        return;
+    }
     const unsigned serial = ++permissions_received_;
     responder.on_withdrawn([this, serial] { withdraw_permission(serial); });
     PendingPermission pending{std::move(responder), request, serial};
