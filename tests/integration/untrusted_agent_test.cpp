@@ -116,7 +116,13 @@ TEST_CASE("untrusted agent: a flood of updates for sessions the client never ope
     CHECK(dropped_lines >= 1);
     CHECK(dropped_lines <= 16);
     CHECK(peer.logged("dropped 32768 messages so far for sessions which this client did not open"));
+#if defined(__SANITIZE_ADDRESS__)
+    // AddressSanitizer keeps freed memory in quarantine, so RSS says nothing about what the
+    // client holds there; the model checks above still hold it to account.
+    MESSAGE("RSS bound not checked under AddressSanitizer (freed memory is quarantined)");
+#else
     CHECK(growth_kib < 8 * 1024);
+#endif
 }
 
 TEST_CASE("untrusted agent: a permission or elicitation request for a session the client never opened gets -32002") {
