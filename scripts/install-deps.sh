@@ -11,6 +11,8 @@ if [ "${1:-}" != "--build" ]; then
     packages+=(doctest-dev python3)
     # The FFI tests load the generated acp_cdef.h with LuaJIT and Python cffi.
     packages+=(luajit python3-cffi)
+    # The Neovim plugin's tests run it in Debian's Neovim (headless) and tmux.
+    packages+=(neovim)
     # The wheel test installs the Python package into a fresh virtual environment.
     packages+=(python3-venv python3-pip)
     # scripts/fuzz.sh builds the libFuzzer targets with clang.

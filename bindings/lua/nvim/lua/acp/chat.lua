@@ -1,0 +1,344 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- :AcpChat — a chat buffer on one agent, rendered from libacp's session model and its
+-- change events: items appear as they are inserted, streamed text is appended as it
+-- arrives (the change's appended text), other changes re-render that item's block only.
+-- Thoughts are folded; permission requests go through vim.ui.select; the agent's stderr
+-- and libacp's log go to a log buffer (:AcpLog).
+local acp = require("acp")
+local render = require("acp.render")
+local loop = require("acp.loop")
+local Buffer = require("acp.buffer")
+
+local api = vim.api
+local M = { chats = {}, config = {} }
+local counter = 0
+
+local Chat = {}
+Chat.__index = Chat
+
+-- Files ----------------------------------------------------------------------------------
+
+local function executable(path) return path and vim.fn.executable(path) == 1 end
+local function exists(path) return path and vim.loop.fs_stat(path) ~= nil end
+
+-- libacp.so: setup{library=...}, ACP_LIBRARY, else the plugin's own build trees, else the
+-- system's ("acp").
+function M.library()
+  if M.config.library then return M.config.library end
+  if os.getenv("ACP_LIBRARY") then return os.getenv("ACP_LIBRARY") end
+  for _, dir in ipairs({ "build/nvim", "build/dev", "build", "build/release" }) do
+    local path = (M.config.root or ".") .. "/" .. dir .. "/libacp.so"
+    if exists(path) then return path end
+  end
+  return nil
+end
+
+-- The default agent: setup{agent={...}}, else the demo agent built beside the library.
+function M.default_agent()
+  if M.config.agent then return vim.deepcopy(M.config.agent) end
+  local library = M.library()
+  if library then
+    local demo = library:gsub("[^/]*$", "") .. "samples/acp-demo-agent"
+    if executable(demo) then return { demo } end
+  end
+  return { "acp-demo-agent" }
+end
+
+-- The chat of the current buffer, else the most recent one.
+function M.current()
+  local buf = api.nvim_get_current_buf()
+  for _, chat in ipairs(M.chats) do
+    if chat.view.buf == buf or (chat.log and chat.log.buf == buf) then return chat end
+  end
+  return M.chats[#M.chats]
+end
+
+-- Log and notes ------------------------------------------------------------------------------
+
+function Chat:log_line(text)
+  if not self.log:valid() then return end
+  local lines = render.lines(text)
+  self.log:add(lines)
+end
+
+function Chat:note(text)
+  self.view:add({ "-- " .. render.clean(text, true) })
+end
+
+function Chat:error(what, err)
+  local message = what .. ": " .. tostring(err)
+  self:note(message)
+  self:log_line("error: " .. message)
+end
+
+-- The session model on screen ------------------------------------------------------------------
+
+function Chat:render_item(index, inserted)
+  local item = self.client:item(self.session_id, index)
+  if not item then return end
+  if inserted or not self.view:has_item(index) then
+    self.view:add(render.item(item), index, item.kind)
+  else
+    self.view:replace_item(index, render.item(item))
+  end
+end
+
+function Chat:on_change(change)
+  if change.session_id ~= self.session_id then return end
+  local t = change.type
+  if t == "item_inserted" then
+    self:render_item(change.index, true)
+  elseif t == "item_changed" then
+    if change.appended and render.appends_in_place(change.kind) and self.view:has_item(change.index) then
+      self.view:append_to_item(change.index, render.clean(change.appended))
+    else
+      self:render_item(change.index, false)
+    end
+  elseif t == "session_reset" then
+    self.view:clear()
+    self:note("session " .. self.session_id .. " (history replayed)")
+  elseif t == "state_changed" then
+    self.state = change.state
+    api.nvim_buf_set_var(self.view.buf, "acp_state", render.clean(change.state or "", true))
+  elseif t == "turn_ended" then
+    self.state = "idle"
+    self:note("turn ended: " .. (change.stop_reason or "?"))
+    for _, fn in ipairs(self.on_turn_end) do fn(change.stop_reason) end
+  end
+end
+
+-- Permission requests, one question at a time ----------------------------------------------------
+
+function Chat:ask_next()
+  if self.asking or #self.questions == 0 then return end
+  local request = table.remove(self.questions, 1)
+  if request.answered or request.withdrawn then return self:ask_next() end
+  self.asking = request
+  local title = request.tool_call and (request.tool_call.title or request.tool_call.id) or "a tool call"
+  title = render.clean(title, true)
+  self:note("permission asked: " .. title)
+  vim.ui.select(request.options, {
+    prompt = "Allow " .. title .. "?",
+    kind = "acp.permission",
+    format_item = function(option) return render.clean(option.name, true) end,
+  }, function(choice)
+    self.asking = nil
+    if request.answered or request.withdrawn then
+      self:note("permission already settled: " .. title)
+    elseif choice then
+      request:select(choice.id)
+      self:note("permission: " .. render.clean(choice.name, true))
+    else
+      request:cancel()
+      self:note("permission: cancelled")
+    end
+    self:ask_next()
+  end)
+end
+
+-- Sessions and turns ----------------------------------------------------------------------------
+
+function Chat:send(text)
+  if not self.session_id then
+    self.unsent[#self.unsent + 1] = text
+    return
+  end
+  self.state = "running"
+  local ok, err = self.client:prompt(self.session_id, text, function(_, err)
+    if err then self:error("prompt", err) end
+  end)
+  if not ok then self:error("prompt", err) end
+end
+
+-- Cancels the running turn: session/cancel, then every open question answered
+-- "cancelled" (CLIENT-GUIDE 7.4: the agent then records its tool calls as cancelled).
+function Chat:cancel()
+  if not self.session_id then return end
+  local ok, err = self.client:cancel(self.session_id)
+  if not ok then return self:error("cancel", err) end
+  for _, request in ipairs(self.questions) do request:cancel() end
+  self.questions = {}
+  if self.asking then self.asking:cancel() end
+end
+
+function Chat:start_session()
+  self.client:new_session({ cwd = self.cwd }, function(session, err)
+    if err then return self:error("new session", err) end
+    self.session_id = session.id
+    self:note("session " .. session.id)
+    local unsent = self.unsent
+    self.unsent = {}
+    for _, text in ipairs(unsent) do self:send(text) end
+  end)
+end
+
+-- Resumes a session of the agent with its history replayed into this buffer.
+function Chat:resume(session_id, cwd)
+  if not cwd then
+    return self.client:list_sessions(nil, function(list, err)
+      if err then return self:error("list sessions", err) end
+      for _, info in ipairs(list or {}) do
+        if info.sessionId == session_id then return self:resume(session_id, info.cwd or self.cwd) end
+      end
+      self:resume(session_id, self.cwd)
+    end)
+  end
+  self.session_id = session_id
+  self.view:clear()
+  self:note("resuming " .. session_id)
+  self.client:resume_session(session_id, { cwd = cwd, replay = true }, function(_, err)
+    if err then return self:error("resume " .. session_id, err) end
+    self:note("resumed " .. session_id)
+    for _, fn in ipairs(self.on_resumed) do fn(session_id) end
+  end)
+end
+
+function Chat:pick_session()
+  self.client:list_sessions(nil, function(list, err)
+    if err then return self:error("list sessions", err) end
+    vim.ui.select(list or {}, {
+      prompt = "Resume which session?",
+      kind = "acp.session",
+      format_item = function(info)
+        return render.clean(info.sessionId, true) .. "  " .. render.clean(info.title or "", true)
+      end,
+    }, function(choice)
+      if choice then self:resume(choice.sessionId, choice.cwd) end
+    end)
+  end)
+end
+
+-- Lifetime ---------------------------------------------------------------------------------------
+
+-- Ends the agent (waits for it, bounded by libacp's shutdown ladder) and forgets the chat.
+function Chat:shutdown()
+  if self.closed then return end
+  self.closed = true
+  if self.stop_loop then self.stop_loop() end
+  self.client:free()
+  for i, chat in ipairs(M.chats) do
+    if chat == self then table.remove(M.chats, i) break end
+  end
+end
+
+local function setup_buffer(chat)
+  local buf = chat.view.buf
+  api.nvim_buf_set_option(buf, "filetype", "acpchat")
+  api.nvim_buf_call(buf, function()
+    vim.cmd([[syntax match AcpChatHeader /^## .*/]])
+    vim.cmd([[syntax match AcpChatNote /^-- .*/]])
+    vim.cmd([[syntax match AcpChatAdded /^  +.*/]])
+    vim.cmd([[syntax match AcpChatRemoved /^  -.*/]])
+    vim.cmd([[highlight default link AcpChatHeader Title]])
+    vim.cmd([[highlight default link AcpChatNote Comment]])
+    vim.cmd([[highlight default link AcpChatAdded DiffAdd]])
+    vim.cmd([[highlight default link AcpChatRemoved DiffDelete]])
+  end)
+  local opts = { buffer = buf, silent = true }
+  vim.keymap.set("n", "i", function() M.input(chat) end, opts)
+  vim.keymap.set("n", "<CR>", function() M.input(chat) end, opts)
+  vim.keymap.set("n", "<C-c>", function() chat:cancel() end, opts)
+  api.nvim_create_autocmd("BufWinEnter", { buffer = buf, callback = function() M.fold_window(0) end })
+  api.nvim_create_autocmd("BufWipeout", { buffer = buf, callback = function() chat:shutdown() end })
+end
+
+-- Thoughts are folded: foldexpr over the thought blocks' rows (cached per change).
+function M.fold_window(win)
+  api.nvim_win_set_option(win, "foldmethod", "expr")
+  api.nvim_win_set_option(win, "foldexpr", "v:lua.AcpChatFold(v:lnum)")
+  api.nvim_win_set_option(win, "foldlevel", 0)
+end
+
+function _G.AcpChatFold(lnum)
+  local buf = api.nvim_get_current_buf()
+  for _, chat in ipairs(M.chats) do
+    if chat.view.buf == buf then
+      local tick = api.nvim_buf_get_changedtick(buf)
+      if chat.fold_tick ~= tick then
+        chat.fold_tick, chat.fold_ranges = tick, chat.view:ranges_of("agent_thought")
+      end
+      for _, range in ipairs(chat.fold_ranges) do
+        if lnum == range[1] then return ">1" end
+        if lnum > range[1] and lnum <= range[2] then return "1" end
+      end
+      return "0"
+    end
+  end
+  return "0"
+end
+
+-- Opens a chat on argv (default: the demo agent) in a new window.
+function M.open(argv)
+  local loaded, load_err = acp.load({ library = M.library(), cdef = M.config.cdef })
+  if not loaded then
+    vim.notify("acp: " .. tostring(load_err), vim.log.levels.ERROR)
+    return nil, load_err
+  end
+  if not argv or #argv == 0 then argv = M.default_agent() end
+  local cwd = vim.fn.getcwd()
+  local client, err = acp.spawn(argv, { cwd = cwd, client_name = "libacp-nvim" })
+  if not client then
+    vim.notify("acp: cannot start " .. table.concat(argv, " ") .. ": " .. tostring(err), vim.log.levels.ERROR)
+    return nil, err
+  end
+  counter = counter + 1
+  local chat = setmetatable({
+    client = client, argv = argv, cwd = cwd, id = counter,
+    view = Buffer.new("acp://chat/" .. counter), log = Buffer.new("acp://log/" .. counter),
+    questions = {}, unsent = {}, on_turn_end = {}, on_resumed = {},
+  }, Chat)
+  M.chats[#M.chats + 1] = chat
+  setup_buffer(chat)
+  vim.cmd("botright vsplit")
+  api.nvim_win_set_buf(0, chat.view.buf)
+  M.fold_window(0)
+
+  client:on("change", function(change) chat:on_change(change) end)
+  client:on("permission", function(request)
+    chat.questions[#chat.questions + 1] = request
+    chat:ask_next()
+  end)
+  client:on("withdrawn", function(id)
+    for _, request in ipairs(chat.questions) do
+      if request.id == id then request.withdrawn = true end
+    end
+    if chat.asking and chat.asking.id == id then chat.asking.withdrawn = true end
+    chat:note("the agent withdrew its question")
+  end)
+  client:on("log", function(record)
+    chat:log_line(record.level .. " " .. (record.source or "") .. ": " .. record.text)
+  end)
+  client:on("closed", function(closed_err)
+    chat:note("agent gone" .. (closed_err and (": " .. tostring(closed_err)) or ""))
+    chat:log_line("closed" .. (closed_err and (": " .. tostring(closed_err)) or ""))
+  end)
+  chat.stop_loop = loop.attach(client, function(message) chat:error("handler", message) end)
+
+  chat.view:add({ "# ACP chat: " .. render.clean(table.concat(argv, " "), true) })
+  client:initialize(function(_, init_err)
+    if init_err then return chat:error("initialize", init_err) end
+    local info = client:agent_info() or {}
+    local agent = type(info.agentInfo) == "table" and info.agentInfo or type(info.info) == "table" and info.info or {}
+    chat:note("agent " .. render.clean(agent.title or agent.name or "?", true) .. " " ..
+      render.clean(agent.version or "", true) .. ", ACP v" .. client:negotiated_version())
+    chat:start_session()
+  end)
+  return chat
+end
+
+function M.input(chat)
+  vim.ui.input({ prompt = "> " }, function(text)
+    if text and text ~= "" then chat:send(text) end
+  end)
+end
+
+function M.setup(config)
+  M.config = vim.tbl_extend("force", M.config, config or {})
+end
+
+function M.shutdown_all()
+  for i = #M.chats, 1, -1 do M.chats[i]:shutdown() end
+end
+
+M.Chat = Chat
+return M
