@@ -66,7 +66,7 @@ end
 function acp.spawn(argv, options)
   if not lib then
     local ok, err = acp.load()
-    if not ok then return nil, { code = -2, name = "ACP_ESPAWN", message = err } end
+    if not ok then return nil, setmetatable({ code = -2, name = "ACP_ESPAWN", message = err }, error_mt) end
   end
   options = options or {}
   if type(argv) ~= "table" or #argv == 0 then return fail(-1, "spawn needs argv = {agent, args...}") end
@@ -166,8 +166,7 @@ end
 function Client:await(request, err, timeout_ms)
   if not request then return nil, err end
   local entry = self.pending[request]
-  if not entry then return fail(-12, "no such request: " .. tostring(request)) end
-  entry.awaited = true
+  if not entry then return fail(-12, "no such request (or it has a callback): " .. tostring(request)) end
   local ok, wait_err = self:wait_until(function() return entry.done end, timeout_ms)
   if not ok then return nil, wait_err end
   self.pending[request] = nil
@@ -192,7 +191,8 @@ end
 
 -- Starting calls ----------------------------------------------------------------------------
 
--- Registers the call started by starter(request_out) (a C call returning 0 or a code).
+-- Registers the call a C function just started (code: what it returned). Without a
+-- callback the result is kept until client:await(request) takes it.
 function Client:_start(code, convert, callback)
   if code < 0 then return fail(code) end
   local request = tonumber(self.request_out[0])
@@ -304,7 +304,7 @@ end
 -- value: a string (select options) or a boolean (boolean options).
 function Client:set_config_option(session_id, config_id, value, callback)
   local request = { sessionId = session_id, configId = config_id, value = value }
-  if type(value) == "boolean" then request.type = "boolean" end
+  request.type = type(value) == "boolean" and "boolean" or "id"
   return self:_start(lib.acp_client_set_config_option(self.request_out, self.handle, json.encode(request), nil, nil),
     decode, callback)
 end
@@ -449,9 +449,7 @@ event_handlers[1] = function(self, event)  -- RESULT
   if entry.callback then
     self.pending[request] = nil
     entry.callback(result, err)
-  elseif not entry.awaited then
-    self.pending[request] = nil  -- nobody will ask: keep nothing
-  end
+  end  -- else kept for client:await(request)
 end
 
 event_handlers[2] = function(self, event)  -- SESSION_UPDATE

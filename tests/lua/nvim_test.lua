@@ -1,0 +1,179 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- Runs inside `nvim --headless` with the plugin (tests/lua/nvim_test.sh starts it twice).
+-- Phase "first": :AcpChat against the demo agent, a prompt, the permission answered
+-- through a stubbed vim.ui.select, the reply, tool call, diff, plan and folded thought
+-- in the buffer, streamed text appended in place (no re-render), a turn cancelled.
+-- Phase "second": a fresh Neovim and agent on the same state directory resume that
+-- session through :AcpSessions and find its history in the buffer.
+-- Both: the agent's pid is recorded, and at VimLeave (after the plugin's VimLeavePre)
+-- it must be gone. Results go to $ACP_TEST_OUT/<phase>.result, one line per check.
+local phase = os.getenv("ACP_TEST_PHASE")
+local out = os.getenv("ACP_TEST_OUT")
+local agent = os.getenv("ACP_TEST_AGENT")
+local state_dir = out .. "/state"
+local result_path = out .. "/" .. phase .. ".result"
+local api = vim.api
+
+local function write(line)
+  local file = assert(io.open(result_path, "a"))
+  file:write(line, "\n")
+  file:close()
+end
+local function check(cond, what, detail)
+  write((cond and "ok    " or "FAIL  ") .. what .. ((not cond and detail) and (": " .. tostring(detail)) or ""))
+  return cond
+end
+
+local chat_module = require("acp.chat")
+
+local function buffer_text(chat)
+  return table.concat(api.nvim_buf_get_lines(chat.view.buf, 0, -1, false), "\n")
+end
+local function wait_for(what, cond, ms)
+  local ok = vim.wait(ms or 20000, cond, 10)
+  if not ok then check(false, "waited for " .. what) end
+  return ok
+end
+
+-- The processes this Neovim started (libacp runs the agent under a small guard process,
+-- so the agent is a grandchild): every descendant, and how many of them are the agent.
+local function agent_pids()
+  local children = {}
+  for _, stat in ipairs(vim.fn.glob("/proc/[0-9]*/stat", false, true)) do
+    local file = io.open(stat, "r")
+    local line = file and file:read("*l")
+    if file then file:close() end
+    local pid, ppid
+    if line then pid, ppid = line:match("^(%d+) %(.*%) %a (%d+)") end
+    if pid then
+      children[tonumber(ppid)] = children[tonumber(ppid)] or {}
+      table.insert(children[tonumber(ppid)], tonumber(pid))
+    end
+  end
+  local pids, agents, queue = {}, 0, { vim.fn.getpid() }
+  while #queue > 0 do
+    for _, pid in ipairs(children[table.remove(queue, 1)] or {}) do
+      pids[#pids + 1] = pid
+      queue[#queue + 1] = pid
+      local comm = io.open("/proc/" .. pid .. "/comm", "r")
+      if comm and comm:read("*l") == "acp-demo-agent" then agents = agents + 1 end
+      if comm then comm:close() end
+    end
+  end
+  return pids, agents
+end
+
+local function alive(pid)
+  local file = io.open("/proc/" .. pid .. "/stat", "r")
+  if not file then return false end
+  local line = file:read("*l") or ""
+  file:close()
+  return not line:match("^%d+ %(.*%) Z")
+end
+
+local recorded_pids = {}
+api.nvim_create_autocmd("VimLeave", {
+  callback = function()
+    for _, pid in ipairs(recorded_pids) do
+      check(not alive(pid), "process " .. pid .. " (agent or its guard) ended before Neovim exits")
+    end
+    write("DONE " .. table.concat(recorded_pids, " "))
+  end,
+})
+
+-- The permission question, answered "allow once"; the session picker, answered with the
+-- session of the first phase.
+local asked = {}
+local pick_session
+vim.ui.select = function(items, opts, on_choice)
+  asked[#asked + 1] = opts
+  if opts.kind == "acp.permission" then
+    for _, option in ipairs(items) do
+      if option.kind == "allow_once" then return on_choice(option) end
+    end
+  elseif opts.kind == "acp.session" then
+    for _, info in ipairs(items) do
+      if info.sessionId == pick_session then return on_choice(info) end
+    end
+  end
+  on_choice(nil)
+end
+
+local function start_chat()
+  vim.cmd("AcpChat " .. agent .. " --delay-ms 2 --state-dir " .. state_dir)
+  local chat = chat_module.current()
+  check(chat ~= nil and api.nvim_get_current_buf() == chat.view.buf, ":AcpChat opens the chat buffer")
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  local agents
+  recorded_pids, agents = agent_pids()
+  check(agents == 1, "one agent process (" .. table.concat(recorded_pids, " ") .. ")", agents)
+  return chat
+end
+
+local function first()
+  local chat = start_chat()
+  -- Every edit of the chat buffer during the turn: a re-render would replace many lines.
+  local edits, widest = 0, 0
+  api.nvim_buf_attach(chat.view.buf, false, {
+    on_lines = function(_, _, _, first_line, last_line, new_last)
+      edits = edits + 1
+      widest = math.max(widest, last_line - first_line, new_last - first_line)
+    end,
+  })
+  vim.cmd("AcpSend hello nvim")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  local text = buffer_text(chat)
+  check(text:find("## You\nhello nvim", 1, true), "the prompt is in the buffer")
+  check(text:find("You said: hello nvim", 1, true), "the reply is in the buffer")
+  check(text:find("## Tool: Add a line to NOTES.md (edit) [completed]", 1, true), "the tool call with its final status")
+  check(text:find("  diff: modify ", 1, true) and text:find("\n  +- hello nvim", 1, true), "the tool call's diff")
+  check(text:find("## Plan\n  [x] Answer the message\n  [x] Note it down in NOTES.md\n  [x] Run the checks", 1, true),
+    "the plan, completed")
+  check(text:find("1 file checked, 0 problems", 1, true), "the terminal's output")
+  check(text:find("-- permission: Allow once", 1, true), "the permission answered through vim.ui.select")
+  check(#asked == 1 and asked[1].kind == "acp.permission", "vim.ui.select asked once")
+  check(edits > 10 and widest <= 12, "streamed text appended in place, no re-render (" .. edits .. " edits, widest "
+    .. widest .. " lines)", widest)
+  -- The thought is folded in the chat window.
+  local thought_row
+  for row, line in ipairs(api.nvim_buf_get_lines(chat.view.buf, 0, -1, false)) do
+    if line == "## Thinking" then thought_row = row break end
+  end
+  check(thought_row and vim.fn.foldclosed(thought_row) == thought_row, "the thought is folded", thought_row)
+
+  -- A cancelled turn.
+  vim.cmd("AcpSend /count 1000")
+  wait_for("counting", function() return buffer_text(chat):find("\n5\n", 1, true) end)
+  vim.cmd("AcpCancel")
+  check(wait_for("the cancelled turn", function()
+    return buffer_text(chat):find("-- turn ended: cancelled", 1, true)
+  end), ":AcpCancel ends the turn cancelled")
+  check(not buffer_text(chat):find("\n1000\n", 1, true), "cancelled before the count ended")
+  local file = assert(io.open(out .. "/session", "w"))
+  file:write(chat.session_id)
+  file:close()
+  check(api.nvim_buf_get_name(chat.log.buf):find("acp://log/", 1, true), "a log buffer")
+end
+
+local function second()
+  local file = assert(io.open(out .. "/session", "r"))
+  pick_session = file:read("*a")
+  file:close()
+  local chat = start_chat()
+  check(chat.session_id ~= pick_session, "a new session first")
+  vim.cmd("AcpSessions")
+  wait_for("the resumed session", function() return buffer_text(chat):find("-- resumed " .. pick_session, 1, true) end)
+  local text = buffer_text(chat)
+  check(chat.session_id == pick_session, "the chat follows the resumed session")
+  check(text:find("You said: hello nvim", 1, true), "the replayed reply")
+  check(text:find("## Tool: Add a line to NOTES.md (edit) [completed]", 1, true), "the replayed tool call")
+  check(text:find("  [x] Run the checks", 1, true), "the replayed plan")
+  vim.cmd("AcpSend second nvim")
+  check(wait_for("a turn in the resumed session", function()
+    return buffer_text(chat):find("You said: second nvim", 1, true) and buffer_text(chat):find("-- turn ended: end_turn", 1, true)
+  end), "a turn in the resumed session")
+end
+
+local ok, err = xpcall(phase == "first" and first or second, debug.traceback)
+if not ok then check(false, "the test ran", err) end
+vim.cmd("qa!")
