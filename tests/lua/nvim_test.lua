@@ -174,6 +174,26 @@ local function second()
   end), "a turn in the resumed session")
 end
 
-local ok, err = xpcall(phase == "first" and first or second, debug.traceback)
+-- Phase "hostile": the demo agent wraps every string it sends in terminal control
+-- sequences; none of their control characters may reach the chat or the log buffer.
+local function hostile()
+  vim.cmd("AcpChat " .. agent .. " --hostile --delay-ms 0 --state-dir " .. state_dir .. "-hostile")
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  vim.cmd("AcpSend hello")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  local text = buffer_text(chat)
+  check(text:find("You said: hello", 1, true) and text:find("## Tool: ", 1, true), "the hostile agent's turn is shown")
+  local log = table.concat(api.nvim_buf_get_lines(chat.log.buf, 0, -1, false), "\n")
+  for name, shown in pairs({ chat = text, log = log }) do
+    local bad = shown:find("[%z\1-\8\11-\31\127]") or shown:find("\194[\128-\159]")
+    check(not bad, "no control character in the " .. name .. " buffer", bad and shown:sub(bad - 20, bad + 20))
+  end
+  check(#log > 0, "the agent's stderr reached the log buffer")
+end
+
+local phases = { first = first, second = second, hostile = hostile }
+local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
 vim.cmd("qa!")

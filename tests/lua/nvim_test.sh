@@ -13,7 +13,7 @@ if ! command -v "$nvim" >/dev/null 2>&1; then
 fi
 rm -rf "$scratch" && mkdir -p "$scratch/state"
 status=0
-for phase in first second; do
+for phase in first second hostile; do
     ACP_TEST_PHASE=$phase ACP_TEST_OUT=$scratch ACP_TEST_AGENT=$agent ACP_LIBRARY=$library \
         timeout 120 "$nvim" --headless -u NONE -i NONE -n \
         --cmd "set runtimepath^=$plugin" --cmd "runtime! plugin/acp.lua" \
