@@ -140,6 +140,11 @@ local function first()
     if line == "## Thinking" then thought_row = row break end
   end
   check(thought_row and vim.fn.foldclosed(thought_row) == thought_row, "the thought is folded", thought_row)
+  local folded_too = {}
+  for row, line in ipairs(api.nvim_buf_get_lines(chat.view.buf, 0, -1, false)) do
+    if line:match("^## ") and line ~= "## Thinking" and vim.fn.foldclosed(row) ~= -1 then folded_too[#folded_too + 1] = line end
+  end
+  check(#folded_too == 0, "nothing but the thought is folded", table.concat(folded_too, ", "))
 
   -- A cancelled turn.
   vim.cmd("AcpSend /count 1000")

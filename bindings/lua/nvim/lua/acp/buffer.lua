@@ -51,7 +51,9 @@ function Buffer:range(k)
   if self.blocks[k + 1] then
     last = self:_start_row(k + 1) - 1
   else
-    last = api.nvim_buf_line_count(self.buf) - 1
+    -- While a block is being added, its lines are in the buffer before it is listed
+    -- (and 'foldexpr' may be evaluated in between): they are not the last block's.
+    last = (self.adding_at or api.nvim_buf_line_count(self.buf)) - 1
   end
   return first, last
 end
@@ -65,12 +67,18 @@ function Buffer:add(lines, item, kind)
       api.nvim_buf_set_lines(self.buf, 0, -1, false, lines)
     else
       first = api.nvim_buf_line_count(self.buf)
-      api.nvim_buf_set_lines(self.buf, -1, -1, false, lines)
+      self.adding_at = first
+      local ok, err = pcall(api.nvim_buf_set_lines, self.buf, -1, -1, false, lines)
+      self.adding_at = nil
+      if not ok then error(err, 0) end
     end
     local mark = api.nvim_buf_set_extmark(self.buf, ns, first, 0, {})
     self.blocks[#self.blocks + 1] = { mark = mark, item = item, kind = kind }
     if item then self.by_item[item] = #self.blocks end
   end)
+  -- The block before is complete now (the chat folds a finished thought).
+  local before = #self.blocks - 1
+  if before > 0 and self.on_block_closed then self.on_block_closed(self.blocks[before].kind, before) end
 end
 
 function Buffer:has_item(item) return self.by_item[item] ~= nil end
@@ -106,13 +114,14 @@ function Buffer:clear()
     api.nvim_buf_set_lines(self.buf, 0, -1, false, {})
   end)
   self.blocks, self.by_item = {}, {}
+  if self.on_clear then self.on_clear() end
 end
 
--- Row ranges (1-based, inclusive) of the blocks of one kind: for folding thoughts.
+-- Row ranges (1-based, inclusive) of the finished blocks of one kind: for folding thoughts.
 function Buffer:ranges_of(kind)
   local ranges = {}
   for k, block in ipairs(self.blocks) do
-    if block.kind == kind then
+    if block.kind == kind and self.blocks[k + 1] then
       local first, last = self:range(k)
       ranges[#ranges + 1] = { first + 1, last + 1 }
     end

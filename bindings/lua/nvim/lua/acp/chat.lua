@@ -234,6 +234,19 @@ local function setup_buffer(chat)
     vim.cmd([[highlight default link AcpChatAdded DiffAdd]])
     vim.cmd([[highlight default link AcpChatRemoved DiffDelete]])
   end)
+  -- A thought is folded once it is complete (the next block began), in every window.
+  chat.view.on_block_closed = function(kind, k)
+    if kind ~= "agent_thought" then return end
+    local first, last = chat.view:range(k)
+    for _, win in ipairs(api.nvim_list_wins()) do
+      if api.nvim_win_get_buf(win) == buf then M.fold(win, first + 1, last + 1) end
+    end
+  end
+  chat.view.on_clear = function()
+    for _, win in ipairs(api.nvim_list_wins()) do
+      if api.nvim_win_get_buf(win) == buf then api.nvim_win_call(win, function() vim.cmd("silent! normal! zE") end) end
+    end
+  end
   local opts = { buffer = buf, silent = true }
   vim.keymap.set("n", "i", function() M.input(chat) end, opts)
   vim.keymap.set("n", "<CR>", function() M.input(chat) end, opts)
@@ -242,29 +255,25 @@ local function setup_buffer(chat)
   api.nvim_create_autocmd("BufWipeout", { buffer = buf, callback = function() chat:shutdown() end })
 end
 
--- Thoughts are folded: foldexpr over the thought blocks' rows (cached per change).
-function M.fold_window(win)
-  api.nvim_win_set_option(win, "foldmethod", "expr")
-  api.nvim_win_set_option(win, "foldexpr", "v:lua.AcpChatFold(v:lnum)")
-  api.nvim_win_set_option(win, "foldlevel", 0)
+-- Thoughts are folded: manual folds, made when a thought is complete (folds are per
+-- window, so also for a window that shows the chat later). Manual folds move with the
+-- lines around them and are never re-evaluated while text streams in.
+function M.fold(win, first, last)
+  if last <= first then return end
+  api.nvim_win_call(win, function() vim.cmd(string.format("silent! %d,%dfold", first, last)) end)
 end
 
-function _G.AcpChatFold(lnum)
-  local buf = api.nvim_get_current_buf()
-  for _, chat in ipairs(M.chats) do
-    if chat.view.buf == buf then
-      local tick = api.nvim_buf_get_changedtick(buf)
-      if chat.fold_tick ~= tick then
-        chat.fold_tick, chat.fold_ranges = tick, chat.view:ranges_of("agent_thought")
-      end
-      for _, range in ipairs(chat.fold_ranges) do
-        if lnum == range[1] then return ">1" end
-        if lnum > range[1] and lnum <= range[2] then return "1" end
-      end
-      return "0"
-    end
+function M.fold_window(win)
+  win = win == 0 and api.nvim_get_current_win() or win
+  api.nvim_win_set_option(win, "foldmethod", "manual")
+  api.nvim_win_set_option(win, "foldenable", true)
+  local chat
+  for _, c in ipairs(M.chats) do
+    if c.view.buf == api.nvim_win_get_buf(win) then chat = c end
   end
-  return "0"
+  if not chat then return end
+  api.nvim_win_call(win, function() vim.cmd("silent! normal! zE") end)
+  for _, range in ipairs(chat.view:ranges_of("agent_thought")) do M.fold(win, range[1], range[2]) end
 end
 
 -- Opens a chat on argv (default: the demo agent) in a new window.

@@ -94,6 +94,7 @@ local function terminal_lines(item)
   local lines = { "## Terminal " .. render.clean(item.id, true) .. ": " .. render.clean(data.command or "", true) }
   append_all(lines, render.lines(item.text or ""))
   if type(data.exitStatus) == "table" then
+    if #lines > 1 and lines[#lines] == "" then lines[#lines] = nil end  -- output's last newline
     lines[#lines + 1] = "  [exit " .. render.clean(data.exitStatus.exitCode or data.exitStatus.signal or "?", true) .. "]"
   end
   return lines
