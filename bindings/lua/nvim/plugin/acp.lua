@@ -35,6 +35,8 @@ command("AcpCancel", with_chat(function(c) c:cancel() end), { desc = "Cancel the
 command("AcpSessions", with_chat(function(c) c:pick_session() end), { desc = "List the agent's sessions and resume one" })
 command("AcpResume", with_chat(function(c, opts) c:resume(opts.args) end),
   { nargs = 1, desc = "Resume a session by id, replaying its history" })
+command("AcpConfig", with_chat(function(c, opts) c:config(opts.fargs[1], opts.fargs[2]) end),
+  { nargs = "*", desc = "List the session's config options, or set one: :AcpConfig ID VALUE" })
 command("AcpLog", with_chat(function(c)
   vim.cmd("botright split")
   vim.api.nvim_win_set_buf(0, c.log.buf)

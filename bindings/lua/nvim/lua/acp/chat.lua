@@ -55,10 +55,23 @@ end
 
 -- Log and notes ------------------------------------------------------------------------------
 
+-- The log keeps the last LOG_LINES lines, each cut at LOG_LINE_BYTES: an agent flooding
+-- its stderr must not grow the editor's memory without bound.
+local LOG_LINES, LOG_LINE_BYTES = 2000, 2000
+
 function Chat:log_line(text)
-  if not self.log:valid() then return end
+  local buf = self.log.buf
+  if not api.nvim_buf_is_valid(buf) then return end
   local lines = render.lines(text)
-  self.log:add(lines)
+  for i, line in ipairs(lines) do
+    if #line > LOG_LINE_BYTES then lines[i] = line:sub(1, LOG_LINE_BYTES):gsub("[\192-\255][\128-\191]*$", "") .. " [...]" end
+  end
+  api.nvim_buf_set_option(buf, "modifiable", true)
+  local empty = api.nvim_buf_line_count(buf) == 1 and api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ""
+  api.nvim_buf_set_lines(buf, empty and 0 or -1, -1, false, lines)
+  local excess = api.nvim_buf_line_count(buf) - LOG_LINES
+  if excess > 0 then api.nvim_buf_set_lines(buf, 0, excess, false, {}) end
+  api.nvim_buf_set_option(buf, "modifiable", false)
 end
 
 function Chat:note(text)
@@ -206,6 +219,29 @@ function Chat:pick_session()
       if choice then self:resume(choice.sessionId, choice.cwd) end
     end)
   end)
+end
+
+-- Config options: listed as notes, or one set (booleans as true/false).
+function Chat:config(config_id, value)
+  if not self.session_id then return end
+  local session = self.client:session(self.session_id)
+  if not config_id then
+    for _, option in ipairs(session:config_options() or {}) do
+      local values = {}
+      for _, choice in ipairs(type(option.options) == "table" and option.options or {}) do
+        if type(choice) == "table" then values[#values + 1] = render.clean(choice.value, true) end
+      end
+      self:note("config " .. render.clean(option.configId, true) .. " = " .. render.clean(option.currentValue, true) ..
+        (#values > 0 and (" (" .. table.concat(values, ", ") .. ")") or ""))
+    end
+    return
+  end
+  if value == "true" or value == "false" then value = value == "true" end
+  local ok, err = session:set_config_option(config_id, value, function(_, set_err)
+    if set_err then return self:error("config " .. config_id, set_err) end
+    self:note("config " .. config_id .. " = " .. tostring(value))
+  end)
+  if not ok then self:error("config " .. config_id, err) end
 end
 
 -- Lifetime ---------------------------------------------------------------------------------------
