@@ -9,7 +9,7 @@
 --              naive plugin the change events exist to avoid)
 -- Each mode gets a fresh agent; rounds are interleaved, best of ROUNDS. Prints the ratios.
 local agent = os.getenv("ACP_BENCH_AGENT")
-local chunks = tonumber(os.getenv("ACP_BENCH_CHUNKS") or "2000")
+local chunks = math.min(tonumber(os.getenv("ACP_BENCH_CHUNKS") or "1000"), 1000)  -- the demo counts to 1000 at most
 local rounds = tonumber(os.getenv("ACP_BENCH_ROUNDS") or "3")
 local history = tonumber(os.getenv("ACP_BENCH_HISTORY") or "5")
 local scratch = os.getenv("ACP_BENCH_SCRATCH") or "/tmp/acp-nvim-bench"
@@ -61,19 +61,27 @@ local function run(mode, round)
   return cpu
 end
 
-local best = {}
-for round = 1, rounds do
-  for _, mode in ipairs({ "append", "item", "buffer" }) do
-    local cpu = run(mode, round)
-    best[mode] = math.min(best[mode] or math.huge, cpu)
+local function main()
+  local best = {}
+  for round = 1, rounds do
+    for _, mode in ipairs({ "append", "item", "buffer" }) do
+      local cpu = run(mode, round)
+      best[mode] = math.min(best[mode] or math.huge, cpu)
+    end
   end
+  local out = io.stderr
+  out:write(string.format("a /count %d reply (%d chunks) after %d turns, editor CPU time, best of %d interleaved rounds\n",
+    chunks, chunks, history, rounds))
+  for _, mode in ipairs({ "append", "item", "buffer" }) do
+    out:write(string.format("  %-7s %8.1f ms  %7.1f us/chunk\n", mode, best[mode] * 1000, best[mode] * 1e6 / chunks))
+  end
+  out:write(string.format("  item re-render / append: %.1fx   whole-buffer re-render / append: %.1fx\n",
+    best.item / best.append, best.buffer / best.append))
 end
-local out = io.stderr
-out:write(string.format("a /count %d reply (%d chunks) after %d turns, editor CPU time, best of %d interleaved rounds\n",
-  chunks, chunks, history, rounds))
-for _, mode in ipairs({ "append", "item", "buffer" }) do
-  out:write(string.format("  %-7s %8.1f ms  %7.1f us/chunk\n", mode, best[mode] * 1000, best[mode] * 1e6 / chunks))
+
+local ok, err = xpcall(main, debug.traceback)
+if not ok then
+  io.stderr:write("bench failed: ", tostring(err), "\n")
+  vim.cmd("cquit! 1")
 end
-out:write(string.format("  item re-render / append: %.1fx   whole-buffer re-render / append: %.1fx\n",
-  best.item / best.append, best.buffer / best.append))
 vim.cmd("qa!")

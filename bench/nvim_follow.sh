@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The Neovim plugin following a streamed reply: appended text vs re-rendering the item or
 # the whole buffer per chunk (bench/nvim_follow.lua). Never run by CTest.
-#   bench/nvim_follow.sh [BUILD_DIR]      (default build/dev; ACP_BENCH_CHUNKS, _ROUNDS, _HISTORY)
+#   bench/nvim_follow.sh [BUILD_DIR]      (default build/dev; ACP_BENCH_CHUNKS (<= 1000), _ROUNDS, _HISTORY)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/dev}
