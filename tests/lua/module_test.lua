@@ -114,6 +114,8 @@ check(r == nil and err and err.name == "ACP_ENOTFOUND", "an item out of range: n
 local list = must(client:await(client:list_sessions()), nil, "list sessions")
 check(#list == 1 and list[1].sessionId == session.id, "list_sessions lists the session")
 local live = session:snapshot()
+local ids = client:session_ids()
+check(ids and ids[1] == session.id and client:item_count(session.id) == #live.items, "session_ids and item_count")
 must(client:await(session:close()), nil, "close session")
 client:free()
 check(client:is_closed(), "free closes the client")
@@ -132,6 +134,8 @@ for i, item in ipairs(live.items) do
   if not replayed.items[i] or replayed.items[i].json ~= item.json then same = false end
 end
 check(same, "the replayed items equal the live ones, item by item")
+must(again:await(again:delete_session(session.id)), nil, "delete the session")
+check(#must(again:await(again:list_sessions()), nil, "list after delete") == 0, "a deleted session is no longer listed")
 again:free()
 
 -- 3. Cancel a running turn, driven by fd/timeout/poll only (no blocking helper) ---------------------
