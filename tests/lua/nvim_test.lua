@@ -5,7 +5,8 @@
 -- in the buffer, streamed text appended in place (no re-render), a turn cancelled.
 -- Phase "second": a fresh Neovim and agent on the same state directory resume that
 -- session through :AcpSessions and find its history in the buffer.
--- Both: the agent's pid is recorded, and at VimLeave (after the plugin's VimLeavePre)
+-- Phases "hostile" and "peer": see below.
+-- All: the agent's pid is recorded, and at VimLeave (after the plugin's VimLeavePre)
 -- it must be gone. Results go to $ACP_TEST_OUT/<phase>.result, one line per check.
 local phase = os.getenv("ACP_TEST_PHASE")
 local out = os.getenv("ACP_TEST_OUT")
@@ -56,7 +57,8 @@ local function agent_pids()
       pids[#pids + 1] = pid
       queue[#queue + 1] = pid
       local comm = io.open("/proc/" .. pid .. "/comm", "r")
-      if comm and comm:read("*l") == "acp-demo-agent" then agents = agents + 1 end
+      local name = comm and comm:read("*l")
+      if name == "acp-demo-agent" or name == "node" then agents = agents + 1 end
       if comm then comm:close() end
     end
   end
@@ -206,7 +208,30 @@ local function hostile()
   check(#log > 0, "the agent's stderr reached the log buffer")
 end
 
-local phases = { first = first, second = second, hostile = hostile }
+-- Phase "peer": the TypeScript-SDK peer asks for a form (elicitation): answered field by
+-- field through stubbed vim.ui.input and vim.ui.select.
+local function peer()
+  vim.ui.input = function(opts, on_input)
+    asked[#asked + 1] = opts
+    if opts.prompt == "Project name: " then return on_input("from nvim") end
+    on_input(opts.default)
+  end
+  vim.ui.select = function(items, opts, on_choice)
+    asked[#asked + 1] = opts
+    if opts.prompt == "Colour" then return on_choice("green") end
+    on_choice(items[1])
+  end
+  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT"))
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  vim.cmd("AcpSend elicit-form")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  check(buffer_text(chat):find('Form result: accept {"color":"green","count":3,"debug":true,"name":"from nvim"}', 1, true),
+    "the form answered field by field reached the agent", buffer_text(chat))
+end
+
+local phases = { first = first, second = second, hostile = hostile, peer = peer }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
 vim.cmd("qa!")

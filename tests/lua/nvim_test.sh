@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The Neovim plugin in Debian's Neovim, headless, against the demo agent: two Neovims one
-# after the other (tests/lua/nvim_test.lua says what each checks), then no agent they
-# started may still run.
-# Usage: nvim_test.sh NVIM PLUGIN_DIR LIBACP_SO DEMO_AGENT SCRATCH_DIR
+# The Neovim plugin in Debian's Neovim, headless: four Neovims one after the other, three
+# on the demo agent and one on the TypeScript-SDK peer (tests/lua/nvim_test.lua says what
+# each checks); no agent they started may still run.
+# Usage: nvim_test.sh NVIM PLUGIN_DIR LIBACP_SO DEMO_AGENT SCRATCH_DIR NODE TS_AGENT_MJS
 set -u
-nvim=$1 plugin=$2 library=$3 agent=$4 scratch=$5
+nvim=$1 plugin=$2 library=$3 agent=$4 scratch=$5 node=$6 ts_agent=$7
 here=$(cd "$(dirname "$0")" && pwd)
 if ! command -v "$nvim" >/dev/null 2>&1; then
     echo "FAILED: nvim not found ($nvim): run scripts/install-deps.sh" >&2
@@ -13,8 +13,9 @@ if ! command -v "$nvim" >/dev/null 2>&1; then
 fi
 rm -rf "$scratch" && mkdir -p "$scratch/state"
 status=0
-for phase in first second hostile; do
+for phase in first second hostile peer; do
     ACP_TEST_PHASE=$phase ACP_TEST_OUT=$scratch ACP_TEST_AGENT=$agent ACP_LIBRARY=$library \
+        ACP_TEST_NODE=$node ACP_TEST_TS_AGENT=$ts_agent \
         timeout 120 "$nvim" --headless -u NONE -i NONE -n \
         --cmd "set runtimepath^=$plugin" --cmd "runtime! plugin/acp.lua" \
         -c "luafile $here/nvim_test.lua" </dev/null

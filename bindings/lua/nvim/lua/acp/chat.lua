@@ -127,6 +127,7 @@ function Chat:ask_next()
   local request = table.remove(self.questions, 1)
   if request.answered or request.withdrawn then return self:ask_next() end
   self.asking = request
+  if request.kind == "elicitation" then return self:ask_form(request) end
   local title = request.tool_call and (request.tool_call.title or request.tool_call.id) or "a tool call"
   title = render.clean(title, true)
   self:note("permission asked: " .. title)
@@ -147,6 +148,63 @@ function Chat:ask_next()
     end
     self:ask_next()
   end)
+end
+
+-- A form elicitation: one question per property (vim.ui.input; booleans and enums
+-- through vim.ui.select), in the order of the property names; Esc on any declines.
+-- libacp checks the content against the schema and answers "cancel" when it does not fit.
+function Chat:ask_form(request)
+  local params = type(request.params) == "table" and request.params or {}
+  local schema = type(params.requestedSchema) == "table" and params.requestedSchema or {}
+  local properties = type(schema.properties) == "table" and schema.properties or {}
+  local names = {}
+  for name in pairs(properties) do
+    if type(name) == "string" then names[#names + 1] = name end
+  end
+  table.sort(names)
+  self:note("the agent asks: " .. render.clean(params.message or "", true))
+  local content, i = {}, 0
+  local function finish(accepted)
+    self.asking = nil
+    if request.answered or request.withdrawn then
+      self:note("question already settled")
+    elseif accepted and params.mode ~= "url" then
+      request:accept(content)
+      self:note("answered")
+    else
+      request:decline()
+      self:note("declined")
+    end
+    self:ask_next()
+  end
+  local function next_field()
+    i = i + 1
+    local name = names[i]
+    if not name then return finish(true) end
+    local property = type(properties[name]) == "table" and properties[name] or {}
+    local label = render.clean(property.title or name, true)
+    if property.type == "boolean" or type(property.enum) == "table" then
+      local choices = property.type == "boolean" and { true, false } or property.enum
+      vim.ui.select(choices, {
+        prompt = label, kind = "acp.elicitation",
+        format_item = function(value) return render.clean(tostring(value), true) end,
+      }, function(choice)
+        if choice == nil then return finish(false) end
+        content[name] = choice
+        next_field()
+      end)
+    else
+      local default = property.default
+      vim.ui.input({ prompt = label .. ": ", default = default ~= nil and render.clean(tostring(default), true) or nil },
+        function(text)
+          if text == nil then return finish(false) end
+          if property.type == "integer" or property.type == "number" then content[name] = tonumber(text) or text
+          else content[name] = text end
+          next_field()
+        end)
+    end
+  end
+  next_field()
 end
 
 -- Sessions and turns ----------------------------------------------------------------------------
@@ -321,7 +379,7 @@ function M.open(argv)
   end
   if not argv or #argv == 0 then argv = M.default_agent() end
   local cwd = vim.fn.getcwd()
-  local client, err = acp.spawn(argv, { cwd = cwd, client_name = "libacp-nvim" })
+  local client, err = acp.spawn(argv, { cwd = cwd, client_name = "libacp-nvim", elicitation = { form = true } })
   if not client then
     vim.notify("acp: cannot start " .. table.concat(argv, " ") .. ": " .. tostring(err), vim.log.levels.ERROR)
     return nil, err
@@ -340,6 +398,11 @@ function M.open(argv)
 
   client:on("change", function(change) chat:on_change(change) end)
   client:on("permission", function(request)
+    chat.questions[#chat.questions + 1] = request
+    chat:ask_next()
+  end)
+  client:on("elicitation", function(request)
+    request.kind = "elicitation"
     chat.questions[#chat.questions + 1] = request
     chat:ask_next()
   end)
