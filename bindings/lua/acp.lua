@@ -119,9 +119,9 @@ end
 local dispatch  -- (client, event) -> delivers one event to its handler
 
 local function drain(self)
-  if self.freed then return end
   local out = self.event_out
-  while lib.acp_client_next_event(out, self.handle) == 0 do
+  -- A handler may free the client: check before every take.
+  while not self.freed and lib.acp_client_next_event(out, self.handle) == 0 do
     local event = out[0]
     local ok, err = pcall(dispatch, self, event)
     lib.acp_event_free(event)

@@ -209,6 +209,17 @@ end)
 must(peer:await(ps:prompt("elicit-form")), nil, "prompt elicit-form")
 check(wait_turns(peer, fp, 4) and fp.turns[4] == "end_turn", "the elicitation turn ends")
 check(ps:text():find("lua", 1, true), "the agent got the accepted content", ps:text())
+-- Freed from inside a handler: the events still queued are dropped, nothing is touched after.
+local spare = must(acp.spawn({ demo_agent, "--delay-ms", "0", "--state-dir", scratch .. "/spare" }, { cwd = scratch }),
+  nil, "spawn a spare agent")
+local freed_in_handler = false
+spare:on("change", function() if not spare.freed then spare:free() freed_in_handler = true end end)
+local spare_session = must(spare:await(spare:initialize()), nil, "initialize the spare") and
+  spare:await(spare:new_session({ cwd = scratch }))
+if spare_session then spare_session:prompt("hi") end
+pcall(spare.wait_until, spare, function() return freed_in_handler end, 10000)
+check(freed_in_handler and spare:is_closed() and not spare:poll(), "a client freed inside a handler stays usable as a Lua object")
+
 peer:close()
 local closed = false
 peer:on("closed", function() closed = true end)
