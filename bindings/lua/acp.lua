@@ -501,5 +501,18 @@ function dispatch(self, event)
   if handler then handler(self, event) end
 end
 
+-- After client:free() the C client is gone: every method that would reach it answers
+-- nil, ACP_ECLOSED instead (the Lua object may live on in a host's tables).
+local usable_after_free = { free = true, is_closed = true, on = true, watch = true, poll = true, run_once = true,
+  wait_until = true, await = true, session = true, _posted = true, _start = true }
+for name, method in pairs(Client) do
+  if type(method) == "function" and not usable_after_free[name] then
+    Client[name] = function(self, ...)
+      if self.freed then return fail(-4, "the client was freed") end
+      return method(self, ...)
+    end
+  end
+end
+
 acp.item_kinds = model.item_kinds
 return acp

@@ -219,6 +219,9 @@ local spare_session = must(spare:await(spare:initialize()), nil, "initialize the
 if spare_session then spare_session:prompt("hi") end
 pcall(spare.wait_until, spare, function() return freed_in_handler end, 10000)
 check(freed_in_handler and spare:is_closed() and not spare:poll(), "a client freed inside a handler stays usable as a Lua object")
+local _, freed_err = spare:item_count("demo-1")
+check(spare:item("demo-1", 1) == nil and spare:snapshot("demo-1") == nil and spare:prompt("demo-1", "x") == nil
+  and spare:fd() == nil and freed_err and freed_err.name == "ACP_ECLOSED", "after free: nil, ACP_ECLOSED", freed_err)
 
 peer:close()
 local closed = false
