@@ -206,6 +206,11 @@ local function hostile()
     check(not bad, "no control character in the " .. name .. " buffer", bad and shown:sub(bad - 20, bad + 20))
   end
   check(#log > 0, "the agent's stderr reached the log buffer")
+  -- A flood of log lines keeps the last 2000, each cut at 2000 bytes.
+  for i = 1, 2500 do chat:log_line("flood " .. i .. " " .. string.rep("\226\156\147", 1000)) end
+  local kept = api.nvim_buf_get_lines(chat.log.buf, 0, -1, false)
+  check(#kept == 2000 and kept[#kept]:match("^flood 2500 ") and #kept[#kept] <= 2010 and vim.fn.strchars(kept[#kept]) > 0,
+    "the log buffer is bounded (lines and bytes)", #kept)
 end
 
 -- Phase "peer": the TypeScript-SDK peer asks for a form (elicitation): answered field by
