@@ -3,6 +3,7 @@
 
 #include <md4c.h>
 
+#include <array>
 #include <vector>
 
 namespace chat {
@@ -179,6 +180,24 @@ bool closes_fence(std::string_view line, const std::string& fence) {
     return line.find_first_not_of(" \t", n) == std::string_view::npos;
 }
 
+// True when md4c could find nothing in the line: no character that opens a block at its
+// start or a span anywhere (nor ':' of a URL autolink). Most lines of prose are like that,
+// and printing them as they are keeps long replies cheap.
+bool is_plain_text(std::string_view line) {
+    static const auto special = [] {
+        std::array<bool, 256> table{};
+        for (unsigned char c : std::string_view("*_`[]<>&\\!~#|:=+-")) table[c] = true;
+        return table;
+    }();
+    for (char c : line) {
+        if (special[static_cast<unsigned char>(c)]) return false;
+    }
+    // "1. item" or "1) item": a numbered list item.
+    std::size_t digits = 0;
+    while (digits < line.size() && line[digits] >= '0' && line[digits] <= '9') ++digits;
+    return !(digits > 0 && digits < line.size() && (line[digits] == '.' || line[digits] == ')'));
+}
+
 }  // namespace
 
 std::string MarkdownStream::render_line(std::string_view line, bool color) {
@@ -186,6 +205,7 @@ std::string MarkdownStream::render_line(std::string_view line, bool color) {
     // and the rest is parsed, so a line indented four spaces is not taken for code.
     const std::size_t indent = line.find_first_not_of(' ');
     if (indent == std::string_view::npos) return std::string(line);
+    if (is_plain_text(line.substr(indent))) return std::string(line);
     LineRenderer renderer;
     renderer.color = color;
     renderer.out.assign(line.data(), indent);
