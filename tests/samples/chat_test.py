@@ -13,6 +13,7 @@ ACP_VALIDATE and ACP_TS_AGENT (optional).
 
 Waits have a guard (the test fails instead of hanging) but nothing asserts on timing.
 """
+import fcntl
 import json
 import os
 import pty
@@ -20,9 +21,11 @@ import re
 import select
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 import unittest
 
@@ -753,6 +756,35 @@ def prompts_sent(log):
             for r in records if r["dir"] == "in" and r.get("msg", {}).get("method") == "session/prompt"]
 
 
+# An agent that says something on its own a second after the session started, while the
+# user is typing at the prompt.
+LATE_AGENT = """
+import json, sys, threading, time
+lock = threading.Lock()
+def send(m):
+    with lock:
+        sys.stdout.write(json.dumps(m) + "\\n"); sys.stdout.flush()
+def update(u):
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": u}})
+def later():
+    time.sleep(1.0)
+    update({"sessionUpdate": "agent_message_chunk", "messageId": "late",
+            "content": {"type": "text", "text": "late news\\n"}})
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 2,
+              "info": {"name": "late", "version": "1"}, "capabilities": {"session": {}}}})
+    elif m.get("method") == "session/new":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "s1"}})
+        threading.Thread(target=later).start()
+    elif m.get("method") == "session/prompt":
+        update({"sessionUpdate": "state_update", "state": "running"})
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"messageId": "u1"}})
+        update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
+"""
+
+
 class Editing(ChatCase):
     """The prompt line on a terminal: libedit's history and keys, bracketed paste, long lines."""
 
@@ -789,6 +821,9 @@ class Editing(ChatCase):
     def test_editing_keys_move_in_the_line(self):
         s = self.screen()
         at = s.wait_for(r"session demo-1 in /tmp/project")
+        # Keys typed before the prompt is up meet the terminal's own line editing (a
+        # Backspace would be the kernel's): wait for the prompt.
+        at = s.wait_for(r"> ", at)
         # Left arrow three times, insert, Home, Ctrl-E (end), Backspace.
         s.type("/echo helo!!\x1b[D\x1b[D\x1b[Dl\x1b[H\x05\x7f\r")
         at = s.wait_for(r"-- end_turn \| demo-1", at)
@@ -799,6 +834,7 @@ class Editing(ChatCase):
     def test_a_bracketed_paste_of_three_lines_is_one_prompt(self):
         s = self.screen()
         at = s.wait_for(r"session demo-1 in /tmp/project")
+        at = s.wait_for(r"> ", at)  # in raw mode: no line discipline in the way
         self.assertIn("\x1b[?2004h", s.text())  # the terminal was asked to mark pastes
         # Terminals send a pasted newline as a carriage return, the same as Enter.
         s.type("\x1b[200~/echo line one\rline two\rline three\x1b[201~")
@@ -815,6 +851,7 @@ class Editing(ChatCase):
     def test_a_prompt_over_4_kib(self):
         s = self.screen()
         at = s.wait_for(r"session demo-1 in /tmp/project")
+        at = s.wait_for(r"> ", at)  # in raw mode: no line discipline in the way
         long_text = "".join(chr(ord("a") + i % 26) for i in range(6000))
         s.type("/echo " + long_text + "\r")
         at = s.wait_for(r"-- end_turn \| demo-1", at)
@@ -823,37 +860,10 @@ class Editing(ChatCase):
         self.assertEqual(prompts_sent(self.log), ["/echo " + long_text])
 
     def test_output_while_typing_leaves_the_line_being_typed_intact(self):
-        # An agent that says something on its own a while after the session started, while
-        # the user is typing at the prompt.
-        late = """
-import json, sys, threading, time
-lock = threading.Lock()
-def send(m):
-    with lock:
-        sys.stdout.write(json.dumps(m) + "\\n"); sys.stdout.flush()
-def update(u):
-    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": u}})
-def later():
-    time.sleep(1.0)
-    update({"sessionUpdate": "agent_message_chunk", "messageId": "late",
-            "content": {"type": "text", "text": "late news\\n"}})
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("method") == "initialize":
-        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 2,
-              "info": {"name": "late", "version": "1"}, "capabilities": {"session": {}}}})
-    elif m.get("method") == "session/new":
-        send({"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "s1"}})
-        threading.Thread(target=later).start()
-    elif m.get("method") == "session/prompt":
-        update({"sessionUpdate": "state_update", "state": "running"})
-        send({"jsonrpc": "2.0", "id": m["id"], "result": {"messageId": "u1"}})
-        update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
-"""
         env = {k: v for k, v in os.environ.items()}
         env["TERM"] = "xterm"
         log = os.path.join(self.dir, "traffic.ndjson")
-        s = Screen([CHAT, "--cwd", "/tmp/project", "--log", log, "--", sys.executable, "-c", late], env)
+        s = Screen([CHAT, "--cwd", "/tmp/project", "--log", log, "--", sys.executable, "-c", LATE_AGENT], env)
         at = s.wait_for(r"session s1 in /tmp/project")
         at = s.wait_for(r"> ", at)
         s.type("typed so far")
@@ -866,6 +876,24 @@ for line in sys.stdin:
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
         self.assertEqual(prompts_sent(log), ["typed so far and more"])
+
+    def test_a_line_wrapped_on_a_narrow_terminal_is_erased_whole(self):
+        env = {k: v for k, v in os.environ.items()}
+        env["TERM"] = "xterm"
+        log = os.path.join(self.dir, "traffic.ndjson")
+        s = Screen([CHAT, "--cwd", "/tmp/project", "--log", log, "--", sys.executable, "-c", LATE_AGENT], env)
+        fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 20, 0, 0))  # 20 columns
+        at = s.wait_for(r"session s1 in /tmp/project")
+        at = s.wait_for(r"> ", at)
+        typed = "y" * 50  # with the prompt, 52 columns: the cursor is two rows below the prompt's
+        s.type(typed)
+        at = s.wait_for(r"y{10}", at)
+        at = s.wait_for(r"\r\x1b\[2A\x1b\[Jlate news\r?\n", at)
+        s.type("\r")
+        at = s.wait_for(r"-- end_turn \| s1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(prompts_sent(log), [typed])
 
     def test_a_paste_never_answers_a_permission_question(self):
         s = self.screen()
