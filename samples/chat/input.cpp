@@ -129,12 +129,9 @@ void Chat::pump_editor() {
 
 void Chat::redraw_prompt() {
     if (!editor_.active() || !editor_.hidden()) return;
-    // Text still streaming has its line ended: the prompt goes below it.
-    if (open_line_) {
-        std::fwrite("\n", 1, 1, stdout);
-        open_line_ = false;
-        stream_key_.clear();
-    }
+    // Text still streaming (a Markdown line still arriving included) has its line ended:
+    // the prompt goes below it.
+    end_stream();
     editor_.show();
 }
 

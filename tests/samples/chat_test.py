@@ -769,7 +769,7 @@ def update(u):
 def later():
     time.sleep(1.0)
     update({"sessionUpdate": "agent_message_chunk", "messageId": "late",
-            "content": {"type": "text", "text": "late news\\n"}})
+            "content": {"type": "text", "text": "late news"}})  # no newline: still shown
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("method") == "initialize":
