@@ -114,6 +114,8 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
         if (!shown.markdown) shown.markdown = std::make_unique<MarkdownStream>(style_.enabled());
         std::string rendered;
         shown.markdown->feed(delta, rendered);
+        // Outside a turn, under the prompt, nothing may wait: the prompt goes below it now.
+        if (editor_.active()) shown.markdown->flush(rendered);
         if (rendered.empty()) return;
         write(rendered);
         open_line_ = rendered.back() != '\n';
