@@ -19,6 +19,8 @@ namespace {
 constexpr const char* kPasteStart = "\x1b[200~";
 constexpr const char* kPasteEnd = "\x1b[201~";
 constexpr int kHistoryEntries = 1000;
+// A prompt longer than this (a big paste) is sent but not kept: the file stays small.
+constexpr std::size_t kHistoryEntryBytes = 64 * 1024;
 
 int terminal_columns(FILE* out) {
     winsize size{};
@@ -287,7 +289,10 @@ void LineEditor::show() {
 }
 
 void LineEditor::remember(const std::string& line) {
-    if (history_ == nullptr || line.find_first_not_of(" \t\n") == std::string::npos) return;
+    if (history_ == nullptr || line.size() > kHistoryEntryBytes ||
+        line.find_first_not_of(" \t\n") == std::string::npos) {
+        return;
+    }
     HistEvent event;
     history(history_, &event, H_ENTER, line.c_str());
     if (!history_file_.empty()) history(history_, &event, H_SAVE, history_file_.c_str());

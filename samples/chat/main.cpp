@@ -7,11 +7,12 @@
 // else the one it was built with). Everything shown comes from the session model the
 // Client keeps (acp::SessionStore events): streamed replies, dimmed thoughts, tool calls
 // with status and kind, coloured diffs, plans as checklists, terminal output, a status
-// line after each turn. On a terminal a permission prompt takes one key and Ctrl-C
-// cancels the running turn (twice at the prompt quits); with stdin not a terminal it
-// reads one prompt or command per line, each after the previous one finished. Exit codes
-// and commands: see kUsage and docs/samples.md. ACP v1 agents work too: libacp lifts
-// their traffic into the same v2 model.
+// line after each turn, the agent's Markdown rendered (md4c). On a terminal the prompt
+// is edited with libedit (history, arrow keys, bracketed paste), a permission prompt
+// takes one key and Ctrl-C cancels the running turn (twice at the prompt quits); with
+// stdin not a terminal it reads one prompt or command per line, each after the previous
+// one finished. Exit codes and commands: see kUsage and docs/samples.md. ACP v1 agents
+// work too: libacp lifts their traffic into the same v2 model.
 #include <langinfo.h>
 #include <unistd.h>
 #include <uv.h>
