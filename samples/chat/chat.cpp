@@ -71,6 +71,9 @@ int Chat::run() {
     uv_signal_init(loop_, &sigint_);
     sigint_.data = this;
     uv_signal_start(&sigint_, [](uv_signal_t* s, int) { static_cast<Chat*>(s->data)->on_interrupt(); }, SIGINT);
+    uv_signal_init(loop_, &sigwinch_);
+    sigwinch_.data = this;
+    uv_signal_start(&sigwinch_, [](uv_signal_t* s, int) { static_cast<Chat*>(s->data)->editor_.resize(); }, SIGWINCH);
     busy_ = true;
     connect();
     start_input();
@@ -263,6 +266,7 @@ void Chat::finish_quit() {
     subscription_.reset();
     if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&sigint_))) {
         uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
+        uv_close(reinterpret_cast<uv_handle_t*>(&sigwinch_), nullptr);
         uv_close(reinterpret_cast<uv_handle_t*>(&flush_), [](uv_handle_t*) { std::fflush(stdout); });
     }
 }

@@ -184,6 +184,7 @@ private:
     uv_pipe_t pipe_handle_{};
     uv_stream_t* input_ = nullptr;
     uv_signal_t sigint_{};
+    uv_signal_t sigwinch_{};  // the terminal's new size, for the prompt line
     uv_prepare_t flush_{};  // flushes stdout before the loop waits
 };
 

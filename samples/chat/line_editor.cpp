@@ -288,6 +288,14 @@ void LineEditor::show() {
     std::fflush(out_);
 }
 
+void LineEditor::resize() {
+    if (el_ == nullptr) return;
+    const bool shown = active_ && !hidden_;
+    if (shown) hide();
+    el_resize(el_);
+    if (shown) show();
+}
+
 void LineEditor::remember(const std::string& line) {
     if (history_ == nullptr || line.size() > kHistoryEntryBytes ||
         line.find_first_not_of(" \t\n") == std::string::npos) {

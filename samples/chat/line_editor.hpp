@@ -51,6 +51,9 @@ public:
     void show();
     bool hidden() const { return hidden_; }
 
+    // The terminal changed size (SIGWINCH): the prompt is drawn again for the new width.
+    void resize();
+
     // The terminal as it was: normal mode, bracketed paste off, history saved.
     void close();
 

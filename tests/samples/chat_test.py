@@ -895,6 +895,21 @@ class Editing(ChatCase):
         self.assertEqual(s.exit_code(), 0)
         self.assertEqual(prompts_sent(log), [typed])
 
+    def test_a_resized_terminal_gets_the_prompt_line_drawn_again(self):
+        s = self.screen()
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        at = s.wait_for(r"> ", at)
+        s.type("/echo " + "z" * 24)  # 30 characters
+        at = s.wait_for(r"z{24}", at)
+        fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 20, 0, 0))  # SIGWINCH
+        # Erased for the new width (32 columns are two rows of 20), drawn again.
+        at = s.wait_for(r"\r\x1b\[1A\x1b\[J(\x1b\[[0-9;]*m)?> (\x1b\[0m)?/echo z", at)
+        s.type("\r")
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(prompts_sent(self.log), ["/echo " + "z" * 24])
+
     def test_a_paste_never_answers_a_permission_question(self):
         s = self.screen()
         at = s.wait_for(r"session demo-1 in /tmp/project")
