@@ -81,6 +81,7 @@ void Chat::show_permission(PendingPermission pending) {
     if (tty_ && input_ != nullptr) {
         editor_.deactivate();  // a line being typed comes back with the prompt
         editor_.discard_typeahead();
+        pasting_to_permission_ = false;
         // Raw mode before the question is visible, so the key that answers it is never
         // stuck in a line buffer; then whatever was typed before is thrown away.
         uv_tty_set_mode(&tty_handle_, UV_TTY_MODE_RAW);
