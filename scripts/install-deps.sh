@@ -7,6 +7,8 @@ set -euo pipefail
 #   scripts/install-deps.sh          everything the tests need
 #   scripts/install-deps.sh --build  only what building the library and samples needs
 packages=(cmake g++ ninja-build pkg-config rapidjson-dev libuv1-dev)
+# acp-chat: line editing with history (libedit) and Markdown for the terminal (md4c).
+packages+=(libedit-dev libmd4c-dev)
 if [ "${1:-}" != "--build" ]; then
     packages+=(doctest-dev python3)
     # The FFI tests load the generated acp_cdef.h with LuaJIT and Python cffi.
