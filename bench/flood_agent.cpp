@@ -4,9 +4,11 @@
 // "flood N" is answered, then followed by a running state, N agent_message_chunk updates of
 // one message (tokens of about 30 bytes) and an idle state (end_turn). The flood is built
 // in memory before the answer and written in large pieces, so the agent is never what a
-// client waits for. Any other prompt ends its turn at once.
+// client waits for; with ACP_FLOOD_PREPARE=N in its environment the first prompt's flood
+// of N is built at startup, before the client's clock runs. Any other prompt ends its
+// turn at once.
 //
-//   acp_bench_flood_agent            (spawned by bench/python_follow_bench.py, e2e_ts_bench)
+//   acp_bench_flood_agent            (spawned by bench/python_follow_bench.py, e2e_ts_bench.py)
 #include <rapidjson/document.h>
 #include <unistd.h>
 
@@ -41,6 +43,10 @@ std::string flood(const std::string& session, const std::string& message_id, lon
     return out;
 }
 
+// The first prompt's flood, built at startup (ACP_FLOOD_PREPARE); session "s1", message "m1".
+std::string prepared;
+long prepared_count = 0;
+
 void answer(const rapidjson::Document& request, int& prompts) {
     const std::string id = std::to_string(request["id"].GetInt64());
     const std::string method = request["method"].GetString();
@@ -58,7 +64,13 @@ void answer(const rapidjson::Document& request, int& prompts) {
         const std::string k = std::to_string(++prompts);
         long count = 0;
         std::string body;
-        if (std::sscanf(text.c_str(), "flood %ld", &count) == 1 && count > 0) body = flood(session, "m" + k, count);
+        if (std::sscanf(text.c_str(), "flood %ld", &count) == 1 && count > 0) {
+            if (prompts == 1 && session == "s1" && count == prepared_count) {
+                body.swap(prepared);
+            } else {
+                body = flood(session, "m" + k, count);
+            }
+        }
         body += update(session, R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})");
         write_all(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"messageId":"u)" + k + R"("}})" "\n" + body);
     } else {
@@ -69,6 +81,10 @@ void answer(const rapidjson::Document& request, int& prompts) {
 }  // namespace
 
 int main() {
+    if (const char* prepare = std::getenv("ACP_FLOOD_PREPARE")) {
+        prepared_count = std::atol(prepare);
+        if (prepared_count > 0) prepared = flood("s1", "m1", prepared_count);
+    }
     std::string buffer;
     char chunk[4096];
     int prompts = 0;

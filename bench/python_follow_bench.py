@@ -48,7 +48,9 @@ def follow_in_python(agent, updates, report_updates):
                       "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 
 
-def run(command, env=None):
+def run(command, updates, env=None):
+    # The agent builds the flood at startup, before the client's clock runs.
+    env = dict(env or os.environ, ACP_FLOOD_PREPARE=str(updates))
     out = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -77,9 +79,9 @@ def main():
     python = [sys.executable, os.path.abspath(__file__), "--follow", agent, "--updates", str(args.updates)]
     ratios, cpp_rates, py_rates, old_ratios = [], [], [], []
     for _ in range(args.rounds):
-        c = run([cpp, agent, str(args.updates)])
-        p = run(python, env)
-        old = run(python + ["--report-updates"], env)
+        c = run([cpp, agent, str(args.updates)], args.updates)
+        p = run(python, args.updates, env)
+        old = run(python + ["--report-updates"], args.updates, env)
         for followed in (p, old):
             if followed["bytes"] != c["bytes"]:
                 raise SystemExit("Python followed %d bytes, C++ %d" % (followed["bytes"], c["bytes"]))
