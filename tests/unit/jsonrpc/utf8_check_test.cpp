@@ -45,7 +45,7 @@ TEST_CASE("utf8 check: random bytes near every boundary agree with RapidJSON's v
     }
 }
 
-TEST_CASE("utf8 check: the offset names the first bad byte; valid text of every length passes") {
+TEST_CASE("utf8 check: the offset names the first bad byte, and valid text of every length passes") {
     const std::string ascii(40, 'a');
     for (std::size_t at = 0; at < 40; ++at) {
         std::string text = ascii;
