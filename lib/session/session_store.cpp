@@ -125,6 +125,14 @@ struct SessionReducer {
         changed(inserted, index, text != nullptr ? std::string_view(text->text) : std::string_view());
     }
 
+    // message_chunk() of a plain text block, from its parts.
+    void text_chunk(ItemKind kind, const std::string& message_id, std::string_view text) {
+        bool inserted = false;
+        auto [index, message] = upsert<MessageItem>(kind, message_id, inserted);
+        detail::append_text(message->content, text);
+        changed(inserted, index, text);
+    }
+
     template <class Upsert>
     void message(ItemKind kind, const Upsert& update) {
         bool inserted = false;
@@ -196,16 +204,18 @@ struct SessionReducer {
         changed(inserted, index);
     }
 
-    void terminal_chunk(const v2::TerminalOutputChunk& chunk) {
+    void terminal_chunk(const v2::TerminalOutputChunk& chunk) { terminal_chunk(chunk.terminalId, chunk.data); }
+
+    void terminal_chunk(const std::string& terminal_id, std::string_view data) {
         bool inserted = false;
-        auto [index, terminal] = upsert<TerminalItem>(ItemKind::terminal, chunk.terminalId, inserted);
+        auto [index, terminal] = upsert<TerminalItem>(ItemKind::terminal, terminal_id, inserted);
         // Each chunk is its own base64 text: decoded alone, never joined (CLIENT-MUST-54).
         std::string bytes;
         const std::size_t text_before = terminal->text.size();
-        if (detail::base64_decode_append(chunk.data, bytes)) {
+        if (detail::base64_decode_append(data, bytes)) {
             append_output(*terminal, std::move(bytes));
         } else {
-            note(problem, Status(Errc::protocol_error, "terminal " + chunk.terminalId + ": chunk is not base64, dropped"));
+            note(problem, Status(Errc::protocol_error, "terminal " + terminal_id + ": chunk is not base64, dropped"));
         }
         changed(inserted, index, std::string_view(terminal->text).substr(text_before));
     }
@@ -441,6 +451,23 @@ void SessionStore::reset(SessionState& state) {
 Status SessionStore::apply(const std::string& session_id, const v2::SessionUpdate& update) {
     SessionReducer reducer{*this, session_for_change(session_id), {}};
     reducer.apply(update);
+    return reducer.problem;
+}
+
+Status SessionStore::apply_text_chunk(const std::string& session_id, ItemKind kind, const std::string& message_id,
+                                      std::string_view text) {
+    if (kind != ItemKind::user_message && kind != ItemKind::agent_message && kind != ItemKind::agent_thought) {
+        return Status(Errc::invalid_argument, "apply_text_chunk: not a message kind");
+    }
+    SessionReducer reducer{*this, session_for_change(session_id), {}};
+    reducer.text_chunk(kind, message_id, text);
+    return reducer.problem;
+}
+
+Status SessionStore::apply_terminal_chunk(const std::string& session_id, const std::string& terminal_id,
+                                          std::string_view data) {
+    SessionReducer reducer{*this, session_for_change(session_id), {}};
+    reducer.terminal_chunk(terminal_id, data);
     return reducer.problem;
 }
 
