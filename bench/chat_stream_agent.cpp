@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <string>
 
+#include "request_reader.hpp"
+
 namespace {
 
 std::string out;  // written in large blocks
@@ -79,20 +81,6 @@ void answer(const rapidjson::Document& request) {
 }  // namespace
 
 int main() {
-    std::string buffer;
-    char chunk[4096];
-    for (;;) {
-        const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
-        if (n <= 0) return 0;
-        buffer.append(chunk, static_cast<std::size_t>(n));
-        for (std::size_t end; (end = buffer.find('\n')) != std::string::npos;) {
-            rapidjson::Document message;
-            message.Parse(buffer.c_str(), end);
-            buffer.erase(0, end + 1);
-            if (!message.HasParseError() && message.IsObject() && message.HasMember("id") &&
-                message.HasMember("method") && message["id"].IsInt64() && message["method"].IsString()) {
-                answer(message);
-            }
-        }
-    }
+    bench::read_requests(STDIN_FILENO, [](const rapidjson::Document& request) { answer(request); });
+    return 0;
 }

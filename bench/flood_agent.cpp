@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "request_reader.hpp"
+
 namespace {
 
 void write_all(const std::string& out) {
@@ -85,21 +87,7 @@ int main() {
         prepared_count = std::atol(prepare);
         if (prepared_count > 0) prepared = flood("s1", "m1", prepared_count);
     }
-    std::string buffer;
-    char chunk[4096];
     int prompts = 0;
-    for (;;) {
-        const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
-        if (n <= 0) return 0;
-        buffer.append(chunk, static_cast<std::size_t>(n));
-        for (std::size_t end; (end = buffer.find('\n')) != std::string::npos;) {
-            rapidjson::Document message;
-            message.Parse(buffer.c_str(), end);
-            buffer.erase(0, end + 1);
-            if (!message.HasParseError() && message.IsObject() && message.HasMember("id") &&
-                message.HasMember("method") && message["id"].IsInt64()) {
-                answer(message, prompts);
-            }
-        }
-    }
+    bench::read_requests(STDIN_FILENO, [&](const rapidjson::Document& request) { answer(request, prompts); });
+    return 0;
 }

@@ -16,6 +16,8 @@
 #include <string>
 #include <thread>
 
+#include "request_reader.hpp"
+
 namespace acp::bench {
 
 class StreamingAgent {
@@ -93,25 +95,8 @@ private:
     }
 
     void serve() {
-        std::string buffer;
-        char chunk[4096];
-        for (;;) {
-            ssize_t n = ::read(to_agent_[0], chunk, sizeof chunk);
-            if (n <= 0) {
-                ::close(from_agent_[1]);  // the agent leaves: the client sees its output end
-                return;
-            }
-            buffer.append(chunk, static_cast<std::size_t>(n));
-            for (std::size_t end; (end = buffer.find('\n')) != std::string::npos;) {
-                rapidjson::Document message;
-                message.Parse(buffer.c_str(), end);
-                buffer.erase(0, end + 1);
-                if (!message.HasParseError() && message.IsObject() && message.HasMember("id") &&
-                    message.HasMember("method") && message["id"].IsInt64()) {
-                    answer(message);
-                }
-            }
-        }
+        ::bench::read_requests(to_agent_[0], [this](const rapidjson::Document& request) { answer(request); });
+        ::close(from_agent_[1]);  // the agent leaves: the client sees its output end
     }
 
     int to_agent_[2];
