@@ -1187,6 +1187,8 @@ def emit_union(model, d, bodies):
     n = d.name
     alts = union_alternatives(model, d)
     payloads = [a for a in alts if a != "std::monostate"]
+    if len(alts) > 255:
+        raise GenError(f"{d.name}: more variants than an unsigned char index holds")
     kinds = [v.kind for v in d.variants] + (["unknown"] if d.unknown else [])
     if d.disc:
         how = f"tagged by `{d.disc}`" + ("; members live in the enclosing object" if d.flat else "")
