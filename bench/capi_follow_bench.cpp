@@ -2,7 +2,9 @@
 // Following a streamed reply: a 1 MiB agent message in 64-byte chunks, sent by an
 // in-process agent over pipes (streaming_agent.hpp) and followed by a host that appends
 // the text each change reports:
-//   - through the C API: ACP_EVENT_SESSION_CHANGED from the pull queue, acp_event_appended_text
+//   - through the C API: ACP_EVENT_SESSION_CHANGED from the pull queue, acp_event_appended_text,
+//     with ACP_EVENT_SESSION_UPDATE on (the default) and off (acp_client_report_updates:
+//     no update decoded or encoded, queued text changes coalesce)
 //   - through the C++ observer: SessionStore::subscribe, SessionEvent::appended_text
 // The C API's throughput is reported as a ratio to the C++ observer's, measured in the
 // same run, and its cost per chunk after 10 and after 1,000 turns of history (which must
@@ -95,7 +97,7 @@ struct CHost {
     }
 };
 
-Measure follow_with_c_api(int history) {
+Measure follow_with_c_api(int history, bool report_updates) {
     acp::bench::StreamingAgent agent;
     acp_client_options options;
     require(acp_client_options_init(&options, ACP_CLIENT_OPTIONS_VERSION) == ACP_OK, "options");
@@ -103,6 +105,7 @@ Measure follow_with_c_api(int history) {
     require(acp_client_adopt(&host.client, agent.client_read_fd(), agent.client_write_fd(), -1, &options) == ACP_OK,
             "adopt");
     require(acp_client_observe_sessions(host.client, 1) == ACP_OK, "observe");
+    require(acp_client_report_updates(host.client, report_updates ? 1 : 0) == ACP_OK, "report updates");
     unsigned long request = 0;
     require(acp_client_initialize(&request, host.client, nullptr, nullptr) == ACP_OK, "initialize");
     host.wait_result(request);
@@ -206,12 +209,13 @@ int main() {
     std::printf("a %zu KiB reply in %zu-byte chunks, followed by appended text (CPU time, best of %d interleaved runs)\n",
                 kReplyBytes / 1024, kChunkBytes, kRuns);
     // Interleaved, so that both sides meet the same load on a shared machine.
-    Measure cpp, cpp1000, c10, c1000;
+    Measure cpp, cpp1000, c10, c1000, quiet;
     for (int run = 0; run < kRuns; ++run) {
         keep_best(cpp, follow_with_cpp_observer(10));
-        keep_best(c10, follow_with_c_api(10));
+        keep_best(c10, follow_with_c_api(10, true));
+        keep_best(quiet, follow_with_c_api(10, false));
         keep_best(cpp1000, follow_with_cpp_observer(1000));
-        keep_best(c1000, follow_with_c_api(1000));
+        keep_best(c1000, follow_with_c_api(1000, true));
     }
     std::printf("  C++ observer (SessionStore::subscribe), 10 turns of history: %7.1f ms  %6.0f ns/chunk  (%zu chunks)\n",
                 cpp.seconds * 1e3, ns_per_chunk(cpp), cpp.chunks);
@@ -221,8 +225,11 @@ int main() {
                 c10.seconds * 1e3, ns_per_chunk(c10));
     std::printf("  C API change events,                 1000 turns of history: %7.1f ms  %6.0f ns/chunk\n",
                 c1000.seconds * 1e3, ns_per_chunk(c1000));
+    std::printf("  C API change events, updates off (coalesced), 10 turns: %7.1f ms  (%zu events for %zu chunks)\n",
+                quiet.seconds * 1e3, quiet.chunks, cpp.chunks);
     std::printf("  C API throughput / C++ observer throughput: %.2f at 10 turns, %.2f at 1000 (aim >= 0.5)\n",
                 cpp.seconds / c10.seconds, cpp1000.seconds / c1000.seconds);
+    std::printf("  C API with updates off / C++ observer: %.2f at 10 turns\n", cpp.seconds / quiet.seconds);
     std::printf("  C API cost per chunk, 1000 vs 10 turns of history: %.2f (1.0 = no growth)\n",
                 ns_per_chunk(c1000) / ns_per_chunk(c10));
     return 0;

@@ -102,7 +102,7 @@ Measure bare_host(std::size_t bytes, std::size_t chunk) {
     return m;
 }
 
-Measure through_acp_chat(std::size_t bytes, std::size_t chunk) {
+Measure through_acp_chat(std::size_t bytes, std::size_t chunk, bool markdown) {
     const std::string input_path = "/tmp/acp_bench_chat_input." + std::to_string(getpid());
     {
         std::FILE* input = std::fopen(input_path.c_str(), "w");
@@ -120,7 +120,9 @@ Measure through_acp_chat(std::size_t bytes, std::size_t chunk) {
     posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
     posix_spawn_file_actions_addclose(&actions, out[0]);
     posix_spawn_file_actions_addclose(&actions, out[1]);
-    std::vector<std::string> args = {ACP_CHAT, "--cwd", "/tmp", "--", ACP_BENCH_AGENT};
+    std::vector<std::string> args = {ACP_CHAT, "--cwd", "/tmp"};
+    if (markdown) args.push_back("--markdown");  // rendered as on a terminal (stdout is a pipe here)
+    args.insert(args.end(), {"--", ACP_BENCH_AGENT});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -146,17 +148,21 @@ Measure through_acp_chat(std::size_t bytes, std::size_t chunk) {
 }
 
 void compare(std::size_t bytes, std::size_t chunk) {
-    Measure bare{1e30, 1e30}, chat{1e30, 1e30};
-    for (int run = 0; run < 3; ++run) {  // interleaved: both meet the same machine load
+    Measure bare{1e30, 1e30}, chat{1e30, 1e30}, markdown{1e30, 1e30};
+    for (int run = 0; run < 3; ++run) {  // interleaved: all meet the same machine load
         const Measure b = bare_host(bytes, chunk);
-        const Measure c = through_acp_chat(bytes, chunk);
+        const Measure c = through_acp_chat(bytes, chunk, false);
+        const Measure m = through_acp_chat(bytes, chunk, true);
         if (b.cpu < bare.cpu) bare = b;
         if (c.cpu < chat.cpu) chat = c;
+        if (m.cpu < markdown.cpu) markdown = m;
     }
     std::printf("  %6zu KiB in %7zu-byte chunks: CPU bare host %7.1f ms, acp-chat %7.1f ms, ratio %.2f (aim >= 0.5);"
                 " wall %.0f ms, %.0f ms\n",
                 bytes / 1024, chunk, bare.cpu * 1e3, chat.cpu * 1e3, bare.cpu / chat.cpu, bare.wall * 1e3,
                 chat.wall * 1e3);
+    std::printf("  %6s     with --markdown (a line of 63 bytes at a time): acp-chat %7.1f ms, ratio %.2f; wall %.0f ms\n",
+                "", markdown.cpu * 1e3, bare.cpu / markdown.cpu, markdown.wall * 1e3);
 }
 
 }  // namespace

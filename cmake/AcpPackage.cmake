@@ -15,7 +15,8 @@ set(CPACK_DEBIAN_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_PACKAGE_LICENSE "Apache-2.0")
 # libuv at run time; its headers for C++ users (client.hpp includes uv.h) and pkg-config
 # for the CMake package's fallback and the .pc files.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libuv1 (>= 1.44), libuv1-dev, pkg-config")
+# acp-chat links libedit (its prompt line) and md4c (Markdown) dynamically.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libuv1 (>= 1.44), libuv1-dev, pkg-config, libedit2, libmd4c0")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
 # Debug information stays in the build tree (a RelWithDebInfo build would weigh 100+ MiB).
 set(CPACK_STRIP_FILES ON)

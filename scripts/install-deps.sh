@@ -7,10 +7,14 @@ set -euo pipefail
 #   scripts/install-deps.sh          everything the tests need
 #   scripts/install-deps.sh --build  only what building the library and samples needs
 packages=(cmake g++ ninja-build pkg-config rapidjson-dev libuv1-dev)
+# acp-chat: line editing with history (libedit) and Markdown for the terminal (md4c).
+packages+=(libedit-dev libmd4c-dev)
 if [ "${1:-}" != "--build" ]; then
     packages+=(doctest-dev python3)
     # The FFI tests load the generated acp_cdef.h with LuaJIT and Python cffi.
     packages+=(luajit python3-cffi)
+    # The Neovim plugin's tests run it in Debian's Neovim (headless) and tmux.
+    packages+=(neovim)
     # The wheel test installs the Python package into a fresh virtual environment.
     packages+=(python3-venv python3-pip)
     # scripts/fuzz.sh builds the libFuzzer targets with clang.

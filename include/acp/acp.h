@@ -283,7 +283,11 @@ ACP_API const char *acp_event_item_id(const acp_event *event);
  * chunk, a terminal output chunk): the UTF-8 text it appended (valid as long as the event;
  * "" for a block without text), its byte size in *size when size is not NULL. NULL (and
  * *size 0) for any other change, which may have replaced the text: read the item again.
- * A host following a streamed reply does work of the chunk's size, not the message's. */
+ * A host following a streamed reply does work of the chunk's size, not the message's.
+ * Coalescing: while such an event waits in the pull queue, the next change of the queue
+ * (nothing between) that appends to the same item joins it, its text appended: a host
+ * slower than the stream gets one event per pull, not one per chunk, and loses no text.
+ * A coalesced event keeps the first event's change (ITEM_INSERTED stays). */
 ACP_API const char *acp_event_appended_text(const acp_event *event, size_t *size);
 /* SESSION_CHANGED STATE and TURN_ENDED: the foreground state ("idle", "running",
  * "requires_action" or an unrecognised one) and the idle state's stop reason, or NULL. */
@@ -353,6 +357,12 @@ ACP_API int acp_client_observe_traffic(acp_client *client, int enabled, int reda
  * resume, close_session) belong after it returns. Queued events describe the model as it
  * was then; a later snapshot may be further on. */
 ACP_API int acp_client_observe_sessions(acp_client *client, int enabled);
+/* Whether session/update notifications become ACP_EVENT_SESSION_UPDATE events (on by
+ * default). A host that follows the session model (acp_client_observe_sessions, snapshots)
+ * turns them off: then no update is decoded for it or re-encoded as JSON, streamed text
+ * goes from the agent's line straight into the model, and queued text changes of one
+ * item coalesce (ACP_EVENT_SESSION_CHANGED). The model is the same either way. */
+ACP_API int acp_client_report_updates(acp_client *client, int enabled);
 
 /* ---- responders (thread-safe; answer any time later, exactly once) -------------------- */
 

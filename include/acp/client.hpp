@@ -78,6 +78,10 @@ struct ClientOptions {
     // only v1 (saves the second initialize). Either way the agent's answer decides
     // (docs/v1.md).
     int protocol_version = 2;
+    // Advertise auth.terminal (v1: auth.terminal: true): the host can run an agent's
+    // terminal auth method, its command in a terminal the user sees. Only then may the
+    // agent offer such methods (AGENT-MUST-04); a host that cannot leaves it false.
+    bool auth_terminal = false;
     // A resume's replay is over once the agent answered and the session has then been
     // quiet this long (some agents send part of the replay after the answer); the
     // resume's callback runs then. 0 = at the answer, as the protocol says.

@@ -14,3 +14,13 @@
 #else
 #define ACP_EXPORT __attribute__((visibility("default")))
 #endif
+
+// ACP_EXPORT for a class that is also [[nodiscard]]: GCC does not parse a GNU
+// __attribute__ before a standard [[attribute]] in a class head, so both go in one list.
+#if defined(ACP_STATIC_DEFINE)
+#define ACP_NODISCARD_EXPORT [[nodiscard]]
+#elif defined(_WIN32)
+#define ACP_NODISCARD_EXPORT [[nodiscard]] ACP_EXPORT
+#else
+#define ACP_NODISCARD_EXPORT [[nodiscard, gnu::visibility("default")]]
+#endif

@@ -281,6 +281,14 @@ public:
     // applied; a non-ok status names what was not (undecodable base64, a non-object _meta).
     Status apply(const v2::UpdateSessionNotification& notification);
     Status apply(const std::string& session_id, const v2::SessionUpdate& update);
+    // A user_message_chunk / agent_message_chunk / agent_thought_chunk (kind: user_message,
+    // agent_message or agent_thought) whose content is a text block with nothing but text:
+    // the same change as apply() of that update, without building it. The Client's
+    // receive path feeds streamed text this way straight from the parsed line.
+    Status apply_text_chunk(const std::string& session_id, ItemKind kind, const std::string& message_id,
+                            std::string_view text);
+    // A terminal_output_chunk (data: its base64 text): the same change as apply() of it.
+    Status apply_terminal_chunk(const std::string& session_id, const std::string& terminal_id, std::string_view data);
     // A permission request's tool_call subject, applied like a tool_call_update (CLIENT-MUST-70).
     Status apply_permission_subject(const std::string& session_id, const v2::ToolCallUpdate& tool_call);
 

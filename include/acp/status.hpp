@@ -9,6 +9,12 @@
 //   acp::Result<int> r = parse_port(text);
 //   if (!r) { std::cerr << r.status().to_string() << "\n"; return; }
 //   use(*r);
+//
+// Both types are [[nodiscard]]: a call whose failure is dropped does not compile (with
+// -Werror) or warns. To drop one on purpose, say so: `(void)client.cancel(id);` with a
+// comment why. Result::value() on an error is never undefined behaviour: it writes the
+// status to stderr and aborts, in every build; `*r` and `r->` are checked the same way in
+// debug builds only (they are the hot-path accessors). value_or() gives a fallback.
 #pragma once
 
 #include <memory>
@@ -46,7 +52,7 @@ struct AgentExit {
     std::string stderr_tail;   // the last bytes the agent wrote to stderr
 };
 
-class ACP_EXPORT Status {
+class ACP_NODISCARD_EXPORT Status {
 public:
     Status() = default;  // success
     Status(Errc code, std::string message);
@@ -83,8 +89,13 @@ private:
     std::shared_ptr<const Detail> detail_;
 };
 
+namespace detail {
+// Writes "acp::Result::value() on an error: <status>" to stderr and aborts.
+[[noreturn]] ACP_EXPORT void result_value_failed(const Status& status);
+}  // namespace detail
+
 template <class T>
-class Result {
+class [[nodiscard]] Result {
 public:
     Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
     Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
@@ -93,15 +104,36 @@ public:
     explicit operator bool() const { return ok(); }
     const Status& status() const { return status_; }
 
-    T& value() & { return *value_; }
-    const T& value() const& { return *value_; }
-    T&& value() && { return std::move(*value_); }
-    T& operator*() & { return *value_; }
-    const T& operator*() const& { return *value_; }
-    T* operator->() { return &*value_; }
-    const T* operator->() const { return &*value_; }
+    // Checked in every build: on an error, reports the status and aborts.
+    T& value() & { return checked(); }
+    const T& value() const& { return checked(); }
+    T&& value() && { return std::move(checked()); }
+    template <class U>
+    T value_or(U&& fallback) const& { return ok() ? *value_ : T(std::forward<U>(fallback)); }
+
+    // Checked in debug builds only.
+    T& operator*() & { return debug_checked(); }
+    const T& operator*() const& { return debug_checked(); }
+    T* operator->() { return &debug_checked(); }
+    const T* operator->() const { return &debug_checked(); }
 
 private:
+    T& checked() {
+        if (!value_) detail::result_value_failed(status_);
+        return *value_;
+    }
+    const T& checked() const {
+        if (!value_) detail::result_value_failed(status_);
+        return *value_;
+    }
+#ifndef NDEBUG
+    T& debug_checked() { return checked(); }
+    const T& debug_checked() const { return checked(); }
+#else
+    T& debug_checked() { return *value_; }
+    const T& debug_checked() const { return *value_; }
+#endif
+
     std::optional<T> value_;
     Status status_;
 };

@@ -220,4 +220,12 @@ int acp_client_observe_sessions(acp_client* client, int enabled) {
     });
 }
 
+int acp_client_report_updates(acp_client* client, int enabled) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        if (client == nullptr) return fail(ACP_EINVAL, "client is NULL");
+        auto core = client->core;
+        return core->run([core, enabled] { core->report_updates(enabled != 0); });
+    });
+}
+
 }  // extern "C"

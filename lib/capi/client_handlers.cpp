@@ -50,16 +50,7 @@ void describe_permission(const Core& core, const v2::RequestPermissionRequest& r
 
 void Core::install_client_handlers() {
     std::weak_ptr<Core> weak = shared_from_this();
-    client->on_session_update([weak](const v2::UpdateSessionNotification& n) {
-        auto core = weak.lock();
-        if (!core) return;
-        core->session_ids.insert(n.sessionId);
-        auto event = std::make_unique<acp_event>();
-        event->type = ACP_EVENT_SESSION_UPDATE;
-        event->session_id = n.sessionId;
-        event->json = encode_json(n);
-        core->emit(std::move(event));
-    });
+    report_updates(true);
     client->on_permission_request([weak](const v2::RequestPermissionRequest& request, PermissionResponder r) {
         auto core = weak.lock();
         if (!core) return;
@@ -119,6 +110,31 @@ void Core::serve_client_methods(unsigned int methods) {
         terminals.release = client_method_handler<v1::ReleaseTerminalRequest>(weak, m::terminal_release);
         client->on_terminal(std::move(terminals));
     }
+}
+
+void Core::report_updates(bool enabled) {
+    if (!client) return;
+    std::weak_ptr<Core> weak = shared_from_this();
+    if (!enabled) {
+        client->on_session_update(nullptr);
+        // acp_client_session_ids still names the sessions only updates revealed.
+        added_sessions_ = client->sessions().subscribe([weak](const SessionEvent& change) {
+            if (change.type != SessionEvent::Type::session_added) return;
+            if (auto core = weak.lock()) core->session_ids.insert(std::string(change.session_id));
+        });
+        return;
+    }
+    added_sessions_.reset();
+    client->on_session_update([weak](const v2::UpdateSessionNotification& n) {
+        auto core = weak.lock();
+        if (!core) return;
+        core->session_ids.insert(n.sessionId);
+        auto event = std::make_unique<acp_event>();
+        event->type = ACP_EVENT_SESSION_UPDATE;
+        event->session_id = n.sessionId;
+        event->json = encode_json(n);
+        core->emit(std::move(event));
+    });
 }
 
 // The C numbering follows the C++ enums one to one.

@@ -105,6 +105,10 @@ public:
     void serve_client_methods(unsigned int methods);
     // Loop thread: session model changes as ACP_EVENT_SESSION_CHANGED (on), or none (off).
     void observe_sessions(bool enabled);
+    // Loop thread: session/update notifications as ACP_EVENT_SESSION_UPDATE (on, the
+    // default), or none (off): then nothing is decoded or encoded for the host, and
+    // streamed text goes from the line into the model alone.
+    void report_updates(bool enabled);
 
     // Loop thread only.
     std::unique_ptr<Client> client;
@@ -127,6 +131,7 @@ private:
     std::unique_ptr<Runtime> runtime_;
     EventQueue events_;
     SessionSubscription session_changes_;  // while acp_client_observe_sessions is on
+    SessionSubscription added_sessions_;   // while updates are not reported: fills session_ids
     int dispatch_depth_ = 0;
     std::vector<Handler> pending_releases_;
     std::atomic<unsigned long> next_id_{1};

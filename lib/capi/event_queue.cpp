@@ -22,8 +22,26 @@ Status EventQueue::open() {
     return Status();
 }
 
+namespace {
+
+// A text append to the item a queued append changed, with nothing queued between them.
+bool appends_to(const acp_event& last, const acp_event& next) {
+    return next.type == ACP_EVENT_SESSION_CHANGED && next.change == ACP_CHANGE_ITEM_CHANGED &&
+           next.appended_text.has_value() && last.type == ACP_EVENT_SESSION_CHANGED &&
+           (last.change == ACP_CHANGE_ITEM_CHANGED || last.change == ACP_CHANGE_ITEM_INSERTED) &&
+           last.appended_text.has_value() && last.item_index == next.item_index && last.item_kind == next.item_kind &&
+           last.session_id == next.session_id;
+}
+
+}  // namespace
+
 void EventQueue::push(std::unique_ptr<acp_event> event) {
     std::lock_guard<std::mutex> lock(mutex_);
+    // Still queued, so no host holds it: it may grow (pop takes it under the same lock).
+    if (!events_.empty() && appends_to(*events_.back(), *event)) {
+        events_.back()->appended_text->append(*event->appended_text);
+        return;
+    }
     if (events_.empty()) {
         const char byte = 1;
         // The pipe holds at most one byte at a time: readable = non-empty queue.

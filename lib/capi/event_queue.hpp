@@ -22,6 +22,8 @@ public:
     EventQueue& operator=(const EventQueue&) = delete;
 
     Status open();  // creates the pipe
+    // A SESSION_CHANGED that only appended text to the item the last queued event
+    // appended to joins that event (acp.h, acp_event_appended_text).
     void push(std::unique_ptr<acp_event> event);
     // The oldest event, or nullptr when empty.
     acp_event* pop();

@@ -31,7 +31,12 @@ std::shared_ptr<PermissionResponder::State> AgentRequests::prepare_permission(
     // The tool call a permission is about counts as an update of that tool call
     // (CLIENT-MUST-70: applied before the host sees the request).
     if (request.subject.has_value() && request.subject->tool_call() != nullptr) {
-        core_.store.apply_permission_subject(request.sessionId, request.subject->tool_call()->toolCall);
+        Status applied =
+            core_.store.apply_permission_subject(request.sessionId, request.subject->tool_call()->toolCall);
+        if (!applied) {
+            core_.log_session(LogLevel::warning,
+                              "the tool call of a permission request was only partly applied: " + applied.message());
+        }
         core_.model_settled();
     }
     std::weak_ptr<PermissionResponder::State> weak = state;

@@ -54,6 +54,11 @@ void Negotiation::send_v2(Done done, bool may_switch) {
         if (host.elicitation_url) elicitation.url = av2::ElicitationUrlCapabilities{};
         capabilities.elicitation = std::move(elicitation);
     }
+    if (core_.options.auth_terminal) {
+        av2::ClientAuthCapabilities auth;
+        auth.terminal = av2::TerminalAuthCapabilities{};
+        capabilities.auth = std::move(auth);
+    }
     request.capabilities = std::move(capabilities);
     core_.rpc->send_request(
         method::initialize, [&request](JsonWriter& w) { codec::encode(w, request); },
@@ -77,6 +82,7 @@ void Negotiation::send_v1(Done done, bool may_switch) {
                         host.terminal.kill && host.terminal.release;
     features.elicitation_form = host.elicitation && host.elicitation_form;
     features.elicitation_url = host.elicitation && host.elicitation_url;
+    features.auth_terminal = core_.options.auth_terminal;
     const av1::InitializeRequest request = v1_initialize_request(core_.options.info, features);
     core_.rpc->send_request(
         method::initialize, [&request](JsonWriter& w) { v1codec::encode(w, request); },

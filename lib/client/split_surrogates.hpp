@@ -41,6 +41,8 @@ public:
     // delivered before it when a half kept from the session's last chunk found no partner.
     std::optional<v2::UpdateSessionNotification> join(v2::UpdateSessionNotification& notification);
     void forget(const std::string& session_id) { pending_.erase(session_id); }
+    // No half waits in any session: join() would change nothing.
+    bool idle() const { return pending_.empty(); }
 
 private:
     struct Pending {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "client/client_core.hpp"
+#include "client/text_chunk_view.hpp"
 #include "protocol/v2/codec.hpp"
 
 namespace acp::detail {
@@ -35,7 +36,10 @@ UpdateRouter::UpdateRouter(ClientCore& core)
       closed_traffic_(core, "which this client closed") {}
 
 UpdateRouter::Route UpdateRouter::classify(std::string_view session_id) const {
-    const std::string id(session_id);
+    return classify_id(std::string(session_id));
+}
+
+UpdateRouter::Route UpdateRouter::classify_id(const std::string& id) const {
     if (known_.count(id) != 0) return Route::deliver;
     if (closed_.count(id) != 0) return Route::closed;
     if (pending_new_ > 0) return Route::hold;
@@ -52,6 +56,42 @@ void UpdateRouter::route(v2::UpdateSessionNotification notification) {
             return;
         case Route::unknown: unknown_.dropped(notification.sessionId, described(notification)); return;
     }
+}
+
+bool UpdateRouter::deliver_streamed_chunk(const JsonValue& params) {
+    // The host's handler takes typed updates: it pays for them, on the full path.
+    if (core_.host.session_update || !joiner_.idle()) return false;
+    if (const std::optional<TextChunkView> chunk = read_text_chunk(params)) {
+        if (core_.rpc->edge_surrogates(*chunk->text) != nullptr || !delivers(chunk->session_id)) return false;
+        chunk_item_id_.assign(chunk->message_id);
+        applied(core_.store.apply_text_chunk(chunk_session_id_, chunk->kind, chunk_item_id_, chunk->text_view()),
+                "a text chunk");
+        return true;
+    }
+    if (const std::optional<TerminalChunkView> chunk = read_terminal_chunk(params)) {
+        if (!delivers(chunk->session_id)) return false;
+        chunk_item_id_.assign(chunk->terminal_id);
+        applied(core_.store.apply_terminal_chunk(chunk_session_id_, chunk_item_id_, chunk->data),
+                "terminal_output_chunk");
+        return true;
+    }
+    return false;
+}
+
+bool UpdateRouter::delivers(std::string_view session_id) {
+    chunk_session_id_.assign(session_id);
+    return classify_id(chunk_session_id_) == Route::deliver;
+}
+
+// What deliver_joined() does after the model took the update, without a typed one.
+void UpdateRouter::applied(const Status& status, const char* tag) {
+    settler_.traffic(chunk_session_id_);
+    if (!status) {
+        core_.log_session(LogLevel::warning,
+                          std::string("session/update ") + tag + " only partly applied: " + status.message());
+    }
+    turn_watch_.activity(chunk_session_id_);
+    core_.model_settled();
 }
 
 void UpdateRouter::deliver(v2::UpdateSessionNotification& notification) {

@@ -52,6 +52,13 @@ public:
     Route classify(std::string_view session_id) const;
 
     void route(v2::UpdateSessionNotification notification);
+    // The fast path for streamed text (client/text_chunk_view.hpp): a plain text chunk (or
+    // a terminal output chunk) for a session of this client goes from the parsed params
+    // straight into the model. False
+    // when it is not one, or when the host's on_session_update wants a typed update, a
+    // surrogate half waits to be joined, or the session is not delivered to: then the
+    // caller decodes and route()s as usual.
+    bool deliver_streamed_chunk(const JsonValue& params);
     // Into the model first, so the host's callback sees the session with it applied; a
     // surrogate pair split across two chunks is joined on the way (client/split_surrogates.hpp).
     void deliver(v2::UpdateSessionNotification& notification);
@@ -102,6 +109,12 @@ private:
     void hold(v2::UpdateSessionNotification notification);
     void release_held(const std::string* session_id);
 
+    Route classify_id(const std::string& session_id) const;
+    // The fast path: whether the session is delivered to (kept in chunk_session_id_), and
+    // what follows once the model took the chunk.
+    bool delivers(std::string_view session_id);
+    void applied(const Status& status, const char* tag);
+
     ClientCore& core_;
     ReplaySettler settler_;
     TurnWatch turn_watch_;
@@ -117,6 +130,9 @@ private:
     std::vector<v2::UpdateSessionNotification> held_;
     std::size_t held_bytes_ = 0;
     uint64_t dropped_at_bound_ = 0;
+    // Reused by the text fast path, so a chunk allocates nothing for its ids.
+    std::string chunk_session_id_;
+    std::string chunk_item_id_;
 };
 
 }  // namespace acp::detail

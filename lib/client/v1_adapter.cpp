@@ -160,7 +160,7 @@ v1::InitializeRequest v1_initialize_request(const v2::Implementation& info, cons
     capabilities.fs = fs;
     capabilities.terminal = features.terminal;
     v1::AuthCapabilities auth;
-    auth.terminal = false;
+    auth.terminal = features.auth_terminal;
     capabilities.auth = auth;
     // The model holds boolean options like select ones, notices and compactions as it
     // does for v2 agents (v1 agents send those only when told, CLIENT-GUIDE 10).

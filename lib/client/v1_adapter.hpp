@@ -33,6 +33,7 @@ struct V1ClientFeatures {
     bool terminal = false;
     bool elicitation_form = false;
     bool elicitation_url = false;
+    bool auth_terminal = false;
 };
 
 v1::InitializeRequest v1_initialize_request(const v2::Implementation& info, const V1ClientFeatures& features);

@@ -173,6 +173,8 @@ void V2Driver::cancel_terminal(Checked<av2::CancelTerminalRequest> request, Call
 }
 
 void V2Driver::on_session_update(const JsonValue* params) {
+    // Streamed text goes from the parsed line into the model (client/text_chunk_view.hpp).
+    if (params != nullptr && router_.deliver_streamed_chunk(*params)) return;
     av2::UpdateSessionNotification notification;
     rapidjson::Document repaired;  // commands without `type` (Appendix B 9)
     Status decoded = params ? codec::decode(with_command_types_in_update(*params, repaired), notification)

@@ -3,6 +3,10 @@
 
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace acp::detail {
 
 namespace {
@@ -29,21 +33,43 @@ int hex4(const char* text, const char* end) {
 bool is_high(int code) { return code >= 0xD800 && code <= 0xDBFF; }
 bool is_low(int code) { return code >= 0xDC00 && code <= 0xDFFF; }
 
+// A `\uD8`..`\uDF` escape starts at p: an even number of backslashes before it (an escaped
+// backslash followed by "u" is text).
+bool surrogate_escape_at(const char* line, const char* p, const char* end) {
+    if (end - p < 4 || hex_digit(p[3]) < 8) return false;
+    const char* before = p;
+    while (before > line && before[-1] == '\\') --before;
+    return (p - before) % 2 == 0;
+}
+
+// `\u` followed by d or D at p (p[0..2] readable).
+bool candidate_at(const char* p) { return p[0] == '\\' && p[1] == 'u' && (p[2] | 0x20) == 'd'; }
+
 }  // namespace
 
 bool has_surrogate_escape(const char* line, std::size_t size) {
-    const char* end = line + size;
+    const char* const end = line + size;
     const char* p = line;
-    // Walks escape by escape, so the `u` of an escaped backslash followed by "u" is text.
-    while (p < end) {
-        p = static_cast<const char*>(std::memchr(p, '\\', static_cast<std::size_t>(end - p)));
-        if (p == nullptr || end - p < 2) return false;
-        if (p[1] != 'u') {
-            p += 2;
-            continue;
+#if defined(__SSE2__)
+    // Sixteen positions at a time: only `\ud` / `\uD` stops the scan, so text full of
+    // other escapes (newlines, quotes) costs no more than plain text.
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i u = _mm_set1_epi8('u');
+    const __m128i d = _mm_set1_epi8('d');
+    const __m128i lower = _mm_set1_epi8(0x20);
+    for (; end - p >= 18; p += 16) {
+        const __m128i at0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i at1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 1));
+        const __m128i at2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2));
+        const __m128i hits = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(at0, backslash), _mm_cmpeq_epi8(at1, u)),
+                                           _mm_cmpeq_epi8(_mm_or_si128(at2, lower), d));
+        for (unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(hits)); mask != 0; mask &= mask - 1) {
+            if (surrogate_escape_at(line, p + __builtin_ctz(mask), end)) return true;
         }
-        if (end - p >= 4 && (p[2] == 'd' || p[2] == 'D') && hex_digit(p[3]) >= 8) return true;
-        p += end - p >= 6 ? 6 : end - p;
+    }
+#endif
+    for (; end - p >= 3; ++p) {
+        if (candidate_at(p) && surrogate_escape_at(line, p, end)) return true;
     }
     return false;
 }

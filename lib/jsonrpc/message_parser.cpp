@@ -4,6 +4,8 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
+#include "jsonrpc/utf8_check.hpp"
+
 namespace acp::detail {
 
 namespace {
@@ -13,8 +15,8 @@ constexpr std::size_t kArenaBytes = 64 * 1024;
 using ParseAllocator = rapidjson::MemoryPoolAllocator<>;
 using ParseDocument = rapidjson::GenericDocument<rapidjson::UTF8<>, ParseAllocator, ParseAllocator>;
 
-constexpr unsigned kParseFlags =
-    rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
+// UTF-8 is validated before the parse, for the whole line at once (jsonrpc/utf8_check.hpp).
+constexpr unsigned kParseFlags = rapidjson::kParseInsituFlag | rapidjson::kParseIterativeFlag;
 
 // Forwards SAX events to the document, refusing to nest deeper than the limit.
 class DepthLimitedHandler {
@@ -81,6 +83,12 @@ const JsonValue* MessageParser::parse(char* line, std::size_t size) {
     impl_->stack.Clear();
     error_.clear();
     edges_.clear();
+    if (const std::size_t bad = first_invalid_utf8(line, size); bad != size) {
+        // RapidJSON's words for it, as when it validated.
+        error_ = std::string(rapidjson::GetParseError_En(rapidjson::kParseErrorStringInvalidEncoding)) + " at offset " +
+                 std::to_string(bad);
+        return nullptr;
+    }
     // Rare (a JavaScript agent cut a surrogate pair): only such lines take the slow path.
     if (has_surrogate_escape(line, size)) rewrite_lone_surrogates(line, size, edges_);
 

@@ -30,6 +30,14 @@ void append_block(std::vector<v2::ContentBlock>& content, const v2::ContentBlock
     content.push_back(block);
 }
 
+void append_text(std::vector<v2::ContentBlock>& content, std::string_view text) {
+    if (!content.empty() && is_plain_text(content.back())) {
+        content.back().text()->text.append(text);
+        return;
+    }
+    content.push_back(v2::ContentBlock::make_text(v2::TextContent{std::string(text), {}, {}, {}}));
+}
+
 void assign_blocks(std::vector<v2::ContentBlock>& content, const std::vector<v2::ContentBlock>& blocks) {
     content.clear();
     for (const auto& block : blocks) append_block(content, block);

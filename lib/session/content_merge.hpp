@@ -3,6 +3,7 @@
 // how an upsert's `_meta` patches the stored metadata.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "acp/session.hpp"
@@ -16,6 +17,9 @@ bool is_plain_text(const v2::ContentBlock& block);
 
 // Appends block to content; a plain text block after a plain text block extends it.
 void append_block(std::vector<v2::ContentBlock>& content, const v2::ContentBlock& block);
+
+// append_block() of a text block with nothing but text, from the text alone.
+void append_text(std::vector<v2::ContentBlock>& content, std::string_view text);
 
 // Replaces content with blocks, normalised as append_block() would build it.
 void assign_blocks(std::vector<v2::ContentBlock>& content, const std::vector<v2::ContentBlock>& blocks);

@@ -11,61 +11,10 @@
 #include "jsonrpc/json.hpp"
 #include "protocol/codec_support.hpp"
 #include "session/content_merge.hpp"
+#include "session/session_observers.hpp"
 #include "session/terminal_bytes.hpp"
 
 namespace acp {
-
-namespace detail {
-
-struct SessionObservers {
-    struct Entry {
-        std::uint64_t id;
-        SessionObserver observer;
-        // Cleared on unsubscribe; the function itself is destroyed only outside a dispatch,
-        // so an observer may unsubscribe itself while it runs.
-        bool active = true;
-    };
-    std::vector<Entry> entries;
-    // Subscribed while a dispatch runs: joined afterwards, so the vector being iterated
-    // never reallocates under a running observer.
-    std::vector<Entry> added;
-    std::uint64_t next_id = 1;
-    int dispatching = 0;
-    bool has_removed = false;
-
-    bool empty() const { return entries.empty() && added.empty(); }
-
-    void dispatch(const SessionEvent& event) {
-        ++dispatching;
-        const std::size_t count = entries.size();
-        for (std::size_t i = 0; i < count; ++i) {
-            if (entries[i].active) entries[i].observer(event);
-        }
-        if (--dispatching == 0) settle();
-    }
-
-    void remove(std::uint64_t id) {
-        for (auto* list : {&entries, &added}) {
-            for (auto& entry : *list) {
-                if (entry.id == id) entry.active = false;
-            }
-        }
-        has_removed = true;
-        if (dispatching == 0) settle();
-    }
-
-    void settle() {
-        for (auto& entry : added) entries.push_back(std::move(entry));
-        added.clear();
-        if (has_removed) {
-            entries.erase(std::remove_if(entries.begin(), entries.end(), [](const Entry& e) { return !e.active; }),
-                          entries.end());
-            has_removed = false;
-        }
-    }
-};
-
-}  // namespace detail
 
 namespace {
 
@@ -176,6 +125,14 @@ struct SessionReducer {
         changed(inserted, index, text != nullptr ? std::string_view(text->text) : std::string_view());
     }
 
+    // message_chunk() of a plain text block, from its parts.
+    void text_chunk(ItemKind kind, const std::string& message_id, std::string_view text) {
+        bool inserted = false;
+        auto [index, message] = upsert<MessageItem>(kind, message_id, inserted);
+        detail::append_text(message->content, text);
+        changed(inserted, index, text);
+    }
+
     template <class Upsert>
     void message(ItemKind kind, const Upsert& update) {
         bool inserted = false;
@@ -247,16 +204,18 @@ struct SessionReducer {
         changed(inserted, index);
     }
 
-    void terminal_chunk(const v2::TerminalOutputChunk& chunk) {
+    void terminal_chunk(const v2::TerminalOutputChunk& chunk) { terminal_chunk(chunk.terminalId, chunk.data); }
+
+    void terminal_chunk(const std::string& terminal_id, std::string_view data) {
         bool inserted = false;
-        auto [index, terminal] = upsert<TerminalItem>(ItemKind::terminal, chunk.terminalId, inserted);
+        auto [index, terminal] = upsert<TerminalItem>(ItemKind::terminal, terminal_id, inserted);
         // Each chunk is its own base64 text: decoded alone, never joined (CLIENT-MUST-54).
         std::string bytes;
         const std::size_t text_before = terminal->text.size();
-        if (detail::base64_decode_append(chunk.data, bytes)) {
+        if (detail::base64_decode_append(data, bytes)) {
             append_output(*terminal, std::move(bytes));
         } else {
-            note(problem, Status(Errc::protocol_error, "terminal " + chunk.terminalId + ": chunk is not base64, dropped"));
+            note(problem, Status(Errc::protocol_error, "terminal " + terminal_id + ": chunk is not base64, dropped"));
         }
         changed(inserted, index, std::string_view(terminal->text).substr(text_before));
     }
@@ -492,6 +451,23 @@ void SessionStore::reset(SessionState& state) {
 Status SessionStore::apply(const std::string& session_id, const v2::SessionUpdate& update) {
     SessionReducer reducer{*this, session_for_change(session_id), {}};
     reducer.apply(update);
+    return reducer.problem;
+}
+
+Status SessionStore::apply_text_chunk(const std::string& session_id, ItemKind kind, const std::string& message_id,
+                                      std::string_view text) {
+    if (kind != ItemKind::user_message && kind != ItemKind::agent_message && kind != ItemKind::agent_thought) {
+        return Status(Errc::invalid_argument, "apply_text_chunk: not a message kind");
+    }
+    SessionReducer reducer{*this, session_for_change(session_id), {}};
+    reducer.text_chunk(kind, message_id, text);
+    return reducer.problem;
+}
+
+Status SessionStore::apply_terminal_chunk(const std::string& session_id, const std::string& terminal_id,
+                                          std::string_view data) {
+    SessionReducer reducer{*this, session_for_change(session_id), {}};
+    reducer.terminal_chunk(terminal_id, data);
     return reducer.problem;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "acp/status.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 
@@ -81,5 +83,13 @@ std::string Status::to_string() const {
     text += detail_->message;
     return text;
 }
+
+namespace detail {
+void result_value_failed(const Status& status) {
+    std::fprintf(stderr, "acp::Result::value() on an error: %s\n", status.to_string().c_str());
+    std::fflush(stderr);
+    std::abort();
+}
+}  // namespace detail
 
 }  // namespace acp

@@ -27,6 +27,9 @@ int Chat::run() {
         error("cannot write " + options_.log_file);
         return exit_usage;
     }
+    // A terminal login is a command the user runs in another terminal: offered only when a
+    // user is at this one to read it.
+    client_options.auth_terminal = tty_;
     if (options_.max_line_bytes != 0) client_options.max_line_bytes = options_.max_line_bytes;
     client_options.log = [this](const acp::LogRecord& record) { on_log(record); };
     auto created = acp::Client::spawn(loop_, agent, client_options);
@@ -60,10 +63,17 @@ int Chat::run() {
         quit(exit_agent_exited);
     });
     uv_prepare_init(loop_, &flush_);
-    uv_prepare_start(&flush_, [](uv_prepare_t*) { std::fflush(stdout); });
+    flush_.data = this;
+    uv_prepare_start(&flush_, [](uv_prepare_t* p) {
+        static_cast<Chat*>(p->data)->redraw_prompt();
+        std::fflush(stdout);
+    });
     uv_signal_init(loop_, &sigint_);
     sigint_.data = this;
     uv_signal_start(&sigint_, [](uv_signal_t* s, int) { static_cast<Chat*>(s->data)->on_interrupt(); }, SIGINT);
+    uv_signal_init(loop_, &sigwinch_);
+    sigwinch_.data = this;
+    uv_signal_start(&sigwinch_, [](uv_signal_t* s, int) { static_cast<Chat*>(s->data)->editor_.resize(); }, SIGWINCH);
     busy_ = true;
     connect();
     start_input();
@@ -172,10 +182,19 @@ void Chat::new_session() {
                             methods += "\n  " + sanitize(a->methodId) + " (" + sanitize(a->name) +
                                        (a->description.has_value() ? ": " + sanitize(*a->description) : "") + ")";
                         } else if (const auto* t = m.terminal()) {
-                            // Only for a client that advertised auth.terminal (AGENT-MUST-04), and
-                            // libacp has no switch to advertise it yet: its command is not shown.
+                            // Only for a client that advertised auth.terminal (AGENT-MUST-04).
                             methods += "\n  " + sanitize(t->methodId) + " (" + sanitize(t->name) +
-                                       "): ignored, a terminal login acp-chat did not ask for";
+                                       (t->description.has_value() ? ": " + sanitize(*t->description) : "") + ")";
+                            std::string why;
+                            const std::string command =
+                                tty_ ? terminal_login_line(options_.agent, *t, why) : std::string();
+                            if (!tty_) {
+                                methods += ": ignored, a terminal login acp-chat did not ask for";
+                            } else if (command.empty()) {
+                                methods += ": refused, " + why;
+                            } else {
+                                methods += ": run this in a terminal, then start acp-chat again:\n    " + command;
+                            }
                         } else {
                             methods += "\n  a method of type " + sanitize(m.tag()) + ", which acp-chat cannot use";
                         }
@@ -217,6 +236,7 @@ void Chat::quit(int code) {
     permission_.reset();
     waiting_permissions_.clear();
     if (input_ != nullptr) {
+        editor_.close();
         if (tty_) uv_tty_reset_mode();
         uv_read_stop(input_);
         uv_close(reinterpret_cast<uv_handle_t*>(input_), nullptr);
@@ -246,6 +266,7 @@ void Chat::finish_quit() {
     subscription_.reset();
     if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&sigint_))) {
         uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
+        uv_close(reinterpret_cast<uv_handle_t*>(&sigwinch_), nullptr);
         uv_close(reinterpret_cast<uv_handle_t*>(&flush_), [](uv_handle_t*) { std::fflush(stdout); });
     }
 }

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "line_editor.hpp"
+#include "markdown.hpp"
 #include "options.hpp"
 #include "sanitize.hpp"
 #include "terminal.hpp"
@@ -30,8 +32,9 @@ namespace v2 = acp::v2;
 
 class Chat {
 public:
-    Chat(uv_loop_t* loop, Options options, bool tty, bool color)
-        : loop_(loop), options_(std::move(options)), tty_(tty), style_(color) {}
+    // markdown: the agent's messages rendered from Markdown (else shown as sent).
+    Chat(uv_loop_t* loop, Options options, bool tty, bool color, bool markdown)
+        : loop_(loop), options_(std::move(options)), tty_(tty), style_(color), markdown_(markdown) {}
 
     int run();
 
@@ -45,10 +48,13 @@ private:
     void write(const std::string& text) {
         // Flushed once per loop iteration (flush_), not per write: a streamed reply arrives
         // as many small chunks per read, and a write(2) each would cost more than the rest.
+        // The prompt line being edited is erased first and drawn again below (flush_).
+        if (editor_.active()) editor_.hide();
         std::fwrite(text.data(), 1, text.size(), stdout);
         prompt_shown_ = false;
     }
     void end_stream() {
+        end_markdown();
         if (open_line_) write("\n");
         open_line_ = false;
         stream_key_.clear();
@@ -77,7 +83,9 @@ private:
         bool exited = false;
         bool command = false;
         std::string plan;
+        std::unique_ptr<MarkdownStream> markdown;  // an agent message's rendering
     };
+    void end_markdown();  // the streaming message's held tail, printed as it is
     void on_event(const acp::SessionEvent& event);
     // appended: the event's appended_text (see acp::SessionEvent), when it only appended.
     void render(const acp::SessionState& state, const acp::SessionItem& item,
@@ -92,6 +100,8 @@ private:
     // --- input -------------------------------------------------------------------------------
     void start_input();
     void on_input(const char* data, std::size_t size);
+    void pump_editor();     // what the line editor made of the keys: lines, Ctrl-D, Ctrl-C
+    void redraw_prompt();   // below output printed while the prompt was up
     void on_interrupt();
     void process_next();
     void handle(const std::string& text);
@@ -134,6 +144,8 @@ private:
     Options options_;
     bool tty_;
     chat::Style style_;
+    bool markdown_;
+    LineEditor editor_;  // the prompt on a terminal
     std::unique_ptr<acp::Client> client_;
     acp::SessionSubscription subscription_;
     TrafficLog log_;                          // --log
@@ -155,6 +167,7 @@ private:
     bool expect_new_ = false;
     bool prompt_shown_ = false;
     bool interrupt_armed_ = false;
+    bool pasting_to_permission_ = false;  // inside a paste while a question waits for a key
     bool quitting_ = false;
     int stop_requests_ = 0;          // Ctrl-C presses while quitting
     int exit_code_ = exit_ok;
@@ -171,6 +184,7 @@ private:
     uv_pipe_t pipe_handle_{};
     uv_stream_t* input_ = nullptr;
     uv_signal_t sigint_{};
+    uv_signal_t sigwinch_{};  // the terminal's new size, for the prompt line
     uv_prepare_t flush_{};  // flushes stdout before the loop waits
 };
 

@@ -13,6 +13,9 @@ void Chat::start_input() {
     if (type == UV_TTY) {
         uv_tty_init(loop_, &tty_handle_, STDIN_FILENO, 1);
         input_ = reinterpret_cast<uv_stream_t*>(&tty_handle_);
+        if (!editor_.open(stdin, stdout, "> ", style_.paint(Color::bold, "> "), LineEditor::default_history_file())) {
+            error("cannot start the line editor: lines are read as typed");
+        }
     } else if (type == UV_NAMED_PIPE) {
         uv_pipe_init(loop_, &pipe_handle_, 0);
         uv_pipe_open(&pipe_handle_, STDIN_FILENO);
@@ -48,10 +51,16 @@ void Chat::start_input() {
 
 void Chat::on_input(const char* data, std::size_t size) {
     if (permission_ && tty_) {
-        // Raw mode: one key answers.
+        // Raw mode: one key answers; nothing pasted does (bracketed paste marks it).
+        const std::string_view keys(data, size);
         for (std::size_t i = 0; i < size && permission_; ++i) {
             const char key = data[i];
-            if (key == 27 && i + 1 < size) {
+            if (pasting_to_permission_ || keys.compare(i, 6, "\x1b[200~") == 0) {
+                const std::size_t end = keys.find("\x1b[201~", i);
+                pasting_to_permission_ = end == std::string_view::npos;
+                if (pasting_to_permission_) break;
+                i = end + 5;
+            } else if (key == 27 && i + 1 < size) {
                 // An arrow or function key (ESC [ A, ESC O P, ...): skip it, it answers nothing.
                 for (++i; i + 1 < size && !(data[i + 1] >= '@' && data[i + 1] <= '~' && data[i] != 27);) ++i;
                 ++i;
@@ -62,6 +71,11 @@ void Chat::on_input(const char* data, std::size_t size) {
                                                       ", y or n)\n"));
             }
         }
+        return;
+    }
+    if (editor_.is_open()) {
+        editor_.feed(data, size);
+        pump_editor();
         return;
     }
     partial_.append(data, size);
@@ -76,10 +90,49 @@ void Chat::on_input(const char* data, std::size_t size) {
 }
 
 void Chat::show_prompt() {
-    if (!tty_ || prompt_shown_ || quitting_) return;
+    if (!tty_ || quitting_) return;
+    if (editor_.is_open()) {
+        if (editor_.active()) return;
+        end_stream();
+        std::fflush(stdout);
+        editor_.activate();
+        pump_editor();  // keys typed ahead
+        return;
+    }
+    if (prompt_shown_) return;
     end_stream();
     write(style_.paint(Color::bold, "> "));
     prompt_shown_ = true;
+}
+
+void Chat::pump_editor() {
+    for (;;) {
+        LineEditor::Event event = editor_.pump();
+        switch (event.type) {
+            case LineEditor::Event::Type::none:
+                return;
+            case LineEditor::Event::Type::line:
+                queue_.push_back(std::move(event.text));
+                process_next();
+                return;
+            case LineEditor::Event::Type::end_of_input:
+                input_eof_ = true;
+                process_next();
+                return;
+            case LineEditor::Event::Type::interrupt:
+                on_interrupt();
+                if (quitting_) return;
+                break;
+        }
+    }
+}
+
+void Chat::redraw_prompt() {
+    if (!editor_.active() || !editor_.hidden()) return;
+    // Text still streaming (a Markdown line still arriving included) has its line ended:
+    // the prompt goes below it.
+    end_stream();
+    editor_.show();
 }
 
 void Chat::process_next() {

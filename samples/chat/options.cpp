@@ -22,6 +22,7 @@ const char* const kUsage =
     "  --dump-state FILE  at exit, write every session's model as canonical JSON to FILE\n"
     "  --no-color         no colours (also when NO_COLOR is set or stdout is not a terminal)\n"
     "  --plain            the agent's text as sent (made safe), no colours or formatting\n"
+    "  --markdown         render the agent's Markdown also when stdout is not a terminal\n"
     "  --max-line-bytes N  the longest message accepted from the agent (default 32 MiB);\n"
     "                     a longer one is dropped and the screen says so\n"
     "  --version          acp-chat's and libacp's version\n"
@@ -50,7 +51,7 @@ const char* const kCommands =
     "anything else is sent to the agent as a prompt. Ctrl-C cancels a running turn.\n";
 
 bool parse(int argc, char** argv, Options& options) {
-    enum { cwd = 1000, resume, login, log, dump_state, no_color, plain, max_line, version, help };
+    enum { cwd = 1000, resume, login, log, dump_state, no_color, plain, markdown, max_line, version, help };
     static const option kLong[] = {
         {"cwd", required_argument, nullptr, cwd},
         {"resume", required_argument, nullptr, resume},
@@ -59,6 +60,7 @@ bool parse(int argc, char** argv, Options& options) {
         {"dump-state", required_argument, nullptr, dump_state},
         {"no-color", no_argument, nullptr, no_color},
         {"plain", no_argument, nullptr, plain},
+        {"markdown", no_argument, nullptr, markdown},
         {"max-line-bytes", required_argument, nullptr, max_line},
         {"version", no_argument, nullptr, version},
         {"help", no_argument, nullptr, help},
@@ -76,6 +78,7 @@ bool parse(int argc, char** argv, Options& options) {
             case log: options.log_file = optarg; break;
             case dump_state: options.dump_file = optarg; break;
             case no_color: options.color = false; break;
+            case markdown: options.markdown = true; break;
             case plain:
                 options.plain = true;
                 options.color = false;

@@ -32,8 +32,9 @@ struct Options {
     std::string dump_file;
     std::string resume;   // a session to resume at start instead of creating one
     bool color = true;
-    bool plain = false;
-    std::size_t max_line_bytes = 0;  // 0: libacp's default   // agent text exactly as sent (sanitised): no colours, no formatting
+    bool plain = false;              // agent text exactly as sent (sanitised): no colours, no formatting
+    bool markdown = false;           // --markdown: rendered also when stdout is not a terminal
+    std::size_t max_line_bytes = 0;  // 0: libacp's default
 };
 
 // Parses argv (getopt_long) into options; prints the help or the version and exits on

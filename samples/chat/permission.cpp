@@ -79,6 +79,9 @@ void Chat::show_permission(PendingPermission pending) {
     line("  " + asker(request));
     if (request.description.has_value()) line("  " + sanitize(*request.description));
     if (tty_ && input_ != nullptr) {
+        editor_.deactivate();  // a line being typed comes back with the prompt
+        editor_.discard_typeahead();
+        pasting_to_permission_ = false;
         // Raw mode before the question is visible, so the key that answers it is never
         // stuck in a line buffer; then whatever was typed before is thrown away.
         uv_tty_set_mode(&tty_handle_, UV_TTY_MODE_RAW);

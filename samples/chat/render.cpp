@@ -96,6 +96,7 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
         if (text.size() < shown.text) {  // replaced: show it again
             shown.text = 0;
             shown.sanitizer.reset();
+            shown.markdown.reset();
         }
         if (text.size() == shown.text) return;
         shown.sanitizer.feed(std::string_view(text).substr(shown.text), delta);
@@ -108,8 +109,31 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
         if (item.kind() == acp::ItemKind::agent_thought) write(style_.paint(Color::dim, "thinking: "));
         stream_key_ = key;
     }
+    if (markdown_ && item.kind() == acp::ItemKind::agent_message) {
+        // Rendered a completed line at a time; the line still arriving waits (end_markdown).
+        if (!shown.markdown) shown.markdown = std::make_unique<MarkdownStream>(style_.enabled());
+        std::string rendered;
+        shown.markdown->feed(delta, rendered);
+        // Outside a turn, under the prompt, nothing may wait: the prompt goes below it now.
+        if (editor_.active()) shown.markdown->flush(rendered);
+        if (rendered.empty()) return;
+        write(rendered);
+        open_line_ = rendered.back() != '\n';
+        return;
+    }
     write(item.kind() == acp::ItemKind::agent_thought ? style_.paint(Color::dim, delta) : delta);
     open_line_ = delta.back() != '\n';
+}
+
+void Chat::end_markdown() {
+    if (stream_key_.empty()) return;
+    const auto shown = shown_.find(stream_key_);
+    if (shown == shown_.end() || !shown->second.markdown) return;
+    std::string rest;
+    shown->second.markdown->flush(rest);
+    if (rest.empty()) return;
+    write(rest);
+    open_line_ = rest.back() != '\n';
 }
 
 void Chat::render_tool_call(const acp::ToolCallItem& call, Shown& shown) {

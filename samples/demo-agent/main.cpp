@@ -88,7 +88,29 @@ constexpr const char* kPermissionOptions =
 constexpr const char* kCommands =
     R"([{"type":"command","name":"echo","description":"Repeat the text back","input":{"type":"text","hint":"text to repeat"}},)"
     R"j({"type":"command","name":"count","description":"Count slowly up to N (try cancelling it)","input":{"type":"text","hint":"N"}},)j"
-    R"j({"type":"command","name":"big","description":"Send N bytes in one chunk (try a client's line limit)","input":{"type":"text","hint":"N"}}])j";
+    R"j({"type":"command","name":"big","description":"Send N bytes in one chunk (try a client's line limit)","input":{"type":"text","hint":"N"}},)j"
+    R"j({"type":"command","name":"markdown","description":"Reply in Markdown (headings, emphasis, lists, code, links)"}])j";
+
+// The reply to /markdown: a bit of each construct a client renders.
+constexpr const char* kMarkdownReply =
+    "# Markdown from the demo agent\n"
+    "\n"
+    "Some **bold** text, some *emphasis* and a `code span`.\n"
+    "\n"
+    "## A list\n"
+    "\n"
+    "- first item\n"
+    "- second item with a [link](https://example.com/acp)\n"
+    "\n"
+    "1. one\n"
+    "2. two\n"
+    "\n"
+    "> a quoted line\n"
+    "\n"
+    "```cpp\n"
+    "int main() { return 0; }\n"
+    "```\n"
+    "That is all.";
 
 std::string now_rfc3339() {
     char text[32];
@@ -795,6 +817,8 @@ void Agent::start_turn(Session& s, const Responder& responder, const std::string
                         R"(,"content":{"type":"text","text":)" + quote(std::string(std::min<std::size_t>(n, 1u << 28), 'y')) + "}}");
         });
         stream_message(s, "agent_message_chunk", next_id(s, "m"), "That was a big one.");
+    } else if (text == "/markdown") {
+        stream_message(s, "agent_message_chunk", next_id(s, "m"), kMarkdownReply);
     } else if (!text.empty() && text[0] == '/') {
         stream_message(s, "agent_message_chunk", next_id(s, "m"),
                        "Unknown command " + text.substr(0, text.find(' ')) + ". Try /echo TEXT or /count N.");

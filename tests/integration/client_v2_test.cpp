@@ -61,6 +61,19 @@ TEST_CASE("client v2: elicitation modes are advertised only for what the host ha
     CHECK(peer.sent[0].find(R"("elicitation":{"form":{}})") != std::string::npos);
 }
 
+TEST_CASE("client v2: auth.terminal is advertised only when the host says it runs terminal logins") {
+    {
+        TsPeer peer;
+        REQUIRE(peer.initialize().ok());
+        CHECK(peer.sent[0].find(R"("auth")") == std::string::npos);
+    }
+    acp::ClientOptions options;
+    options.auth_terminal = true;
+    TsPeer peer({}, options);
+    REQUIRE(peer.initialize().ok());
+    CHECK(peer.sent[0].find(R"("auth":{"terminal":{}})") != std::string::npos);
+}
+
 TEST_CASE("client v2: an agent answering 1 is initialized again in v1 and served as v1") {
     // CLIENT-MUST-23: switch to v1 rules for 1 (docs/v1.md: the agent hears v1 fields then).
     TsPeer peer({"--protocol-version=1"});

@@ -9,6 +9,7 @@ ACP_NODE and ACP_TS_AGENT set; by hand:
 import asyncio
 import gc
 import os
+import select
 import shutil
 import tempfile
 import time
@@ -327,6 +328,50 @@ class SyncClientTest(unittest.TestCase):
             self.assertEqual((tool.title, tool.status, tool.data["toolKind"]), ("Edit hello.txt", "completed", "edit"))
             with self.assertRaises(libacp.NotFound):
                 client.item(session.id, count)
+
+    def test_a_host_slower_than_the_stream_gets_coalesced_changes_and_every_byte(self):
+        with libacp.Client(agent()) as client:
+            client.initialize()
+            session = client.new_session(cwd="/tmp")
+            client.report_updates(False)
+            updates = []
+            client.on_update = updates.append
+            followed, appends, others, first_seen = {}, {}, set(), []
+
+            def follow(change):
+                if change.type not in ("item_inserted", "item_changed"):
+                    return
+                if change.index not in first_seen:
+                    first_seen.append(change.index)
+                if change.appended is not None:
+                    appends[change.index] = appends.get(change.index, 0) + 1
+                    followed[change.index] = followed.get(change.index, "") + change.appended
+                else:
+                    others.add(change.index)  # re-read now, it would be ahead of the queue
+            client.on_session_change = follow
+            turn = session.prompt("tool")
+            # The loop runs the whole turn while Python handles nothing (a host far slower
+            # than the stream): what queued meanwhile reaches Python coalesced.
+            lib, handle = libacp._native.lib, client._handle
+            deadline = time.monotonic() + 30
+            while not (client.model(session.id).stop_reason and client.model(session.id).is_idle):
+                self.assertLess(time.monotonic(), deadline)
+                select.select([lib.acp_client_fd(handle)], [], [], 0.05)
+                lib.acp_client_run_nowait(handle)
+            self.assertEqual(turn.wait(), "end_turn")
+            self.assertEqual(updates, [])  # no update events, and none decoded for Python
+            items = session.model().items
+            for index, item in enumerate(items):
+                if index not in others:  # built from appended text alone: exactly the model's
+                    self.assertEqual(followed[index], item.text)
+            self.assertEqual(first_seen, sorted(first_seen))  # items in the order they came
+            self.assertEqual(len(first_seen), len(items))
+            m1 = [i for i, item in enumerate(items) if item.id == "m1"][0]
+            terminal = [i for i, item in enumerate(items) if item.kind == "terminal"][0]
+            self.assertEqual(followed[m1], "Let me edit hello.txt.")
+            self.assertEqual(appends[m1], 1)  # two chunks, one change
+            self.assertEqual(appends[terminal], 1)  # two output chunks splitting a character, one change
+            self.assertEqual(followed[terminal], "build: \u2713 ok\r\n")
 
     def test_config_options_and_extension_methods_both_ways(self):
         with libacp.Client(agent()) as client:

@@ -13,6 +13,7 @@ ACP_VALIDATE and ACP_TS_AGENT (optional).
 
 Waits have a guard (the test fails instead of hanging) but nothing asserts on timing.
 """
+import fcntl
 import json
 import os
 import pty
@@ -20,9 +21,11 @@ import re
 import select
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 import unittest
 
@@ -38,6 +41,8 @@ class ChatCase(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="acp-chat-test-")
         self.state = os.path.join(self.dir, "state")
+        # acp-chat keeps its prompt history there: never in the user's own home.
+        os.environ["XDG_STATE_HOME"] = os.path.join(self.dir, "xdg-state")
 
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -308,6 +313,7 @@ class Hostile(ChatCase):
     def assert_clean(self, text, allow_sgr=False):
         if allow_sgr:
             text = re.sub("\x1b\\[[0-9;]*m", "", text)  # acp-chat's own colours
+            text = re.sub("\x1b\\[\\?2004[hl]", "", text)  # and its bracketed paste on and off
         for what, needle in FORBIDDEN_ON_SCREEN.items():
             self.assertNotIn(needle, text, f"{what} reached the screen:\n{text!r}")
 
@@ -504,7 +510,19 @@ class Screen:
                 self.output += data
 
     def type(self, keys):
-        os.write(self.fd, keys.encode())
+        """Types keys, reading the screen meanwhile so neither side waits on a full buffer."""
+        data = keys.encode()
+        while data:
+            _, writable, _ = select.select([], [self.fd], [], GUARD_SECONDS)
+            if writable:
+                written = os.write(self.fd, data[:512])
+                data = data[written:]
+            ready, _, _ = select.select([self.fd], [], [], 0)
+            if ready:
+                try:
+                    self.output += os.read(self.fd, 65536)
+                except OSError:
+                    pass
 
     def text(self):
         return self.output.decode(errors="replace")
@@ -725,8 +743,288 @@ for line in sys.stdin:
         at = s.wait_for(r"-- end_turn \| demo-1 --", at)
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
-        self.assertNotIn("\x1b[", s.text())
+        # Only the bracketed paste mode, on and off: that is not a colour.
+        self.assertNotIn("\x1b[", re.sub("\x1b\\[\\?2004[hl]", "", s.text()))
 
+
+
+def prompts_sent(log):
+    """The text of every session/prompt in a --log file, in order."""
+    with open(log) as f:
+        records = [json.loads(line) for line in f]
+    return ["".join(block.get("text", "") for block in r["msg"]["params"]["prompt"])
+            for r in records if r["dir"] == "in" and r.get("msg", {}).get("method") == "session/prompt"]
+
+
+# An agent that says something on its own a second after the session started, while the
+# user is typing at the prompt.
+LATE_AGENT = """
+import json, sys, threading, time
+lock = threading.Lock()
+def send(m):
+    with lock:
+        sys.stdout.write(json.dumps(m) + "\\n"); sys.stdout.flush()
+def update(u):
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": u}})
+def later():
+    time.sleep(1.0)
+    update({"sessionUpdate": "agent_message_chunk", "messageId": "late",
+            "content": {"type": "text", "text": "late news"}})  # no newline: still shown
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 2,
+              "info": {"name": "late", "version": "1"}, "capabilities": {"session": {}}}})
+    elif m.get("method") == "session/new":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "s1"}})
+        threading.Thread(target=later).start()
+    elif m.get("method") == "session/prompt":
+        update({"sessionUpdate": "state_update", "state": "running"})
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"messageId": "u1"}})
+        update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
+"""
+
+
+class Editing(ChatCase):
+    """The prompt line on a terminal: libedit's history and keys, bracketed paste, long lines."""
+
+    def screen(self, *args):
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        env["TERM"] = "xterm"
+        self.log = os.path.join(self.dir, "traffic.ndjson")
+        return Screen([CHAT, "--cwd", "/tmp/project", "--log", self.log, *args, *self.agent()], env)
+
+    def test_up_arrow_recalls_the_previous_prompt_also_in_the_next_run(self):
+        s = self.screen()
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        s.type("/echo first time\r")
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        s.type("/echo second\r")
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        # Up twice: the prompt before the last one, sent again as it was.
+        s.type("\x1b[A\x1b[A\r")
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        s.type("\x04")  # Ctrl-D on an empty line: the end of the input
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(prompts_sent(self.log), ["/echo first time", "/echo second", "/echo first time"])
+        # The history outlives the run: the next acp-chat recalls it.
+        with open(os.path.join(self.dir, "xdg-state", "acp-chat", "history")) as f:
+            self.assertIn("second", f.read())
+        s = self.screen()
+        at = s.wait_for(r"session demo-\d in /tmp/project")
+        s.type("\x1b[A\x1b[A\r")
+        at = s.wait_for(r"-- end_turn", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(prompts_sent(self.log), ["/echo second"])
+
+    def test_editing_keys_move_in_the_line(self):
+        s = self.screen()
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        # Keys typed before the prompt is up meet the terminal's own line editing (a
+        # Backspace would be the kernel's): wait for the prompt.
+        at = s.wait_for(r"> ", at)
+        # Left arrow three times, insert, Home, Ctrl-E (end), Backspace.
+        s.type("/echo helo!!\x1b[D\x1b[D\x1b[Dl\x1b[H\x05\x7f\r")
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(prompts_sent(self.log), ["/echo hello!"])
+
+    def test_a_bracketed_paste_of_three_lines_is_one_prompt(self):
+        s = self.screen()
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        at = s.wait_for(r"> ", at)  # in raw mode: no line discipline in the way
+        self.assertIn("\x1b[?2004h", s.text())  # the terminal was asked to mark pastes
+        # Terminals send a pasted newline as a carriage return, the same as Enter.
+        s.type("\x1b[200~/echo line one\rline two\rline three\x1b[201~")
+        at = s.wait_for(r"line two", at)
+        with open(self.log) as f:
+            self.assertNotIn("session/prompt", f.read())  # not sent before Enter
+        s.type("\r")
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(prompts_sent(self.log), ["/echo line one\nline two\nline three"])
+        self.assertIn("\x1b[?2004l", s.text())  # and told to stop at the end
+
+    def test_a_prompt_over_4_kib(self):
+        s = self.screen()
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        at = s.wait_for(r"> ", at)  # in raw mode: no line discipline in the way
+        long_text = "".join(chr(ord("a") + i % 26) for i in range(6000))
+        s.type("/echo " + long_text + "\r")
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(prompts_sent(self.log), ["/echo " + long_text])
+
+    def test_output_while_typing_leaves_the_line_being_typed_intact(self):
+        env = {k: v for k, v in os.environ.items()}
+        env["TERM"] = "xterm"
+        log = os.path.join(self.dir, "traffic.ndjson")
+        s = Screen([CHAT, "--cwd", "/tmp/project", "--log", log, "--", sys.executable, "-c", LATE_AGENT], env)
+        at = s.wait_for(r"session s1 in /tmp/project")
+        at = s.wait_for(r"> ", at)
+        s.type("typed so far")
+        at = s.wait_for(r"typed so far", at)
+        # The prompt line is erased, the news printed, the prompt and the text drawn below it.
+        at = s.wait_for(r"\r\x1b\[Jlate news\r?\n", at)
+        at = s.wait_for(r"> (\x1b\[0m)?typed so far", at)
+        s.type(" and more\r")
+        at = s.wait_for(r"-- end_turn \| s1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(prompts_sent(log), ["typed so far and more"])
+
+    def test_a_line_wrapped_on_a_narrow_terminal_is_erased_whole(self):
+        env = {k: v for k, v in os.environ.items()}
+        env["TERM"] = "xterm"
+        log = os.path.join(self.dir, "traffic.ndjson")
+        s = Screen([CHAT, "--cwd", "/tmp/project", "--log", log, "--", sys.executable, "-c", LATE_AGENT], env)
+        fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 20, 0, 0))  # 20 columns
+        at = s.wait_for(r"session s1 in /tmp/project")
+        at = s.wait_for(r"> ", at)
+        typed = "y" * 50  # with the prompt, 52 columns: the cursor is two rows below the prompt's
+        s.type(typed)
+        at = s.wait_for(r"y{10}", at)
+        at = s.wait_for(r"\r\x1b\[2A\x1b\[Jlate news\r?\n", at)
+        s.type("\r")
+        at = s.wait_for(r"-- end_turn \| s1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(prompts_sent(log), [typed])
+
+    def test_a_resized_terminal_gets_the_prompt_line_drawn_again(self):
+        s = self.screen()
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        at = s.wait_for(r"> ", at)
+        s.type("/echo " + "z" * 24)  # 30 characters
+        at = s.wait_for(r"z{24}", at)
+        fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 20, 0, 0))  # SIGWINCH
+        # Erased for the new width (32 columns are two rows of 20), drawn again.
+        at = s.wait_for(r"\r\x1b\[1A\x1b\[J(\x1b\[[0-9;]*m)?> (\x1b\[0m)?/echo z", at)
+        s.type("\r")
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(prompts_sent(self.log), ["/echo " + "z" * 24])
+
+    def test_a_paste_never_answers_a_permission_question(self):
+        s = self.screen()
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        s.type("edit it\r")
+        at = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
+        s.type("\x1b[200~1 and 2\x1b[201~")
+        s.type("3")
+        at = s.wait_for(r"-> Reject", at)
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assertNotIn("-> Allow once", s.text())
+
+
+class Markdown(ChatCase):
+    def screen(self, *args):
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        env["TERM"] = "xterm"
+        return Screen([CHAT, "--cwd", "/tmp/project", *args, *self.agent()], env)
+
+    def markdown_reply(self, *args):
+        s = self.screen(*args)
+        at = s.wait_for(r"session demo-1 in /tmp/project")
+        s.type("/markdown\r")
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        return s.text()
+
+    def test_headings_emphasis_lists_code_and_links_are_styled(self):
+        text = self.markdown_reply()
+        self.assertIn("\x1b[0;1;35mMarkdown from the demo agent", text)  # a heading, without its #
+        self.assertNotIn("# Markdown", text)
+        self.assertIn("Some \x1b[0;1mbold\x1b[0m text, some \x1b[0;3memphasis\x1b[0m and a \x1b[0;36mcode span", text)
+        self.assertNotIn("**bold**", text)
+        self.assertIn("\u2022 first item", text)
+        self.assertIn("\u2022 second item with a \x1b[0;4mlink\x1b[0m\x1b[0;2m (https://example.com/acp)", text)
+        self.assertIn("1. one", text)
+        self.assertIn("2. two", text)
+        self.assertIn("| a quoted line", text)
+        self.assertIn("  \x1b[36mint main() { return 0; }\x1b[0m", text)
+        self.assertNotIn("```", text)
+        self.assertIn("That is all.", text)  # the tail without a newline, at the end of the turn
+
+    def test_plain_shows_the_markdown_as_sent(self):
+        text = self.markdown_reply("--plain")
+        self.assertIn("# Markdown from the demo agent", text)
+        self.assertIn("Some **bold** text, some *emphasis* and a `code span`.", text)
+        self.assertIn("```cpp", text)
+        self.assertIn("- second item with a [link](https://example.com/acp)", text)
+        self.assertNotIn("\x1b[0;", text)
+
+    def test_markdown_into_a_pipe_has_no_colours(self):
+        code, lines = self.run_chat(["/markdown"], "--markdown")
+        self.assertEqual(code, 0)
+        text = "\n".join(lines)
+        self.assertIn("\n# Markdown from the demo agent\n", text)
+        self.assertIn("\nSome bold text, some emphasis and a code span.\n", text)
+        self.assertIn("\n\u2022 second item with a link (https://example.com/acp)\n", text)
+        self.assertIn("\n  int main() { return 0; }\nThat is all.\n-- end_turn", text)
+        self.assertNotIn("\x1b", text)
+
+
+TERMINAL_AUTH_AGENT = """
+import json, sys
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\\n"); sys.stdout.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 2,
+              "info": {"name": "needs-login", "version": "1"}, "capabilities": {"session": {}},
+              "authMethods": [
+                  {"type": "terminal", "methodId": "quoted", "name": "Quoted login",
+                   "args": ["--login", "it's $(here)"], "env": [{"name": "LOGIN_MODE", "value": "a b;c"}]},
+                  {"type": "terminal", "methodId": "bad-env", "name": "Bad env",
+                   "env": [{"name": "X;touch /tmp/pwned", "value": "1"}]}]}})
+    elif m.get("method") == "session/new":
+        send({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32000, "message": "Authentication required"}})
+"""
+
+
+class TerminalAuth(ChatCase):
+    def agent_file(self):
+        path = os.path.join(self.dir, "needs_login.py")
+        with open(path, "w") as f:
+            f.write(TERMINAL_AUTH_AGENT)
+        return path
+
+    def test_terminal_logins_are_quoted_and_bad_env_names_refused(self):
+        env = {k: v for k, v in os.environ.items()}
+        env["TERM"] = "xterm"
+        log = os.path.join(self.dir, "traffic.ndjson")
+        s = Screen([CHAT, "--cwd", "/tmp/project", "--log", log, "--", sys.executable, self.agent_file()], env)
+        self.assertEqual(s.exit_code(), 6)
+        text = s.text().replace("\r\n", "\n")
+        self.assertIn("  quoted (Quoted login): run this in a terminal, then start acp-chat again:\n"
+                      f"    env LOGIN_MODE='a b;c' '{sys.executable}' '{self.agent_file()}' '--login' 'it'\\''s $(here)'\n",
+                      text)
+        self.assertIn("  bad-env (Bad env): refused, an environment name that is not [A-Za-z_][A-Za-z0-9_]*", text)
+        self.assertNotIn("touch /tmp/pwned", text)
+        # Advertised: acp-chat on a terminal shows terminal logins.
+        with open(log) as f:
+            initialize = next(json.loads(line)["msg"] for line in f if '"initialize"' in line)
+        self.assertEqual(initialize["params"]["capabilities"].get("auth"), {"terminal": {}})
+
+    def test_not_advertised_in_scripted_mode(self):
+        log = os.path.join(self.dir, "traffic.ndjson")
+        code, lines = self.run_chat([], "--log", log, agent=["--", sys.executable, self.agent_file()])
+        self.assertEqual(code, 6)
+        self.assertIn("  quoted (Quoted login): ignored, a terminal login acp-chat did not ask for", lines)
+        self.assertNotIn("it's", "\n".join(lines))
+        with open(log) as f:
+            initialize = next(json.loads(line)["msg"] for line in f if '"initialize"' in line)
+        self.assertNotIn("auth", initialize["params"]["capabilities"])
 
 if __name__ == "__main__":
     unittest.main()

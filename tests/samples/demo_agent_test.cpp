@@ -106,7 +106,7 @@ TEST_CASE("demo agent: one allowed turn fills every part of the session model") 
     CHECK(state.usage()->used == 1000 + 4 * 11);
     CHECK(state.info().title == std::optional<std::string>("hello world"));
     REQUIRE(state.available_commands().has_value());
-    CHECK(state.available_commands()->size() == 3);
+    CHECK(state.available_commands()->size() == 4);  // echo, count, big, markdown
     REQUIRE(state.config_options().has_value());
     CHECK(state.config_options()->size() == 2);
 

@@ -142,6 +142,7 @@ def _declare(lib):
         "acp_client_negotiated_version": (c_int, [c_void_p]),
         "acp_client_agent_v1_json": (c_int, [POINTER(c_void_p), c_void_p]),
         "acp_client_observe_sessions": (c_int, [c_void_p, c_int]),
+        "acp_client_report_updates": (c_int, [c_void_p, c_int]),
         "acp_event_change": (c_int, [c_void_p]),
         "acp_event_item_index": (c_int, [c_void_p]),
         "acp_event_item_kind": (c_int, [c_void_p]),

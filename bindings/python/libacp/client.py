@@ -24,6 +24,9 @@ log = logging.getLogger("libacp")
 
 _LOG_LEVELS = {native.LOG_DEBUG: logging.DEBUG, native.LOG_INFO: logging.INFO,
                native.LOG_WARNING: logging.WARNING, native.LOG_ERROR: logging.ERROR}
+_NO_PAYLOAD = frozenset((native.EVENT_SESSION_CHANGED, native.EVENT_LOG, native.EVENT_TRAFFIC,
+                         native.EVENT_REQUEST_WITHDRAWN))
+_TURN_ENDED = native.CHANGES.index("turn_ended")
 
 
 def _encode(value):
@@ -357,6 +360,7 @@ class _BaseClient:
         self.on_handler_error: Optional[Callable[[BaseException], Any]] = None
         self.handler_errors: List[BaseException] = []
         self._ext_handlers: Dict[str, Callable[[dict], Any]] = {}
+        self._updates_reported = True
         self._client_methods: Dict[str, Callable[[dict], Any]] = {}  # v1 "fs/..." -> handler
 
     @staticmethod
@@ -387,6 +391,20 @@ class _BaseClient:
         """Delivers every change of the session model to on_session_change, each before the
         update that caused it reaches on_update."""
         _check(lib.acp_client_observe_sessions(self._live(), int(enabled)))
+
+    def report_updates(self, enabled=True):
+        """Whether each session/update reaches on_update and the prompt turns' iteration
+        (on by default). A host that follows the model (on_session_change, model()) turns
+        it off: nothing is then decoded or encoded per update, and while this client has
+        not handled them, text changes of one item coalesce into one on_session_change
+        whose `appended` holds all their text, so a stream faster than Python costs
+        Python per batch, not per chunk. Turning it off also observes the sessions: a
+        prompt turn then ends on the model's turn_ended change and yields only that
+        idle state."""
+        if not enabled:
+            self.observe_sessions(True)
+        _check(lib.acp_client_report_updates(self._live(), int(enabled)))
+        self._updates_reported = bool(enabled)
 
     def serve_files(self, read=None, write=None):
         """Serves a v1 agent's fs/read_text_file (read(params) -> the text, or a
@@ -634,6 +652,17 @@ class _BaseClient:
             finally:
                 lib.acp_event_free(event)
 
+    def _end_turns(self, session_id, stop_reason):
+        """Without update events, the model's turn_ended ends the session's prompt turn."""
+        idle = {"sessionUpdate": "state_update", "state": "idle"}
+        if stop_reason is not None:
+            idle["stopReason"] = stop_reason
+        for turn in list(self._turns):
+            if turn.session_id == session_id:
+                turn._update(idle)
+                if turn.finished:
+                    self._turns.remove(turn)
+
     def _report(self, error):
         """A host handler raised: reported, and the client goes on."""
         self.handler_errors.append(error)
@@ -661,7 +690,8 @@ class _BaseClient:
 
     def _handle_event(self, event):
         kind = lib.acp_event_type(event)
-        payload = json.loads(native.text(lib.acp_event_json(event)))
+        # Change, log, traffic and withdrawal events carry no JSON payload.
+        payload = None if kind in _NO_PAYLOAD else json.loads(native.text(lib.acp_event_json(event)))
         if kind == native.EVENT_RESULT:
             pending = self._pending.pop(lib.acp_event_request(event), None)
             status = lib.acp_event_status(event).contents
@@ -716,6 +746,9 @@ class _BaseClient:
             log.log(_LOG_LEVELS.get(lib.acp_event_log_level(event), logging.INFO), "[%s] %s",
                     native.text(lib.acp_event_method(event)), native.text(lib.acp_event_text(event)))
         elif kind == native.EVENT_SESSION_CHANGED:
+            if not self._updates_reported and lib.acp_event_change(event) == _TURN_ENDED:
+                self._end_turns(native.text(lib.acp_event_session_id(event)),
+                                native.text(lib.acp_event_stop_reason(event)))
             if self.on_session_change is not None:
                 index = lib.acp_event_item_index(event)
                 item = index >= 0

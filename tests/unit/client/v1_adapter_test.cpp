@@ -185,6 +185,19 @@ TEST_CASE("v1 adapter: the v1 initialize request carries the client's info and o
           R"("elicitation":{"form":{}}},"clientInfo":{"name":"ide","version":"2"},"info":{"name":"ide","version":"2"}})");
 }
 
+TEST_CASE("v1 adapter: auth.terminal is true only for a host that runs terminal logins") {
+    v2::Implementation info;
+    info.name = "ide";
+    info.version = "2";
+    acp::detail::V1ClientFeatures features;
+    features.auth_terminal = true;
+    rapidjson::StringBuffer buffer;
+    acp::detail::JsonWriter writer(buffer);
+    v1::codec::encode(writer, acp::detail::v1_initialize_request(info, features));
+    const std::string sent = buffer.GetString();
+    CHECK_MESSAGE(sent.find(R"("auth":{"terminal":true})") != std::string::npos, sent);
+}
+
 TEST_CASE("v1 adapter: requests are lowered - stdio servers lose their type and always carry args and env") {
     v2::McpServerStdio stdio;
     stdio.name = "files";

@@ -1,0 +1,518 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- require("acp"): libacp for LuaJIT (Neovim, plain luajit) through the FFI and the C API
+-- alone. The client runs in libacp's polled mode and never calls back from C: the host
+-- watches client:fd() (Neovim: a vim.loop poll handle, see acp.nvim_driver) and calls
+-- client:poll(), which runs what is ready and hands every event to the Lua handlers.
+-- Plain luajit hosts block in client:await(request) or client:wait_until(fn) instead.
+--
+-- Calls are asynchronous: each returns its request id (or nil, err when refused at once)
+-- and delivers its result to the optional callback fn(result, err). client:await(...)
+-- turns one into a blocking call: local session, err = client:await(client:new_session{cwd=...}).
+-- Errors are nil, err with err = {code, name, message, rpc_code, data} (tostring-able).
+-- Indices of session items are 1-based. See bindings/lua/README.md.
+local ffi = require("ffi")
+local json = require("acp.json")
+local native = require("acp.native")
+local model = require("acp.model")
+
+local acp = { json = json, null = json.null }
+
+local lib  -- set by acp.load
+
+local error_mt = {
+  __tostring = function(e)
+    return e.name .. ": " .. e.message .. (e.rpc_code and e.rpc_code ~= 0 and (" (" .. e.rpc_code .. ")") or "")
+  end,
+}
+local function make_error(code, message, rpc_code, data)
+  return setmetatable({ code = code, name = native.string(lib.acp_error_name(code)), message = message or "",
+    rpc_code = rpc_code ~= 0 and rpc_code or nil, data = data }, error_mt)
+end
+-- nil and the error of the last failed synchronous call on this thread.
+local function fail(code, message)
+  return nil, make_error(code, message or native.string(lib.acp_error_last()))
+end
+
+-- Loads libacp (options: library = path of libacp.so, cdef = path of acp_cdef.h).
+-- Called by spawn on first use; call it first to choose the files. Returns acp or nil, err.
+function acp.load(options)
+  local loaded, err = native.load(options)
+  if not loaded then return nil, err end
+  lib = loaded
+  acp.version = native.string(lib.acp_version())
+  return acp
+end
+
+local log_levels = { debug = 0, info = 1, warning = 2, error = 3 }
+local log_level_names = { [0] = "debug", "info", "warning", "error" }
+
+local Client = {}
+Client.__index = Client
+acp.Client = Client
+
+local function c_strings(list)
+  if not list or #list == 0 then return nil end
+  local array = ffi.new("const char*[?]", #list + 1)
+  for i, s in ipairs(list) do array[i - 1] = s end
+  return array
+end
+
+-- Spawns an agent: argv = {"agent", "--flag", ...}. options: cwd, env ({NAME = value}),
+-- unset_env ({NAME, ...}), client_name, client_version, log_level ("debug".."error",
+-- default "info"), request_timeout_ms, protocol ("auto" | "v1"), max_line_bytes,
+-- shutdown_grace_ms, terminate_grace_ms, observe_sessions (default true: change events),
+-- elicitation ({form = bool, url = bool}: advertised, handled by client:on("elicitation")).
+-- Returns the client, or nil and the error.
+function acp.spawn(argv, options)
+  if not lib then
+    local ok, err = acp.load()
+    if not ok then return nil, setmetatable({ code = -2, name = "ACP_ESPAWN", message = err }, error_mt) end
+  end
+  options = options or {}
+  if type(argv) ~= "table" or #argv == 0 then return fail(-1, "spawn needs argv = {agent, args...}") end
+  local env_set = {}
+  for name, value in pairs(options.env or {}) do env_set[#env_set + 1] = name .. "=" .. value end
+  local keep = { c_strings(argv), c_strings(env_set), c_strings(options.unset_env) }
+  local agent = ffi.new("acp_spawn_options")
+  lib.acp_spawn_options_init(agent, lib.ACP_SPAWN_OPTIONS_VERSION)
+  agent.argv, agent.env_set, agent.env_unset = keep[1], keep[2], keep[3]
+  agent.cwd = options.cwd
+  agent.shutdown_grace_ms = options.shutdown_grace_ms or 0
+  agent.terminate_grace_ms = options.terminate_grace_ms or 0
+  local c_options = ffi.new("acp_client_options")
+  lib.acp_client_options_init(c_options, lib.ACP_CLIENT_OPTIONS_VERSION)
+  c_options.client_name = options.client_name or "libacp-lua"
+  c_options.client_version = options.client_version
+  c_options.log_level = log_levels[options.log_level or "info"] or 1
+  c_options.request_timeout_ms = options.request_timeout_ms or 0
+  c_options.max_line_bytes = options.max_line_bytes or 0
+  c_options.protocol_version = options.protocol == "v1" and lib.ACP_PROTOCOL_V1 or lib.ACP_PROTOCOL_AUTO
+  local out = ffi.new("acp_client*[1]")
+  local code = lib.acp_client_spawn(out, agent, c_options)
+  if code < 0 then return fail(code) end
+  local self = setmetatable({
+    handle = ffi.gc(out[0], lib.acp_client_free),
+    pending = {},     -- request id -> {convert, callback, done, result, err}
+    handlers = {},    -- event name -> function
+    session_watchers = {}, -- session id -> {fn, ...}
+    event_out = ffi.new("acp_event*[1]"),
+    request_out = ffi.new("unsigned long[1]"),
+  }, Client)
+  if options.observe_sessions ~= false then lib.acp_client_observe_sessions(self.handle, 1) end
+  if options.elicitation then
+    lib.acp_client_enable_elicitation(self.handle, options.elicitation.form and 1 or 0, options.elicitation.url and 1 or 0)
+  end
+  return self
+end
+
+-- Hosting -------------------------------------------------------------------------------
+
+function Client:fd() return lib.acp_client_fd(self.handle) end
+function Client:timeout_ms() return lib.acp_client_timeout_ms(self.handle) end
+
+-- Called after every call into the client (calls post work for the loop): a host driving
+-- the client from its own loop sets client.wakeup to schedule a poll.
+function Client:_posted()
+  if self.wakeup then self.wakeup() end
+end
+
+local dispatch  -- (client, event) -> delivers one event to its handler
+
+local function drain(self)
+  local out = self.event_out
+  -- A handler may free the client: check before every take.
+  while not self.freed and lib.acp_client_next_event(out, self.handle) == 0 do
+    local event = out[0]
+    local ok, err = pcall(dispatch, self, event)
+    lib.acp_event_free(event)
+    if not ok then error(err, 0) end
+  end
+end
+
+-- Runs what is ready without blocking and delivers the events. Returns true while the
+-- loop has work left (then poll again when client:fd() is readable or after timeout_ms).
+function Client:poll()
+  if self.freed then return false end
+  local more = lib.acp_client_run_nowait(self.handle)
+  drain(self)
+  return more > 0
+end
+
+-- Blocks up to timeout_ms (-1: no limit) for something to happen, then delivers it.
+function Client:run_once(timeout_ms)
+  if self.freed then return false end
+  local more = lib.acp_client_run_once(self.handle, timeout_ms or -1)
+  drain(self)
+  return more > 0
+end
+
+-- Blocks (running the loop) until done() is true: true, or nil and the error (the
+-- connection closed first, or timeout_ms passed).
+function Client:wait_until(done, timeout_ms)
+  local deadline = timeout_ms and (os.time() + math.ceil(timeout_ms / 1000)) or nil
+  drain(self)
+  while not done() do
+    if self.freed then return fail(-4, "the client was freed") end
+    local more = self:run_once(deadline and 100 or -1)
+    if not done() then
+      if not more and self:is_closed() then return fail(-4, "the connection is closed") end
+      if deadline and os.time() > deadline then return fail(-5, "timed out waiting") end
+    end
+  end
+  return true
+end
+
+-- Waits for the result of one call: await(client:initialize()) -> result or nil, err.
+function Client:await(request, err, timeout_ms)
+  if not request then return nil, err end
+  local entry = self.pending[request]
+  if not entry then return fail(-12, "no such request (or it has a callback): " .. tostring(request)) end
+  local ok, wait_err = self:wait_until(function() return entry.done end, timeout_ms)
+  if not ok then return nil, wait_err end
+  self.pending[request] = nil
+  return entry.result, entry.err
+end
+
+-- Registers fn for one kind of event (one handler per kind; nil removes it):
+--   "permission"  fn(request): request.options {id,name,kind}, .tool_call (an item),
+--                 request:select(id) / :allow() / :reject() / :cancel(); unanswered and
+--                 dropped it is answered "cancelled", never an approval
+--   "elicitation" fn(request): request.params, :accept(content) / :decline() / :cancel()
+--   "change"      fn(change) for every model change of any session (see acp.model)
+--   "update"      fn(session_id, update) the raw session/update params
+--   "log"         fn{level, source, text} (source "agent-stderr" is the agent's stderr)
+--   "closed"      fn(err): the connection ended (err nil for a clean close)
+--   "withdrawn"   fn(request_id): the agent withdrew a permission or elicitation
+--   "notification" fn(method, params): an extension or unknown notification
+function Client:on(kind, fn)
+  self.handlers[kind] = fn
+  return self
+end
+
+-- Starting calls ----------------------------------------------------------------------------
+
+-- Registers the call a C function just started (code: what it returned). Without a
+-- callback the result is kept until client:await(request) takes it.
+function Client:_start(code, convert, callback)
+  if code < 0 then return fail(code) end
+  local request = tonumber(self.request_out[0])
+  self.pending[request] = { convert = convert, callback = callback }
+  self:_posted()
+  return request
+end
+
+local function decode(text)
+  if text == nil or text == "null" then return nil end
+  local value = json.decode(text)
+  return value
+end
+
+function Client:initialize(callback)
+  return self:_start(lib.acp_client_initialize(self.request_out, self.handle, nil, nil), decode, callback)
+end
+
+-- The agent's InitializeResponse (info, capabilities, auth methods) after initialize.
+function Client:agent_info()
+  local out = ffi.new("char*[1]")
+  local code = lib.acp_client_agent_json(out, self.handle)
+  if code < 0 then return fail(code) end
+  local text = ffi.string(out[0])
+  lib.acp_string_free(out[0])
+  return json.decode(text)
+end
+
+function Client:negotiated_version() return lib.acp_client_negotiated_version(self.handle) end
+
+function Client:login(method_id, callback)
+  return self:_start(lib.acp_client_login(self.request_out, self.handle, method_id, nil, nil), decode, callback)
+end
+
+local Session = {}
+Session.__index = Session
+acp.Session = Session
+
+-- The Session object for an id this client holds (or will hold).
+function Client:session(session_id)
+  return setmetatable({ client = self, id = session_id }, Session)
+end
+
+-- request: a NewSessionRequest table ({cwd = "/abs", mcpServers = {}} at least cwd).
+-- Result: a Session (session.response holds the agent's answer).
+function Client:new_session(request, callback)
+  request = request or {}
+  request.cwd = request.cwd or os.getenv("PWD") or "/"
+  request.mcpServers = request.mcpServers or json.array()
+  local convert = function(text, event_session)
+    local session = self:session(event_session)
+    session.response = decode(text)
+    return session
+  end
+  return self:_start(lib.acp_client_new_session(self.request_out, self.handle, json.encode(request), nil, nil),
+    convert, callback)
+end
+
+-- Resumes session_id: options = {cwd = ..., replay = true (history replayed into the
+-- model before the result), additionalDirectories, mcpServers}. Result: a Session.
+function Client:resume_session(session_id, options, callback)
+  options = options or {}
+  local request = { sessionId = session_id, cwd = options.cwd or os.getenv("PWD") or "/",
+    mcpServers = options.mcpServers or json.array(), additionalDirectories = options.additionalDirectories }
+  if options.replay then request.replayFrom = { type = "start" } end
+  local convert = function(text)
+    local session = self:session(session_id)
+    session.response = decode(text)
+    return session
+  end
+  return self:_start(lib.acp_client_resume_session(self.request_out, self.handle, json.encode(request), nil, nil),
+    convert, callback)
+end
+
+-- Every page of session/list: an array of SessionInfo tables ({sessionId, cwd, title, ...}).
+function Client:list_sessions(cwd, callback)
+  return self:_start(lib.acp_client_list_all_sessions(self.request_out, self.handle, cwd, nil, nil), decode, callback)
+end
+
+function Client:close_session(session_id, callback)
+  return self:_start(lib.acp_client_close_session(self.request_out, self.handle, session_id, nil, nil), decode, callback)
+end
+
+function Client:delete_session(session_id, callback)
+  return self:_start(lib.acp_client_delete_session(self.request_out, self.handle, session_id, nil, nil), decode, callback)
+end
+
+-- content: a string (one text block) or an array of ContentBlock tables. The result
+-- acknowledges the user message; the turn ends with a "turn_ended" change.
+function Client:prompt(session_id, content, callback)
+  local code
+  if type(content) == "string" then
+    code = lib.acp_client_prompt_text(self.request_out, self.handle, session_id, content, nil, nil)
+  else
+    code = lib.acp_client_prompt(self.request_out, self.handle,
+      json.encode({ sessionId = session_id, prompt = json.array(content) }), nil, nil)
+  end
+  return self:_start(code, decode, callback)
+end
+
+-- session/cancel: stops the session's running turn. true, or nil and the error.
+function Client:cancel(session_id)
+  local code = lib.acp_client_cancel(self.handle, session_id)
+  if code < 0 then return fail(code) end
+  self:_posted()
+  return true
+end
+
+-- value: a string (select options) or a boolean (boolean options).
+function Client:set_config_option(session_id, config_id, value, callback)
+  local request = { sessionId = session_id, configId = config_id, value = value }
+  request.type = type(value) == "boolean" and "boolean" or "id"
+  return self:_start(lib.acp_client_set_config_option(self.request_out, self.handle, json.encode(request), nil, nil),
+    decode, callback)
+end
+
+function Client:cancel_request(request)
+  local code = lib.acp_client_cancel_request(self.handle, request)
+  if code < 0 then return fail(code) end
+  self:_posted()
+  return true
+end
+
+-- The session model -----------------------------------------------------------------------
+
+function Client:item(session_id, index) return model.read_item(self.handle, session_id, index, fail) end
+function Client:find_item(session_id, kind, item_id)
+  return model.find_item(self.handle, session_id, kind, item_id, fail)
+end
+function Client:item_count(session_id)
+  local n = lib.acp_client_item_count(self.handle, session_id)
+  if n < 0 then return fail(n) end
+  return n
+end
+function Client:snapshot(session_id) return model.snapshot(self.handle, session_id, fail) end
+function Client:session_ids()
+  local out = ffi.new("char*[1]")
+  local code = lib.acp_client_session_ids(out, self.handle)
+  if code < 0 then return fail(code) end
+  local text = ffi.string(out[0])
+  lib.acp_string_free(out[0])
+  return json.decode(text)
+end
+
+-- Lifetime ------------------------------------------------------------------------------
+
+-- Closes the connection (stdin, then SIGTERM, then SIGKILL); a "closed" event follows.
+function Client:close()
+  if self.freed then return true end
+  lib.acp_client_close(self.handle)
+  self:_posted()
+  return true
+end
+function Client:is_closed() return self.freed or lib.acp_client_is_closed(self.handle) ~= 0 end
+
+-- Frees the client now: closes, waits for the agent to end (bounded by the shutdown
+-- grace periods) and completes outstanding calls with ACP_ECLOSED. Idempotent.
+function Client:free()
+  if self.freed then return end
+  self.freed = true
+  lib.acp_client_free(ffi.gc(self.handle, nil))
+  for request, entry in pairs(self.pending) do
+    if not entry.done and entry.callback then
+      pcall(entry.callback, nil, make_error(-4, "the client was freed"))
+    end
+    self.pending[request] = nil
+  end
+end
+
+-- Watches one session's changes: fn(change); returns a function that stops watching.
+function Client:watch(session_id, fn)
+  local list = self.session_watchers[session_id] or {}
+  self.session_watchers[session_id] = list
+  list[#list + 1] = fn
+  return function()
+    for i, f in ipairs(list) do
+      if f == fn then table.remove(list, i) return end
+    end
+  end
+end
+
+-- Session: the calls about one session, bound to it ------------------------------------------
+
+function Session:prompt(content, callback) return self.client:prompt(self.id, content, callback) end
+function Session:cancel() return self.client:cancel(self.id) end
+function Session:close(callback) return self.client:close_session(self.id, callback) end
+function Session:set_config_option(config_id, value, callback)
+  return self.client:set_config_option(self.id, config_id, value, callback)
+end
+function Session:item(index) return self.client:item(self.id, index) end
+function Session:find_item(kind, item_id) return self.client:find_item(self.id, kind, item_id) end
+function Session:snapshot() return self.client:snapshot(self.id) end
+function Session:on_change(fn) return self.client:watch(self.id, fn) end
+-- Items of the snapshot, optionally only those of one kind ("tool_call", "plan", ...).
+function Session:items(kind)
+  local snapshot, err = self:snapshot()
+  if not snapshot then return nil, err end
+  if not kind then return snapshot.items end
+  local list = {}
+  for _, item in ipairs(snapshot.items) do
+    if item.kind == kind then list[#list + 1] = item end
+  end
+  return list
+end
+function Session:tool_calls() return self:items("tool_call") end
+function Session:plans() return self:items("plan") end
+-- The agent's messages of the session, concatenated (one per line).
+function Session:text()
+  local messages, err = self:items("agent_message")
+  if not messages then return nil, err end
+  local parts = {}
+  for _, item in ipairs(messages) do parts[#parts + 1] = item.text or "" end
+  return table.concat(parts, "\n")
+end
+function Session:state()
+  local snapshot, err = self:snapshot()
+  if not snapshot then return nil, err end
+  return snapshot.state, snapshot.stop_reason
+end
+function Session:config_options()
+  local snapshot, err = self:snapshot()
+  if not snapshot then return nil, err end
+  return snapshot.config_options or {}
+end
+
+-- Delivering events -------------------------------------------------------------------------
+
+local requests = require("acp.requests")
+
+local function status_error(event)
+  local status = lib.acp_event_status(event)
+  if status.code == 0 then return nil end
+  local data = native.string(status.rpc_data_json)
+  return make_error(status.code, native.string(status.message), status.rpc_code,
+    data and data ~= "" and json.decode(data) or nil)
+end
+
+local function call_handler(self, kind, ...)
+  local fn = self.handlers[kind]
+  if fn then fn(...) return true end
+  return false
+end
+
+local event_handlers = {}
+
+event_handlers[1] = function(self, event)  -- RESULT
+  local request = tonumber(lib.acp_event_request(event))
+  local entry = self.pending[request]
+  if not entry then return end
+  local err = status_error(event)
+  local result
+  if not err then result = entry.convert(native.string(lib.acp_event_json(event)), native.string(lib.acp_event_session_id(event))) end
+  entry.done, entry.result, entry.err = true, result, err
+  if entry.callback then
+    self.pending[request] = nil
+    entry.callback(result, err)
+  end  -- else kept for client:await(request)
+end
+
+event_handlers[2] = function(self, event)  -- SESSION_UPDATE
+  if self.handlers.update then
+    self.handlers.update(native.string(lib.acp_event_session_id(event)), decode(native.string(lib.acp_event_json(event))))
+  end
+end
+
+event_handlers[3] = function(self, event)  -- PERMISSION_REQUEST
+  if not self.handlers.permission then return end  -- freed untaken: answered "cancelled"
+  self.handlers.permission(requests.permission(self, event, make_error))
+end
+
+event_handlers[4] = function(self, event)  -- ELICITATION_REQUEST
+  if not self.handlers.elicitation then return end
+  self.handlers.elicitation(requests.elicitation(self, event, make_error))
+end
+
+event_handlers[6] = function(self, event)  -- REQUEST_WITHDRAWN
+  call_handler(self, "withdrawn", tonumber(lib.acp_event_request(event)))
+end
+
+local function notification(self, event)
+  call_handler(self, "notification", native.string(lib.acp_event_method(event)),
+    decode(native.string(lib.acp_event_json(event))))
+end
+event_handlers[5], event_handlers[8], event_handlers[9] = notification, notification, notification
+
+event_handlers[10] = function(self, event)  -- LOG
+  call_handler(self, "log", { level = log_level_names[lib.acp_event_log_level(event)] or "info",
+    source = native.string(lib.acp_event_method(event)), text = native.string(lib.acp_event_text(event)) or "" })
+end
+
+event_handlers[12] = function(self, event)  -- CLOSED
+  call_handler(self, "closed", status_error(event))
+end
+
+event_handlers[14] = function(self, event)  -- SESSION_CHANGED
+  local change = model.change_of(event)
+  local watchers = self.session_watchers[change.session_id]
+  if watchers then
+    for _, fn in ipairs(watchers) do fn(change) end
+  end
+  call_handler(self, "change", change)
+end
+
+function dispatch(self, event)
+  local handler = event_handlers[lib.acp_event_type(event)]
+  if handler then handler(self, event) end
+end
+
+-- After client:free() the C client is gone: every method that would reach it answers
+-- nil, ACP_ECLOSED instead (the Lua object may live on in a host's tables).
+local usable_after_free = { free = true, is_closed = true, on = true, watch = true, poll = true, run_once = true,
+  wait_until = true, await = true, session = true, _posted = true, _start = true }
+for name, method in pairs(Client) do
+  if type(method) == "function" and not usable_after_free[name] then
+    Client[name] = function(self, ...)
+      if self.freed then return fail(-4, "the client was freed") end
+      return method(self, ...)
+    end
+  end
+end
+
+acp.item_kinds = model.item_kinds
+return acp

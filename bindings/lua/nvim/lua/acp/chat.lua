@@ -1,0 +1,452 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- :AcpChat — a chat buffer on one agent, rendered from libacp's session model and its
+-- change events: items appear as they are inserted, streamed text is appended as it
+-- arrives (the change's appended text), other changes re-render that item's block only.
+-- Thoughts are folded; permission requests go through vim.ui.select; the agent's stderr
+-- and libacp's log go to a log buffer (:AcpLog).
+local acp = require("acp")
+local render = require("acp.render")
+local loop = require("acp.loop")
+local Buffer = require("acp.buffer")
+
+local api = vim.api
+local M = { chats = {}, config = {} }
+local counter = 0
+
+local Chat = {}
+Chat.__index = Chat
+
+-- Files ----------------------------------------------------------------------------------
+
+local function executable(path) return path and vim.fn.executable(path) == 1 end
+local function exists(path) return path and vim.loop.fs_stat(path) ~= nil end
+
+-- libacp.so: setup{library=...}, ACP_LIBRARY, else the plugin's own build trees, else the
+-- system's ("acp").
+function M.library()
+  if M.config.library then return M.config.library end
+  if os.getenv("ACP_LIBRARY") then return os.getenv("ACP_LIBRARY") end
+  for _, dir in ipairs({ "build/nvim", "build/dev", "build", "build/release" }) do
+    local path = (M.config.root or ".") .. "/" .. dir .. "/libacp.so"
+    if exists(path) then return path end
+  end
+  return nil
+end
+
+-- The default agent: setup{agent={...}}, else the demo agent built beside the library.
+function M.default_agent()
+  if M.config.agent then return vim.deepcopy(M.config.agent) end
+  local library = M.library()
+  if library then
+    local demo = library:gsub("[^/]*$", "") .. "samples/acp-demo-agent"
+    if executable(demo) then return { demo } end
+  end
+  return { "acp-demo-agent" }
+end
+
+-- The chat of the current buffer, else the most recent one.
+function M.current()
+  local buf = api.nvim_get_current_buf()
+  for _, chat in ipairs(M.chats) do
+    if chat.view.buf == buf or (chat.log and chat.log.buf == buf) then return chat end
+  end
+  return M.chats[#M.chats]
+end
+
+-- Log and notes ------------------------------------------------------------------------------
+
+-- The log keeps the last LOG_LINES lines, each cut at LOG_LINE_BYTES: an agent flooding
+-- its stderr must not grow the editor's memory without bound.
+local LOG_LINES, LOG_LINE_BYTES = 2000, 2000
+
+function Chat:log_line(text)
+  local buf = self.log.buf
+  if not api.nvim_buf_is_valid(buf) then return end
+  local lines = render.lines(text)
+  for i, line in ipairs(lines) do
+    if #line > LOG_LINE_BYTES then lines[i] = line:sub(1, LOG_LINE_BYTES):gsub("[\192-\255][\128-\191]*$", "") .. " [...]" end
+  end
+  api.nvim_buf_set_option(buf, "modifiable", true)
+  local empty = api.nvim_buf_line_count(buf) == 1 and api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ""
+  api.nvim_buf_set_lines(buf, empty and 0 or -1, -1, false, lines)
+  local excess = api.nvim_buf_line_count(buf) - LOG_LINES
+  if excess > 0 then api.nvim_buf_set_lines(buf, 0, excess, false, {}) end
+  api.nvim_buf_set_option(buf, "modifiable", false)
+end
+
+function Chat:note(text)
+  self.view:add({ "-- " .. render.clean(text, true) })
+end
+
+function Chat:error(what, err)
+  local message = what .. ": " .. tostring(err)
+  self:note(message)
+  self:log_line("error: " .. message)
+end
+
+-- The session model on screen ------------------------------------------------------------------
+
+function Chat:render_item(index, inserted)
+  local item = self.client:item(self.session_id, index)
+  if not item then return end
+  if inserted or not self.view:has_item(index) then
+    self.view:add(render.item(item), index, item.kind)
+  else
+    self.view:replace_item(index, render.item(item))
+  end
+end
+
+function Chat:on_change(change)
+  if change.session_id ~= self.session_id then return end
+  local t = change.type
+  if t == "item_inserted" then
+    self:render_item(change.index, true)
+  elseif t == "item_changed" then
+    if change.appended and render.appends_in_place(change.kind) and self.view:has_item(change.index) then
+      self.view:append_to_item(change.index, render.clean(change.appended))
+    else
+      self:render_item(change.index, false)
+    end
+  elseif t == "session_reset" then
+    self.view:clear()
+    self:note("session " .. self.session_id .. " (history replayed)")
+  elseif t == "state_changed" then
+    self.state = change.state
+    api.nvim_buf_set_var(self.view.buf, "acp_state", render.clean(change.state or "", true))
+  elseif t == "turn_ended" then
+    self.state = "idle"
+    self:note("turn ended: " .. (change.stop_reason or "?"))
+    for _, fn in ipairs(self.on_turn_end) do fn(change.stop_reason) end
+  end
+end
+
+-- Permission requests, one question at a time ----------------------------------------------------
+
+function Chat:ask_next()
+  if self.asking or #self.questions == 0 then return end
+  local request = table.remove(self.questions, 1)
+  if request.answered or request.withdrawn then return self:ask_next() end
+  self.asking = request
+  if request.kind == "elicitation" then return self:ask_form(request) end
+  local title = request.tool_call and (request.tool_call.title or request.tool_call.id) or "a tool call"
+  title = render.clean(title, true)
+  self:note("permission asked: " .. title)
+  vim.ui.select(request.options, {
+    prompt = "Allow " .. title .. "?",
+    kind = "acp.permission",
+    format_item = function(option) return render.clean(option.name, true) end,
+  }, function(choice)
+    self.asking = nil
+    if request.answered or request.withdrawn then
+      self:note("permission already settled: " .. title)
+    elseif choice then
+      request:select(choice.id)
+      self:note("permission: " .. render.clean(choice.name, true))
+    else
+      request:cancel()
+      self:note("permission: cancelled")
+    end
+    self:ask_next()
+  end)
+end
+
+-- A form elicitation: one question per property (vim.ui.input; booleans and enums
+-- through vim.ui.select), in the order of the property names; Esc on any declines.
+-- libacp checks the content against the schema and answers "cancel" when it does not fit.
+function Chat:ask_form(request)
+  local params = type(request.params) == "table" and request.params or {}
+  local schema = type(params.requestedSchema) == "table" and params.requestedSchema or {}
+  local properties = type(schema.properties) == "table" and schema.properties or {}
+  local names = {}
+  for name in pairs(properties) do
+    if type(name) == "string" then names[#names + 1] = name end
+  end
+  table.sort(names)
+  self:note("the agent asks: " .. render.clean(params.message or "", true))
+  local content, i = {}, 0
+  local function finish(accepted)
+    self.asking = nil
+    if request.answered or request.withdrawn then
+      self:note("question already settled")
+    elseif accepted and params.mode ~= "url" then
+      request:accept(content)
+      self:note("answered")
+    else
+      request:decline()
+      self:note("declined")
+    end
+    self:ask_next()
+  end
+  local function next_field()
+    i = i + 1
+    local name = names[i]
+    if not name then return finish(true) end
+    local property = type(properties[name]) == "table" and properties[name] or {}
+    local label = render.clean(property.title or name, true)
+    if property.type == "boolean" or type(property.enum) == "table" then
+      local choices = property.type == "boolean" and { true, false } or property.enum
+      vim.ui.select(choices, {
+        prompt = label, kind = "acp.elicitation",
+        format_item = function(value) return render.clean(tostring(value), true) end,
+      }, function(choice)
+        if choice == nil then return finish(false) end
+        content[name] = choice
+        next_field()
+      end)
+    else
+      local default = property.default
+      vim.ui.input({ prompt = label .. ": ", default = default ~= nil and render.clean(tostring(default), true) or nil },
+        function(text)
+          if text == nil then return finish(false) end
+          if property.type == "integer" or property.type == "number" then content[name] = tonumber(text) or text
+          else content[name] = text end
+          next_field()
+        end)
+    end
+  end
+  next_field()
+end
+
+-- Sessions and turns ----------------------------------------------------------------------------
+
+function Chat:send(text)
+  if not self.session_id then
+    self.unsent[#self.unsent + 1] = text
+    return
+  end
+  self.state = "running"
+  local ok, err = self.client:prompt(self.session_id, text, function(_, err)
+    if err then self:error("prompt", err) end
+  end)
+  if not ok then self:error("prompt", err) end
+end
+
+-- Cancels the running turn: session/cancel, then every open question answered
+-- "cancelled" (CLIENT-GUIDE 7.4: the agent then records its tool calls as cancelled).
+function Chat:cancel()
+  if not self.session_id then return end
+  local ok, err = self.client:cancel(self.session_id)
+  if not ok then return self:error("cancel", err) end
+  for _, request in ipairs(self.questions) do request:cancel() end
+  self.questions = {}
+  if self.asking then self.asking:cancel() end
+end
+
+function Chat:start_session()
+  self.client:new_session({ cwd = self.cwd }, function(session, err)
+    if err then return self:error("new session", err) end
+    self.session_id = session.id
+    self:note("session " .. session.id)
+    local unsent = self.unsent
+    self.unsent = {}
+    for _, text in ipairs(unsent) do self:send(text) end
+  end)
+end
+
+-- Resumes a session of the agent with its history replayed into this buffer.
+function Chat:resume(session_id, cwd)
+  if not cwd then
+    return self.client:list_sessions(nil, function(list, err)
+      if err then return self:error("list sessions", err) end
+      for _, info in ipairs(list or {}) do
+        if info.sessionId == session_id then return self:resume(session_id, info.cwd or self.cwd) end
+      end
+      self:resume(session_id, self.cwd)
+    end)
+  end
+  self.session_id = session_id
+  self.view:clear()
+  self:note("resuming " .. session_id)
+  self.client:resume_session(session_id, { cwd = cwd, replay = true }, function(_, err)
+    if err then return self:error("resume " .. session_id, err) end
+    self:note("resumed " .. session_id)
+    for _, fn in ipairs(self.on_resumed) do fn(session_id) end
+  end)
+end
+
+function Chat:pick_session()
+  self.client:list_sessions(nil, function(list, err)
+    if err then return self:error("list sessions", err) end
+    vim.ui.select(list or {}, {
+      prompt = "Resume which session?",
+      kind = "acp.session",
+      format_item = function(info)
+        return render.clean(info.sessionId, true) .. "  " .. render.clean(info.title or "", true)
+      end,
+    }, function(choice)
+      if choice then self:resume(choice.sessionId, choice.cwd) end
+    end)
+  end)
+end
+
+-- Config options: listed as notes, or one set (booleans as true/false).
+function Chat:config(config_id, value)
+  if not self.session_id then return end
+  local session = self.client:session(self.session_id)
+  if not config_id then
+    for _, option in ipairs(session:config_options() or {}) do
+      local values = {}
+      for _, choice in ipairs(type(option.options) == "table" and option.options or {}) do
+        if type(choice) == "table" then values[#values + 1] = render.clean(choice.value, true) end
+      end
+      self:note("config " .. render.clean(option.configId, true) .. " = " .. render.clean(option.currentValue, true) ..
+        (#values > 0 and (" (" .. table.concat(values, ", ") .. ")") or ""))
+    end
+    return
+  end
+  if value == "true" or value == "false" then value = value == "true" end
+  local ok, err = session:set_config_option(config_id, value, function(_, set_err)
+    if set_err then return self:error("config " .. config_id, set_err) end
+    self:note("config " .. config_id .. " = " .. tostring(value))
+  end)
+  if not ok then self:error("config " .. config_id, err) end
+end
+
+-- Lifetime ---------------------------------------------------------------------------------------
+
+-- Ends the agent (waits for it, bounded by libacp's shutdown ladder) and forgets the chat.
+function Chat:shutdown()
+  if self.closed then return end
+  self.closed = true
+  if self.stop_loop then self.stop_loop() end
+  self.client:free()
+  for i, chat in ipairs(M.chats) do
+    if chat == self then table.remove(M.chats, i) break end
+  end
+end
+
+local function setup_buffer(chat)
+  local buf = chat.view.buf
+  api.nvim_buf_set_option(buf, "filetype", "acpchat")
+  api.nvim_buf_call(buf, function()
+    vim.cmd([[syntax match AcpChatHeader /^## .*/]])
+    vim.cmd([[syntax match AcpChatNote /^-- .*/]])
+    vim.cmd([[syntax match AcpChatAdded /^  +.*/]])
+    vim.cmd([[syntax match AcpChatRemoved /^  -.*/]])
+    vim.cmd([[highlight default link AcpChatHeader Title]])
+    vim.cmd([[highlight default link AcpChatNote Comment]])
+    vim.cmd([[highlight default link AcpChatAdded DiffAdd]])
+    vim.cmd([[highlight default link AcpChatRemoved DiffDelete]])
+  end)
+  -- A thought is folded once it is complete (the next block began), in every window.
+  chat.view.on_block_closed = function(kind, k)
+    if kind ~= "agent_thought" then return end
+    local first, last = chat.view:range(k)
+    for _, win in ipairs(api.nvim_list_wins()) do
+      if api.nvim_win_get_buf(win) == buf then M.fold(win, first + 1, last + 1) end
+    end
+  end
+  chat.view.on_clear = function()
+    for _, win in ipairs(api.nvim_list_wins()) do
+      if api.nvim_win_get_buf(win) == buf then api.nvim_win_call(win, function() vim.cmd("silent! normal! zE") end) end
+    end
+  end
+  local opts = { buffer = buf, silent = true }
+  vim.keymap.set("n", "i", function() M.input(chat) end, opts)
+  vim.keymap.set("n", "<CR>", function() M.input(chat) end, opts)
+  vim.keymap.set("n", "<C-c>", function() chat:cancel() end, opts)
+  api.nvim_create_autocmd("BufWinEnter", { buffer = buf, callback = function() M.fold_window(0) end })
+  api.nvim_create_autocmd("BufWipeout", { buffer = buf, callback = function() chat:shutdown() end })
+end
+
+-- Thoughts are folded: manual folds, made when a thought is complete (folds are per
+-- window, so also for a window that shows the chat later). Manual folds move with the
+-- lines around them and are never re-evaluated while text streams in.
+function M.fold(win, first, last)
+  if last <= first then return end
+  api.nvim_win_call(win, function() vim.cmd(string.format("silent! %d,%dfold", first, last)) end)
+end
+
+function M.fold_window(win)
+  win = win == 0 and api.nvim_get_current_win() or win
+  api.nvim_win_set_option(win, "foldmethod", "manual")
+  api.nvim_win_set_option(win, "foldenable", true)
+  local chat
+  for _, c in ipairs(M.chats) do
+    if c.view.buf == api.nvim_win_get_buf(win) then chat = c end
+  end
+  if not chat then return end
+  api.nvim_win_call(win, function() vim.cmd("silent! normal! zE") end)
+  for _, range in ipairs(chat.view:ranges_of("agent_thought")) do M.fold(win, range[1], range[2]) end
+end
+
+-- Opens a chat on argv (default: the demo agent) in a new window.
+function M.open(argv)
+  local loaded, load_err = acp.load({ library = M.library(), cdef = M.config.cdef })
+  if not loaded then
+    vim.notify("acp: " .. tostring(load_err), vim.log.levels.ERROR)
+    return nil, load_err
+  end
+  if not argv or #argv == 0 then argv = M.default_agent() end
+  local cwd = vim.fn.getcwd()
+  local client, err = acp.spawn(argv, { cwd = cwd, client_name = "libacp-nvim", elicitation = { form = true } })
+  if not client then
+    vim.notify("acp: cannot start " .. table.concat(argv, " ") .. ": " .. tostring(err), vim.log.levels.ERROR)
+    return nil, err
+  end
+  counter = counter + 1
+  local chat = setmetatable({
+    client = client, argv = argv, cwd = cwd, id = counter,
+    view = Buffer.new("acp://chat/" .. counter), log = Buffer.new("acp://log/" .. counter),
+    questions = {}, unsent = {}, on_turn_end = {}, on_resumed = {},
+  }, Chat)
+  M.chats[#M.chats + 1] = chat
+  setup_buffer(chat)
+  vim.cmd("botright vsplit")
+  api.nvim_win_set_buf(0, chat.view.buf)
+  M.fold_window(0)
+
+  client:on("change", function(change) chat:on_change(change) end)
+  client:on("permission", function(request)
+    chat.questions[#chat.questions + 1] = request
+    chat:ask_next()
+  end)
+  client:on("elicitation", function(request)
+    request.kind = "elicitation"
+    chat.questions[#chat.questions + 1] = request
+    chat:ask_next()
+  end)
+  client:on("withdrawn", function(id)
+    for _, request in ipairs(chat.questions) do
+      if request.id == id then request.withdrawn = true end
+    end
+    if chat.asking and chat.asking.id == id then chat.asking.withdrawn = true end
+    chat:note("the agent withdrew its question")
+  end)
+  client:on("log", function(record)
+    chat:log_line(record.level .. " " .. (record.source or "") .. ": " .. record.text)
+  end)
+  client:on("closed", function(closed_err)
+    chat:note("agent gone" .. (closed_err and (": " .. tostring(closed_err)) or ""))
+    chat:log_line("closed" .. (closed_err and (": " .. tostring(closed_err)) or ""))
+  end)
+  chat.stop_loop = loop.attach(client, function(message) chat:error("handler", message) end)
+
+  chat.view:add({ "# ACP chat: " .. render.clean(table.concat(argv, " "), true) })
+  client:initialize(function(_, init_err)
+    if init_err then return chat:error("initialize", init_err) end
+    local info = client:agent_info() or {}
+    local agent = type(info.agentInfo) == "table" and info.agentInfo or type(info.info) == "table" and info.info or {}
+    chat:note("agent " .. render.clean(agent.title or agent.name or "?", true) .. " " ..
+      render.clean(agent.version or "", true) .. ", ACP v" .. client:negotiated_version())
+    chat:start_session()
+  end)
+  return chat
+end
+
+function M.input(chat)
+  vim.ui.input({ prompt = "> " }, function(text)
+    if text and text ~= "" then chat:send(text) end
+  end)
+end
+
+function M.setup(config)
+  M.config = vim.tbl_extend("force", M.config, config or {})
+end
+
+function M.shutdown_all()
+  for i = #M.chats, 1, -1 do M.chats[i]:shutdown() end
+end
+
+M.Chat = Chat
+return M

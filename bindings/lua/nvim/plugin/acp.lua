@@ -1,0 +1,46 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- The libacp Neovim plugin's commands. The plugin is bindings/lua/nvim of the libacp
+-- repository (put it on 'runtimepath'); the Lua module require("acp") lives two levels up
+-- (bindings/lua) and is added to package.path here.
+if vim.g.loaded_acp then return end
+vim.g.loaded_acp = true
+
+local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/plugin/[^/]*$") or "."
+here = vim.fn.fnamemodify(here, ":p"):gsub("/$", "")
+local bindings = vim.fn.fnamemodify(here, ":h")
+package.path = bindings .. "/?.lua;" .. package.path
+
+local chat = require("acp.chat")
+chat.config.root = chat.config.root or vim.fn.fnamemodify(bindings, ":h:h")
+
+local command = vim.api.nvim_create_user_command
+
+local function with_chat(fn)
+  return function(opts)
+    local current = chat.current()
+    if not current then
+      vim.notify("acp: no chat open (:AcpChat)", vim.log.levels.WARN)
+      return
+    end
+    fn(current, opts)
+  end
+end
+
+command("AcpChat", function(opts) chat.open(opts.fargs) end,
+  { nargs = "*", complete = "shellcmd", desc = "Chat with an ACP agent (default: libacp's demo agent)" })
+command("AcpSend", with_chat(function(c, opts)
+  if opts.args == "" then chat.input(c) else c:send(opts.args) end
+end), { nargs = "*", desc = "Send a prompt to the current chat's agent" })
+command("AcpCancel", with_chat(function(c) c:cancel() end), { desc = "Cancel the running turn" })
+command("AcpSessions", with_chat(function(c) c:pick_session() end), { desc = "List the agent's sessions and resume one" })
+command("AcpResume", with_chat(function(c, opts) c:resume(opts.args) end),
+  { nargs = 1, desc = "Resume a session by id, replaying its history" })
+command("AcpConfig", with_chat(function(c, opts) c:config(opts.fargs[1], opts.fargs[2]) end),
+  { nargs = "*", desc = "List the session's config options, or set one: :AcpConfig ID VALUE" })
+command("AcpLog", with_chat(function(c)
+  vim.cmd("botright split")
+  vim.api.nvim_win_set_buf(0, c.log.buf)
+end), { desc = "The agent's stderr and libacp's log" })
+
+-- Agents end with the editor: libacp closes their stdin, then signals them, and waits.
+vim.api.nvim_create_autocmd("VimLeavePre", { callback = function() chat.shutdown_all() end })

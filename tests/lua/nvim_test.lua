@@ -1,0 +1,242 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- Runs inside `nvim --headless` with the plugin (tests/lua/nvim_test.sh starts it twice).
+-- Phase "first": :AcpChat against the demo agent, a prompt, the permission answered
+-- through a stubbed vim.ui.select, the reply, tool call, diff, plan and folded thought
+-- in the buffer, streamed text appended in place (no re-render), a turn cancelled.
+-- Phase "second": a fresh Neovim and agent on the same state directory resume that
+-- session through :AcpSessions and find its history in the buffer.
+-- Phases "hostile" and "peer": see below.
+-- All: the agent's pid is recorded, and at VimLeave (after the plugin's VimLeavePre)
+-- it must be gone. Results go to $ACP_TEST_OUT/<phase>.result, one line per check.
+local phase = os.getenv("ACP_TEST_PHASE")
+local out = os.getenv("ACP_TEST_OUT")
+local agent = os.getenv("ACP_TEST_AGENT")
+local state_dir = out .. "/state"
+local result_path = out .. "/" .. phase .. ".result"
+local api = vim.api
+
+local function write(line)
+  local file = assert(io.open(result_path, "a"))
+  file:write(line, "\n")
+  file:close()
+end
+local function check(cond, what, detail)
+  write((cond and "ok    " or "FAIL  ") .. what .. ((not cond and detail) and (": " .. tostring(detail)) or ""))
+  return cond
+end
+
+local chat_module = require("acp.chat")
+
+local function buffer_text(chat)
+  return table.concat(api.nvim_buf_get_lines(chat.view.buf, 0, -1, false), "\n")
+end
+local function wait_for(what, cond, ms)
+  local ok = vim.wait(ms or 20000, cond, 10)
+  if not ok then check(false, "waited for " .. what) end
+  return ok
+end
+
+-- The processes this Neovim started (libacp runs the agent under a small guard process,
+-- so the agent is a grandchild): every descendant, and how many of them are the agent.
+local function agent_pids()
+  local children = {}
+  for _, stat in ipairs(vim.fn.glob("/proc/[0-9]*/stat", false, true)) do
+    local file = io.open(stat, "r")
+    local line = file and file:read("*l")
+    if file then file:close() end
+    local pid, ppid
+    if line then pid, ppid = line:match("^(%d+) %(.*%) %a (%d+)") end
+    if pid then
+      children[tonumber(ppid)] = children[tonumber(ppid)] or {}
+      table.insert(children[tonumber(ppid)], tonumber(pid))
+    end
+  end
+  local pids, agents, queue = {}, 0, { vim.fn.getpid() }
+  while #queue > 0 do
+    for _, pid in ipairs(children[table.remove(queue, 1)] or {}) do
+      pids[#pids + 1] = pid
+      queue[#queue + 1] = pid
+      local comm = io.open("/proc/" .. pid .. "/comm", "r")
+      local name = comm and comm:read("*l")
+      if name == "acp-demo-agent" or name == "node" then agents = agents + 1 end
+      if comm then comm:close() end
+    end
+  end
+  return pids, agents
+end
+
+local function alive(pid)
+  local file = io.open("/proc/" .. pid .. "/stat", "r")
+  if not file then return false end
+  local line = file:read("*l") or ""
+  file:close()
+  return not line:match("^%d+ %(.*%) Z")
+end
+
+local recorded_pids = {}
+api.nvim_create_autocmd("VimLeave", {
+  callback = function()
+    for _, pid in ipairs(recorded_pids) do
+      check(not alive(pid), "process " .. pid .. " (agent or its guard) ended before Neovim exits")
+    end
+    write("DONE " .. table.concat(recorded_pids, " "))
+  end,
+})
+
+-- The permission question, answered "allow once"; the session picker, answered with the
+-- session of the first phase.
+local asked = {}
+local pick_session
+vim.ui.select = function(items, opts, on_choice)
+  asked[#asked + 1] = opts
+  if opts.kind == "acp.permission" then
+    for _, option in ipairs(items) do
+      if option.kind == "allow_once" then return on_choice(option) end
+    end
+  elseif opts.kind == "acp.session" then
+    for _, info in ipairs(items) do
+      if info.sessionId == pick_session then return on_choice(info) end
+    end
+  end
+  on_choice(nil)
+end
+
+local function start_chat()
+  vim.cmd("AcpChat " .. agent .. " --delay-ms 2 --state-dir " .. state_dir)
+  local chat = chat_module.current()
+  check(chat ~= nil and api.nvim_get_current_buf() == chat.view.buf, ":AcpChat opens the chat buffer")
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  local agents
+  recorded_pids, agents = agent_pids()
+  check(agents == 1, "one agent process (" .. table.concat(recorded_pids, " ") .. ")", agents)
+  return chat
+end
+
+local function first()
+  local chat = start_chat()
+  -- Every edit of the chat buffer during the turn: a re-render would replace many lines.
+  local edits, widest = 0, 0
+  api.nvim_buf_attach(chat.view.buf, false, {
+    on_lines = function(_, _, _, first_line, last_line, new_last)
+      edits = edits + 1
+      widest = math.max(widest, last_line - first_line, new_last - first_line)
+    end,
+  })
+  vim.cmd("AcpSend hello nvim")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  local text = buffer_text(chat)
+  check(text:find("## You\nhello nvim", 1, true), "the prompt is in the buffer")
+  check(text:find("You said: hello nvim", 1, true), "the reply is in the buffer")
+  check(text:find("## Tool: Add a line to NOTES.md (edit) [completed]", 1, true), "the tool call with its final status")
+  check(text:find("  diff: modify ", 1, true) and text:find("\n  +- hello nvim", 1, true), "the tool call's diff")
+  check(text:find("## Plan\n  [x] Answer the message\n  [x] Note it down in NOTES.md\n  [x] Run the checks", 1, true),
+    "the plan, completed")
+  check(text:find("1 file checked, 0 problems", 1, true), "the terminal's output")
+  check(text:find("-- permission: Allow once", 1, true), "the permission answered through vim.ui.select")
+  check(#asked == 1 and asked[1].kind == "acp.permission", "vim.ui.select asked once")
+  check(edits > 10 and widest <= 12, "streamed text appended in place, no re-render (" .. edits .. " edits, widest "
+    .. widest .. " lines)", widest)
+  -- The thought is folded in the chat window.
+  local thought_row
+  for row, line in ipairs(api.nvim_buf_get_lines(chat.view.buf, 0, -1, false)) do
+    if line == "## Thinking" then thought_row = row break end
+  end
+  check(thought_row and vim.fn.foldclosed(thought_row) == thought_row, "the thought is folded", thought_row)
+  local folded_too = {}
+  for row, line in ipairs(api.nvim_buf_get_lines(chat.view.buf, 0, -1, false)) do
+    if line:match("^## ") and line ~= "## Thinking" and vim.fn.foldclosed(row) ~= -1 then folded_too[#folded_too + 1] = line end
+  end
+  check(#folded_too == 0, "nothing but the thought is folded", table.concat(folded_too, ", "))
+
+  -- A cancelled turn.
+  vim.cmd("AcpSend /count 1000")
+  wait_for("counting", function() return buffer_text(chat):find("\n5\n", 1, true) end)
+  vim.cmd("AcpCancel")
+  check(wait_for("the cancelled turn", function()
+    return buffer_text(chat):find("-- turn ended: cancelled", 1, true)
+  end), ":AcpCancel ends the turn cancelled")
+  check(not buffer_text(chat):find("\n1000\n", 1, true), "cancelled before the count ended")
+  -- Config options: listed, then one set.
+  vim.cmd("AcpConfig")
+  check(buffer_text(chat):find("-- config model = demo-fast (demo-fast, demo-thorough)", 1, true), ":AcpConfig lists the options")
+  vim.cmd("AcpConfig model demo-thorough")
+  check(wait_for("the option set", function()
+    return buffer_text(chat):find("-- config model = demo-thorough", 1, true)
+  end) and chat.client:session(chat.session_id):config_options()[1].currentValue == "demo-thorough",
+    ":AcpConfig ID VALUE sets it")
+  local file = assert(io.open(out .. "/session", "w"))
+  file:write(chat.session_id)
+  file:close()
+  check(api.nvim_buf_get_name(chat.log.buf):find("acp://log/", 1, true), "a log buffer")
+end
+
+local function second()
+  local file = assert(io.open(out .. "/session", "r"))
+  pick_session = file:read("*a")
+  file:close()
+  local chat = start_chat()
+  check(chat.session_id ~= pick_session, "a new session first")
+  vim.cmd("AcpSessions")
+  wait_for("the resumed session", function() return buffer_text(chat):find("-- resumed " .. pick_session, 1, true) end)
+  local text = buffer_text(chat)
+  check(chat.session_id == pick_session, "the chat follows the resumed session")
+  check(text:find("You said: hello nvim", 1, true), "the replayed reply")
+  check(text:find("## Tool: Add a line to NOTES.md (edit) [completed]", 1, true), "the replayed tool call")
+  check(text:find("  [x] Run the checks", 1, true), "the replayed plan")
+  vim.cmd("AcpSend second nvim")
+  check(wait_for("a turn in the resumed session", function()
+    return buffer_text(chat):find("You said: second nvim", 1, true) and buffer_text(chat):find("-- turn ended: end_turn", 1, true)
+  end), "a turn in the resumed session")
+end
+
+-- Phase "hostile": the demo agent wraps every string it sends in terminal control
+-- sequences; none of their control characters may reach the chat or the log buffer.
+local function hostile()
+  vim.cmd("AcpChat " .. agent .. " --hostile --delay-ms 0 --state-dir " .. state_dir .. "-hostile")
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  vim.cmd("AcpSend hello")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  local text = buffer_text(chat)
+  check(text:find("You said: hello", 1, true) and text:find("## Tool: ", 1, true), "the hostile agent's turn is shown")
+  local log = table.concat(api.nvim_buf_get_lines(chat.log.buf, 0, -1, false), "\n")
+  for name, shown in pairs({ chat = text, log = log }) do
+    local bad = shown:find("[%z\1-\8\11-\31\127]") or shown:find("\194[\128-\159]")
+    check(not bad, "no control character in the " .. name .. " buffer", bad and shown:sub(bad - 20, bad + 20))
+  end
+  check(#log > 0, "the agent's stderr reached the log buffer")
+  -- A flood of log lines keeps the last 2000, each cut at 2000 bytes.
+  for i = 1, 2500 do chat:log_line("flood " .. i .. " " .. string.rep("\226\156\147", 1000)) end
+  local kept = api.nvim_buf_get_lines(chat.log.buf, 0, -1, false)
+  check(#kept == 2000 and kept[#kept]:match("^flood 2500 ") and #kept[#kept] <= 2010 and vim.fn.strchars(kept[#kept]) > 0,
+    "the log buffer is bounded (lines and bytes)", #kept)
+end
+
+-- Phase "peer": the TypeScript-SDK peer asks for a form (elicitation): answered field by
+-- field through stubbed vim.ui.input and vim.ui.select.
+local function peer()
+  vim.ui.input = function(opts, on_input)
+    asked[#asked + 1] = opts
+    if opts.prompt == "Project name: " then return on_input("from nvim") end
+    on_input(opts.default)
+  end
+  vim.ui.select = function(items, opts, on_choice)
+    asked[#asked + 1] = opts
+    if opts.prompt == "Colour" then return on_choice("green") end
+    on_choice(items[1])
+  end
+  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT"))
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  vim.cmd("AcpSend elicit-form")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  check(buffer_text(chat):find('Form result: accept {"color":"green","count":3,"debug":true,"name":"from nvim"}', 1, true),
+    "the form answered field by field reached the agent", buffer_text(chat))
+end
+
+local phases = { first = first, second = second, hostile = hostile, peer = peer }
+local ok, err = xpcall(phases[phase], debug.traceback)
+if not ok then check(false, "the test ran", err) end
+vim.cmd("qa!")
