@@ -9,6 +9,7 @@
 // decode() reports the first problem as Errc::protocol_error (rpc code -32602), e.g.
 // "$.update.content[2].type: expected string". A decode -> encode round trip reproduces
 // the message (members of an object may move: schema order first, unknown members last).
+// The definitions are split by topic like the types: codec_<topic>.cpp.
 #pragma once
 
 #include <string_view>
@@ -16,12 +17,23 @@
 #include "acp/status.hpp"
 #include "acp/v1/types.hpp"
 #include "protocol/codec_support.hpp"
+#include "protocol/v2/codec.hpp"
 
 namespace acp::v1::codec {
 
 using detail::JsonValue;
 using detail::JsonWriter;
 using detail::decode_value;
+// The types this version shares with v2 are coded by the v2 codec.
+using ::acp::v2::codec::decode_value;
+using ::acp::v2::codec::decode_fields;
+using ::acp::v2::codec::decode_body;
+using ::acp::v2::codec::decode_flat;
+using ::acp::v2::codec::has_member;
+using ::acp::v2::codec::encode;
+using ::acp::v2::codec::encode_fields;
+using ::acp::v2::codec::encode_body;
+using ::acp::v2::codec::encode_flat;
 
 // Every $defs name of the schema; each is a type in acp::v1.
 inline constexpr std::string_view schema_type_names[] = {
@@ -275,13 +287,6 @@ bool has_member(const Diff& value, std::string_view key);
 void encode(JsonWriter& writer, const Diff& value);
 void encode_fields(JsonWriter& writer, const Diff& value);
 
-// Terminal
-Status decode_value(const JsonValue& json, Terminal& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, Terminal& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const Terminal& value, std::string_view key);
-void encode(JsonWriter& writer, const Terminal& value);
-void encode_fields(JsonWriter& writer, const Terminal& value);
-
 // ToolCallContent
 Status decode_value(const JsonValue& json, ToolCallContent& out, const detail::DecodePath& path);
 void encode(JsonWriter& writer, const ToolCallContent& value);
@@ -319,13 +324,6 @@ Status decode_fields(const JsonValue& object, RequestPermissionRequest& out, con
 bool has_member(const RequestPermissionRequest& value, std::string_view key);
 void encode(JsonWriter& writer, const RequestPermissionRequest& value);
 void encode_fields(JsonWriter& writer, const RequestPermissionRequest& value);
-
-// EnvVariable
-Status decode_value(const JsonValue& json, EnvVariable& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, EnvVariable& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const EnvVariable& value, std::string_view key);
-void encode(JsonWriter& writer, const EnvVariable& value);
-void encode_fields(JsonWriter& writer, const EnvVariable& value);
 
 // CreateTerminalRequest
 Status decode_value(const JsonValue& json, CreateTerminalRequest& out, const detail::DecodePath& path);
@@ -382,20 +380,6 @@ Status decode_fields(const JsonValue& object, SessionListCapabilities& out, cons
 bool has_member(const SessionListCapabilities& value, std::string_view key);
 void encode(JsonWriter& writer, const SessionListCapabilities& value);
 void encode_fields(JsonWriter& writer, const SessionListCapabilities& value);
-
-// SessionDeleteCapabilities
-Status decode_value(const JsonValue& json, SessionDeleteCapabilities& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, SessionDeleteCapabilities& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const SessionDeleteCapabilities& value, std::string_view key);
-void encode(JsonWriter& writer, const SessionDeleteCapabilities& value);
-void encode_fields(JsonWriter& writer, const SessionDeleteCapabilities& value);
-
-// SessionAdditionalDirectoriesCapabilities
-Status decode_value(const JsonValue& json, SessionAdditionalDirectoriesCapabilities& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, SessionAdditionalDirectoriesCapabilities& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const SessionAdditionalDirectoriesCapabilities& value, std::string_view key);
-void encode(JsonWriter& writer, const SessionAdditionalDirectoriesCapabilities& value);
-void encode_fields(JsonWriter& writer, const SessionAdditionalDirectoriesCapabilities& value);
 
 // SessionResumeCapabilities
 Status decode_value(const JsonValue& json, SessionResumeCapabilities& out, const detail::DecodePath& path);
@@ -459,13 +443,6 @@ void encode(JsonWriter& writer, const AuthMethod& value);
 Status decode_body(const JsonValue& object, AuthMethod& out, const detail::DecodePath& path, std::string_view outer_skip);
 void encode_body(JsonWriter& writer, const AuthMethod& value);
 
-// Implementation
-Status decode_value(const JsonValue& json, Implementation& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, Implementation& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const Implementation& value, std::string_view key);
-void encode(JsonWriter& writer, const Implementation& value);
-void encode_fields(JsonWriter& writer, const Implementation& value);
-
 // InitializeResponse
 Status decode_value(const JsonValue& json, InitializeResponse& out, const detail::DecodePath& path);
 Status decode_fields(const JsonValue& object, InitializeResponse& out, const detail::DecodePath& path, const detail::FieldsContext& context);
@@ -501,17 +478,6 @@ bool has_member(const SessionModeState& value, std::string_view key);
 void encode(JsonWriter& writer, const SessionModeState& value);
 void encode_fields(JsonWriter& writer, const SessionModeState& value);
 
-// SessionConfigOptionCategory
-Status decode_value(const JsonValue& json, SessionConfigOptionCategory& out, const detail::DecodePath& path);
-void encode(JsonWriter& writer, const SessionConfigOptionCategory& value);
-
-// SessionConfigSelectOption
-Status decode_value(const JsonValue& json, SessionConfigSelectOption& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, SessionConfigSelectOption& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const SessionConfigSelectOption& value, std::string_view key);
-void encode(JsonWriter& writer, const SessionConfigSelectOption& value);
-void encode_fields(JsonWriter& writer, const SessionConfigSelectOption& value);
-
 // SessionConfigSelectGroup
 Status decode_value(const JsonValue& json, SessionConfigSelectGroup& out, const detail::DecodePath& path);
 Status decode_fields(const JsonValue& object, SessionConfigSelectGroup& out, const detail::DecodePath& path, const detail::FieldsContext& context);
@@ -529,13 +495,6 @@ Status decode_fields(const JsonValue& object, SessionConfigSelect& out, const de
 bool has_member(const SessionConfigSelect& value, std::string_view key);
 void encode(JsonWriter& writer, const SessionConfigSelect& value);
 void encode_fields(JsonWriter& writer, const SessionConfigSelect& value);
-
-// SessionConfigBoolean
-Status decode_value(const JsonValue& json, SessionConfigBoolean& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, SessionConfigBoolean& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const SessionConfigBoolean& value, std::string_view key);
-void encode(JsonWriter& writer, const SessionConfigBoolean& value);
-void encode_fields(JsonWriter& writer, const SessionConfigBoolean& value);
 
 // SessionConfigOptionType
 Status decode_value(const JsonValue& json, SessionConfigOptionType& out, const detail::DecodePath& path);
@@ -579,26 +538,12 @@ bool has_member(const ListSessionsResponse& value, std::string_view key);
 void encode(JsonWriter& writer, const ListSessionsResponse& value);
 void encode_fields(JsonWriter& writer, const ListSessionsResponse& value);
 
-// DeleteSessionResponse
-Status decode_value(const JsonValue& json, DeleteSessionResponse& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, DeleteSessionResponse& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const DeleteSessionResponse& value, std::string_view key);
-void encode(JsonWriter& writer, const DeleteSessionResponse& value);
-void encode_fields(JsonWriter& writer, const DeleteSessionResponse& value);
-
 // ResumeSessionResponse
 Status decode_value(const JsonValue& json, ResumeSessionResponse& out, const detail::DecodePath& path);
 Status decode_fields(const JsonValue& object, ResumeSessionResponse& out, const detail::DecodePath& path, const detail::FieldsContext& context);
 bool has_member(const ResumeSessionResponse& value, std::string_view key);
 void encode(JsonWriter& writer, const ResumeSessionResponse& value);
 void encode_fields(JsonWriter& writer, const ResumeSessionResponse& value);
-
-// CloseSessionResponse
-Status decode_value(const JsonValue& json, CloseSessionResponse& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, CloseSessionResponse& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const CloseSessionResponse& value, std::string_view key);
-void encode(JsonWriter& writer, const CloseSessionResponse& value);
-void encode_fields(JsonWriter& writer, const CloseSessionResponse& value);
 
 // SetSessionModeResponse
 Status decode_value(const JsonValue& json, SetSessionModeResponse& out, const detail::DecodePath& path);
@@ -700,42 +645,6 @@ bool has_member(const ConfigOptionUpdate& value, std::string_view key);
 void encode(JsonWriter& writer, const ConfigOptionUpdate& value);
 void encode_fields(JsonWriter& writer, const ConfigOptionUpdate& value);
 
-// SessionInfoUpdate
-Status decode_value(const JsonValue& json, SessionInfoUpdate& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, SessionInfoUpdate& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const SessionInfoUpdate& value, std::string_view key);
-void encode(JsonWriter& writer, const SessionInfoUpdate& value);
-void encode_fields(JsonWriter& writer, const SessionInfoUpdate& value);
-
-// Cost
-Status decode_value(const JsonValue& json, Cost& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, Cost& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const Cost& value, std::string_view key);
-void encode(JsonWriter& writer, const Cost& value);
-void encode_fields(JsonWriter& writer, const Cost& value);
-
-// UsageUpdate
-Status decode_value(const JsonValue& json, UsageUpdate& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, UsageUpdate& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const UsageUpdate& value, std::string_view key);
-void encode(JsonWriter& writer, const UsageUpdate& value);
-void encode_fields(JsonWriter& writer, const UsageUpdate& value);
-
-// NoticeSeverity
-Status decode_value(const JsonValue& json, NoticeSeverity& out, const detail::DecodePath& path);
-void encode(JsonWriter& writer, const NoticeSeverity& value);
-
-// Notice
-Status decode_value(const JsonValue& json, Notice& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, Notice& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const Notice& value, std::string_view key);
-void encode(JsonWriter& writer, const Notice& value);
-void encode_fields(JsonWriter& writer, const Notice& value);
-
-// CompactionStatus
-Status decode_value(const JsonValue& json, CompactionStatus& out, const detail::DecodePath& path);
-void encode(JsonWriter& writer, const CompactionStatus& value);
-
 // CompactionUpdate
 Status decode_value(const JsonValue& json, CompactionUpdate& out, const detail::DecodePath& path);
 Status decode_fields(const JsonValue& object, CompactionUpdate& out, const detail::DecodePath& path, const detail::FieldsContext& context);
@@ -798,27 +707,6 @@ bool has_member(const AuthCapabilities& value, std::string_view key);
 void encode(JsonWriter& writer, const AuthCapabilities& value);
 void encode_fields(JsonWriter& writer, const AuthCapabilities& value);
 
-// ElicitationFormCapabilities
-Status decode_value(const JsonValue& json, ElicitationFormCapabilities& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, ElicitationFormCapabilities& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const ElicitationFormCapabilities& value, std::string_view key);
-void encode(JsonWriter& writer, const ElicitationFormCapabilities& value);
-void encode_fields(JsonWriter& writer, const ElicitationFormCapabilities& value);
-
-// ElicitationUrlCapabilities
-Status decode_value(const JsonValue& json, ElicitationUrlCapabilities& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, ElicitationUrlCapabilities& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const ElicitationUrlCapabilities& value, std::string_view key);
-void encode(JsonWriter& writer, const ElicitationUrlCapabilities& value);
-void encode_fields(JsonWriter& writer, const ElicitationUrlCapabilities& value);
-
-// ElicitationCapabilities
-Status decode_value(const JsonValue& json, ElicitationCapabilities& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, ElicitationCapabilities& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const ElicitationCapabilities& value, std::string_view key);
-void encode(JsonWriter& writer, const ElicitationCapabilities& value);
-void encode_fields(JsonWriter& writer, const ElicitationCapabilities& value);
-
 // ClientCapabilities
 Status decode_value(const JsonValue& json, ClientCapabilities& out, const detail::DecodePath& path);
 Status decode_fields(const JsonValue& object, ClientCapabilities& out, const detail::DecodePath& path, const detail::FieldsContext& context);
@@ -846,13 +734,6 @@ Status decode_fields(const JsonValue& object, LogoutRequest& out, const detail::
 bool has_member(const LogoutRequest& value, std::string_view key);
 void encode(JsonWriter& writer, const LogoutRequest& value);
 void encode_fields(JsonWriter& writer, const LogoutRequest& value);
-
-// HttpHeader
-Status decode_value(const JsonValue& json, HttpHeader& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, HttpHeader& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const HttpHeader& value, std::string_view key);
-void encode(JsonWriter& writer, const HttpHeader& value);
-void encode_fields(JsonWriter& writer, const HttpHeader& value);
 
 // McpServerHttp
 Status decode_value(const JsonValue& json, McpServerHttp& out, const detail::DecodePath& path);
@@ -902,26 +783,12 @@ bool has_member(const ListSessionsRequest& value, std::string_view key);
 void encode(JsonWriter& writer, const ListSessionsRequest& value);
 void encode_fields(JsonWriter& writer, const ListSessionsRequest& value);
 
-// DeleteSessionRequest
-Status decode_value(const JsonValue& json, DeleteSessionRequest& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, DeleteSessionRequest& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const DeleteSessionRequest& value, std::string_view key);
-void encode(JsonWriter& writer, const DeleteSessionRequest& value);
-void encode_fields(JsonWriter& writer, const DeleteSessionRequest& value);
-
 // ResumeSessionRequest
 Status decode_value(const JsonValue& json, ResumeSessionRequest& out, const detail::DecodePath& path);
 Status decode_fields(const JsonValue& object, ResumeSessionRequest& out, const detail::DecodePath& path, const detail::FieldsContext& context);
 bool has_member(const ResumeSessionRequest& value, std::string_view key);
 void encode(JsonWriter& writer, const ResumeSessionRequest& value);
 void encode_fields(JsonWriter& writer, const ResumeSessionRequest& value);
-
-// CloseSessionRequest
-Status decode_value(const JsonValue& json, CloseSessionRequest& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, CloseSessionRequest& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const CloseSessionRequest& value, std::string_view key);
-void encode(JsonWriter& writer, const CloseSessionRequest& value);
-void encode_fields(JsonWriter& writer, const CloseSessionRequest& value);
 
 // SetSessionModeRequest
 Status decode_value(const JsonValue& json, SetSessionModeRequest& out, const detail::DecodePath& path);
@@ -957,13 +824,6 @@ Status decode_fields(const JsonValue& object, ReadTextFileResponse& out, const d
 bool has_member(const ReadTextFileResponse& value, std::string_view key);
 void encode(JsonWriter& writer, const ReadTextFileResponse& value);
 void encode_fields(JsonWriter& writer, const ReadTextFileResponse& value);
-
-// SelectedPermissionOutcome
-Status decode_value(const JsonValue& json, SelectedPermissionOutcome& out, const detail::DecodePath& path);
-Status decode_fields(const JsonValue& object, SelectedPermissionOutcome& out, const detail::DecodePath& path, const detail::FieldsContext& context);
-bool has_member(const SelectedPermissionOutcome& value, std::string_view key);
-void encode(JsonWriter& writer, const SelectedPermissionOutcome& value);
-void encode_fields(JsonWriter& writer, const SelectedPermissionOutcome& value);
 
 // RequestPermissionOutcome
 Status decode_value(const JsonValue& json, RequestPermissionOutcome& out, const detail::DecodePath& path);

@@ -10,6 +10,7 @@
 // decode() reports the first problem as Errc::protocol_error (rpc code -32602), e.g.
 // "$.update.content[2].type: expected string". A decode -> encode round trip reproduces
 // the message (members of an object may move: schema order first, unknown members last).
+// The definitions are split by topic like the types: codec_<topic>.cpp.
 #pragma once
 
 #include <string_view>

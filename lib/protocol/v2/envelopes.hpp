@@ -14,8 +14,13 @@ namespace acp::v2 {
 struct AgentRequestParams {
     enum class Kind { request_permission, create_elicitation, ext };
 
-    AgentRequestParams() = default;
-    Kind kind() const { return static_cast<Kind>(value_.index()); }
+    AgentRequestParams();
+    AgentRequestParams(const AgentRequestParams& other);
+    AgentRequestParams(AgentRequestParams&& other) noexcept;
+    AgentRequestParams& operator=(const AgentRequestParams& other);
+    AgentRequestParams& operator=(AgentRequestParams&& other) noexcept;
+    ~AgentRequestParams();
+    Kind kind() const { return static_cast<Kind>(index_); }
 
     // Requests permission from the user for an operation.
     const RequestPermissionRequest* request_permission() const;
@@ -33,13 +38,15 @@ struct AgentRequestParams {
     static AgentRequestParams make_ext(ExtRequest payload);
 
     friend bool operator==(const AgentRequestParams& a, const AgentRequestParams& b);
-    friend bool operator!=(const AgentRequestParams& a, const AgentRequestParams& b) { return !(a == b); }
+    friend bool operator!=(const AgentRequestParams& a, const AgentRequestParams& b);
 
 private:
-    template <std::size_t I, class... Args>
-    explicit AgentRequestParams(std::in_place_index_t<I> index, Args&&... args) : value_(index, std::forward<Args>(args)...) {}
+    explicit AgentRequestParams(unsigned char index) : index_(index) {}  // payload: caller
+    void destroy() noexcept;
 
-    std::variant<RequestPermissionRequest, CreateElicitationRequest, ExtRequest> value_;
+    unsigned char index_;
+    alignas(RequestPermissionRequest) alignas(CreateElicitationRequest) alignas(ExtRequest)
+    unsigned char storage_[detail::storage_size({sizeof(RequestPermissionRequest), sizeof(CreateElicitationRequest), sizeof(ExtRequest)})];
 };
 
 // A JSON-RPC request object.
@@ -50,7 +57,7 @@ struct AgentRequest {
     ExtraFields extra_fields;
 };
 bool operator==(const AgentRequest& a, const AgentRequest& b);
-inline bool operator!=(const AgentRequest& a, const AgentRequest& b) { return !(a == b); }
+bool operator!=(const AgentRequest& a, const AgentRequest& b);
 
 // (untagged: the first variant the JSON decodes as, in schema order)
 struct AgentResponseResultResult {
@@ -70,8 +77,13 @@ struct AgentResponseResultResult {
         ext,
     };
 
-    AgentResponseResultResult() = default;
-    Kind kind() const { return static_cast<Kind>(value_.index()); }
+    AgentResponseResultResult();
+    AgentResponseResultResult(const AgentResponseResultResult& other);
+    AgentResponseResultResult(AgentResponseResultResult&& other) noexcept;
+    AgentResponseResultResult& operator=(const AgentResponseResultResult& other);
+    AgentResponseResultResult& operator=(AgentResponseResultResult&& other) noexcept;
+    ~AgentResponseResultResult();
+    Kind kind() const { return static_cast<Kind>(index_); }
 
     // Successful result returned for a `initialize` request.
     const InitializeResponse* initialize() const;
@@ -139,13 +151,15 @@ struct AgentResponseResultResult {
     static AgentResponseResultResult make_ext(ExtResponse payload);
 
     friend bool operator==(const AgentResponseResultResult& a, const AgentResponseResultResult& b);
-    friend bool operator!=(const AgentResponseResultResult& a, const AgentResponseResultResult& b) { return !(a == b); }
+    friend bool operator!=(const AgentResponseResultResult& a, const AgentResponseResultResult& b);
 
 private:
-    template <std::size_t I, class... Args>
-    explicit AgentResponseResultResult(std::in_place_index_t<I> index, Args&&... args) : value_(index, std::forward<Args>(args)...) {}
+    explicit AgentResponseResultResult(unsigned char index) : index_(index) {}  // payload: caller
+    void destroy() noexcept;
 
-    std::variant<InitializeResponse, LoginAuthResponse, LogoutAuthResponse, NewSessionResponse, ListSessionsResponse, DeleteSessionResponse, ResumeSessionResponse, CloseSessionResponse, CancelToolCallResponse, CancelTerminalResponse, SetSessionConfigOptionResponse, PromptResponse, ExtResponse> value_;
+    unsigned char index_;
+    alignas(InitializeResponse) alignas(LoginAuthResponse) alignas(LogoutAuthResponse) alignas(NewSessionResponse) alignas(ListSessionsResponse) alignas(DeleteSessionResponse) alignas(ResumeSessionResponse) alignas(CloseSessionResponse) alignas(CancelToolCallResponse) alignas(CancelTerminalResponse) alignas(SetSessionConfigOptionResponse) alignas(PromptResponse) alignas(ExtResponse)
+    unsigned char storage_[detail::storage_size({sizeof(InitializeResponse), sizeof(LoginAuthResponse), sizeof(LogoutAuthResponse), sizeof(NewSessionResponse), sizeof(ListSessionsResponse), sizeof(DeleteSessionResponse), sizeof(ResumeSessionResponse), sizeof(CloseSessionResponse), sizeof(CancelToolCallResponse), sizeof(CancelTerminalResponse), sizeof(SetSessionConfigOptionResponse), sizeof(PromptResponse), sizeof(ExtResponse)})];
 };
 
 // A successful JSON-RPC response.
@@ -155,7 +169,7 @@ struct AgentResponseResult {
     ExtraFields extra_fields;
 };
 bool operator==(const AgentResponseResult& a, const AgentResponseResult& b);
-inline bool operator!=(const AgentResponseResult& a, const AgentResponseResult& b) { return !(a == b); }
+bool operator!=(const AgentResponseResult& a, const AgentResponseResult& b);
 
 // A failed JSON-RPC response.
 struct AgentResponseError {
@@ -164,15 +178,20 @@ struct AgentResponseError {
     ExtraFields extra_fields;
 };
 bool operator==(const AgentResponseError& a, const AgentResponseError& b);
-inline bool operator!=(const AgentResponseError& a, const AgentResponseError& b) { return !(a == b); }
+bool operator!=(const AgentResponseError& a, const AgentResponseError& b);
 
 // A JSON-RPC response object.
 // (untagged: the first variant the JSON decodes as, in schema order)
 struct AgentResponse {
     enum class Kind { result, error };
 
-    AgentResponse() = default;
-    Kind kind() const { return static_cast<Kind>(value_.index()); }
+    AgentResponse();
+    AgentResponse(const AgentResponse& other);
+    AgentResponse(AgentResponse&& other) noexcept;
+    AgentResponse& operator=(const AgentResponse& other);
+    AgentResponse& operator=(AgentResponse&& other) noexcept;
+    ~AgentResponse();
+    Kind kind() const { return static_cast<Kind>(index_); }
 
     // A successful JSON-RPC response.
     const AgentResponseResult* result() const;
@@ -185,21 +204,28 @@ struct AgentResponse {
     static AgentResponse make_error(AgentResponseError payload);
 
     friend bool operator==(const AgentResponse& a, const AgentResponse& b);
-    friend bool operator!=(const AgentResponse& a, const AgentResponse& b) { return !(a == b); }
+    friend bool operator!=(const AgentResponse& a, const AgentResponse& b);
 
 private:
-    template <std::size_t I, class... Args>
-    explicit AgentResponse(std::in_place_index_t<I> index, Args&&... args) : value_(index, std::forward<Args>(args)...) {}
+    explicit AgentResponse(unsigned char index) : index_(index) {}  // payload: caller
+    void destroy() noexcept;
 
-    std::variant<AgentResponseResult, AgentResponseError> value_;
+    unsigned char index_;
+    alignas(AgentResponseResult) alignas(AgentResponseError)
+    unsigned char storage_[detail::storage_size({sizeof(AgentResponseResult), sizeof(AgentResponseError)})];
 };
 
 // (untagged: the first variant the JSON decodes as, in schema order)
 struct AgentNotificationParams {
     enum class Kind { update_session, complete_elicitation, ext };
 
-    AgentNotificationParams() = default;
-    Kind kind() const { return static_cast<Kind>(value_.index()); }
+    AgentNotificationParams();
+    AgentNotificationParams(const AgentNotificationParams& other);
+    AgentNotificationParams(AgentNotificationParams&& other) noexcept;
+    AgentNotificationParams& operator=(const AgentNotificationParams& other);
+    AgentNotificationParams& operator=(AgentNotificationParams&& other) noexcept;
+    ~AgentNotificationParams();
+    Kind kind() const { return static_cast<Kind>(index_); }
 
     // Handles session update notifications from the agent.
     const UpdateSessionNotification* update_session() const;
@@ -217,13 +243,15 @@ struct AgentNotificationParams {
     static AgentNotificationParams make_ext(ExtNotification payload);
 
     friend bool operator==(const AgentNotificationParams& a, const AgentNotificationParams& b);
-    friend bool operator!=(const AgentNotificationParams& a, const AgentNotificationParams& b) { return !(a == b); }
+    friend bool operator!=(const AgentNotificationParams& a, const AgentNotificationParams& b);
 
 private:
-    template <std::size_t I, class... Args>
-    explicit AgentNotificationParams(std::in_place_index_t<I> index, Args&&... args) : value_(index, std::forward<Args>(args)...) {}
+    explicit AgentNotificationParams(unsigned char index) : index_(index) {}  // payload: caller
+    void destroy() noexcept;
 
-    std::variant<UpdateSessionNotification, CompleteElicitationNotification, ExtNotification> value_;
+    unsigned char index_;
+    alignas(UpdateSessionNotification) alignas(CompleteElicitationNotification) alignas(ExtNotification)
+    unsigned char storage_[detail::storage_size({sizeof(UpdateSessionNotification), sizeof(CompleteElicitationNotification), sizeof(ExtNotification)})];
 };
 
 // A JSON-RPC notification object.
@@ -233,7 +261,7 @@ struct AgentNotification {
     ExtraFields extra_fields;
 };
 bool operator==(const AgentNotification& a, const AgentNotification& b);
-inline bool operator!=(const AgentNotification& a, const AgentNotification& b) { return !(a == b); }
+bool operator!=(const AgentNotification& a, const AgentNotification& b);
 
 // (untagged: the first variant the JSON decodes as, in schema order)
 struct ClientRequestParams {
@@ -253,8 +281,13 @@ struct ClientRequestParams {
         ext,
     };
 
-    ClientRequestParams() = default;
-    Kind kind() const { return static_cast<Kind>(value_.index()); }
+    ClientRequestParams();
+    ClientRequestParams(const ClientRequestParams& other);
+    ClientRequestParams(ClientRequestParams&& other) noexcept;
+    ClientRequestParams& operator=(const ClientRequestParams& other);
+    ClientRequestParams& operator=(ClientRequestParams&& other) noexcept;
+    ~ClientRequestParams();
+    Kind kind() const { return static_cast<Kind>(index_); }
 
     // Establishes the connection with a client and negotiates protocol capabilities.
     const InitializeRequest* initialize() const;
@@ -322,13 +355,15 @@ struct ClientRequestParams {
     static ClientRequestParams make_ext(ExtRequest payload);
 
     friend bool operator==(const ClientRequestParams& a, const ClientRequestParams& b);
-    friend bool operator!=(const ClientRequestParams& a, const ClientRequestParams& b) { return !(a == b); }
+    friend bool operator!=(const ClientRequestParams& a, const ClientRequestParams& b);
 
 private:
-    template <std::size_t I, class... Args>
-    explicit ClientRequestParams(std::in_place_index_t<I> index, Args&&... args) : value_(index, std::forward<Args>(args)...) {}
+    explicit ClientRequestParams(unsigned char index) : index_(index) {}  // payload: caller
+    void destroy() noexcept;
 
-    std::variant<InitializeRequest, LoginAuthRequest, LogoutAuthRequest, NewSessionRequest, ListSessionsRequest, DeleteSessionRequest, ResumeSessionRequest, CloseSessionRequest, CancelToolCallRequest, CancelTerminalRequest, SetSessionConfigOptionRequest, PromptRequest, ExtRequest> value_;
+    unsigned char index_;
+    alignas(InitializeRequest) alignas(LoginAuthRequest) alignas(LogoutAuthRequest) alignas(NewSessionRequest) alignas(ListSessionsRequest) alignas(DeleteSessionRequest) alignas(ResumeSessionRequest) alignas(CloseSessionRequest) alignas(CancelToolCallRequest) alignas(CancelTerminalRequest) alignas(SetSessionConfigOptionRequest) alignas(PromptRequest) alignas(ExtRequest)
+    unsigned char storage_[detail::storage_size({sizeof(InitializeRequest), sizeof(LoginAuthRequest), sizeof(LogoutAuthRequest), sizeof(NewSessionRequest), sizeof(ListSessionsRequest), sizeof(DeleteSessionRequest), sizeof(ResumeSessionRequest), sizeof(CloseSessionRequest), sizeof(CancelToolCallRequest), sizeof(CancelTerminalRequest), sizeof(SetSessionConfigOptionRequest), sizeof(PromptRequest), sizeof(ExtRequest)})];
 };
 
 // A JSON-RPC request object.
@@ -339,14 +374,19 @@ struct ClientRequest {
     ExtraFields extra_fields;
 };
 bool operator==(const ClientRequest& a, const ClientRequest& b);
-inline bool operator!=(const ClientRequest& a, const ClientRequest& b) { return !(a == b); }
+bool operator!=(const ClientRequest& a, const ClientRequest& b);
 
 // (untagged: the first variant the JSON decodes as, in schema order)
 struct ClientResponseResultResult {
     enum class Kind { request_permission, create_elicitation, ext };
 
-    ClientResponseResultResult() = default;
-    Kind kind() const { return static_cast<Kind>(value_.index()); }
+    ClientResponseResultResult();
+    ClientResponseResultResult(const ClientResponseResultResult& other);
+    ClientResponseResultResult(ClientResponseResultResult&& other) noexcept;
+    ClientResponseResultResult& operator=(const ClientResponseResultResult& other);
+    ClientResponseResultResult& operator=(ClientResponseResultResult&& other) noexcept;
+    ~ClientResponseResultResult();
+    Kind kind() const { return static_cast<Kind>(index_); }
 
     // Successful result returned for a `session/request_permission` request.
     const RequestPermissionResponse* request_permission() const;
@@ -364,13 +404,15 @@ struct ClientResponseResultResult {
     static ClientResponseResultResult make_ext(ExtResponse payload);
 
     friend bool operator==(const ClientResponseResultResult& a, const ClientResponseResultResult& b);
-    friend bool operator!=(const ClientResponseResultResult& a, const ClientResponseResultResult& b) { return !(a == b); }
+    friend bool operator!=(const ClientResponseResultResult& a, const ClientResponseResultResult& b);
 
 private:
-    template <std::size_t I, class... Args>
-    explicit ClientResponseResultResult(std::in_place_index_t<I> index, Args&&... args) : value_(index, std::forward<Args>(args)...) {}
+    explicit ClientResponseResultResult(unsigned char index) : index_(index) {}  // payload: caller
+    void destroy() noexcept;
 
-    std::variant<RequestPermissionResponse, CreateElicitationResponse, ExtResponse> value_;
+    unsigned char index_;
+    alignas(RequestPermissionResponse) alignas(CreateElicitationResponse) alignas(ExtResponse)
+    unsigned char storage_[detail::storage_size({sizeof(RequestPermissionResponse), sizeof(CreateElicitationResponse), sizeof(ExtResponse)})];
 };
 
 // A successful JSON-RPC response.
@@ -380,7 +422,7 @@ struct ClientResponseResult {
     ExtraFields extra_fields;
 };
 bool operator==(const ClientResponseResult& a, const ClientResponseResult& b);
-inline bool operator!=(const ClientResponseResult& a, const ClientResponseResult& b) { return !(a == b); }
+bool operator!=(const ClientResponseResult& a, const ClientResponseResult& b);
 
 // A failed JSON-RPC response.
 struct ClientResponseError {
@@ -389,15 +431,20 @@ struct ClientResponseError {
     ExtraFields extra_fields;
 };
 bool operator==(const ClientResponseError& a, const ClientResponseError& b);
-inline bool operator!=(const ClientResponseError& a, const ClientResponseError& b) { return !(a == b); }
+bool operator!=(const ClientResponseError& a, const ClientResponseError& b);
 
 // A JSON-RPC response object.
 // (untagged: the first variant the JSON decodes as, in schema order)
 struct ClientResponse {
     enum class Kind { result, error };
 
-    ClientResponse() = default;
-    Kind kind() const { return static_cast<Kind>(value_.index()); }
+    ClientResponse();
+    ClientResponse(const ClientResponse& other);
+    ClientResponse(ClientResponse&& other) noexcept;
+    ClientResponse& operator=(const ClientResponse& other);
+    ClientResponse& operator=(ClientResponse&& other) noexcept;
+    ~ClientResponse();
+    Kind kind() const { return static_cast<Kind>(index_); }
 
     // A successful JSON-RPC response.
     const ClientResponseResult* result() const;
@@ -410,21 +457,28 @@ struct ClientResponse {
     static ClientResponse make_error(ClientResponseError payload);
 
     friend bool operator==(const ClientResponse& a, const ClientResponse& b);
-    friend bool operator!=(const ClientResponse& a, const ClientResponse& b) { return !(a == b); }
+    friend bool operator!=(const ClientResponse& a, const ClientResponse& b);
 
 private:
-    template <std::size_t I, class... Args>
-    explicit ClientResponse(std::in_place_index_t<I> index, Args&&... args) : value_(index, std::forward<Args>(args)...) {}
+    explicit ClientResponse(unsigned char index) : index_(index) {}  // payload: caller
+    void destroy() noexcept;
 
-    std::variant<ClientResponseResult, ClientResponseError> value_;
+    unsigned char index_;
+    alignas(ClientResponseResult) alignas(ClientResponseError)
+    unsigned char storage_[detail::storage_size({sizeof(ClientResponseResult), sizeof(ClientResponseError)})];
 };
 
 // (untagged: the first variant the JSON decodes as, in schema order)
 struct ClientNotificationParams {
     enum class Kind { cancel_session, ext };
 
-    ClientNotificationParams() = default;
-    Kind kind() const { return static_cast<Kind>(value_.index()); }
+    ClientNotificationParams();
+    ClientNotificationParams(const ClientNotificationParams& other);
+    ClientNotificationParams(ClientNotificationParams&& other) noexcept;
+    ClientNotificationParams& operator=(const ClientNotificationParams& other);
+    ClientNotificationParams& operator=(ClientNotificationParams&& other) noexcept;
+    ~ClientNotificationParams();
+    Kind kind() const { return static_cast<Kind>(index_); }
 
     // Cancels a session's foreground work and its prompts not yet inserted.
     const CancelSessionNotification* cancel_session() const;
@@ -437,13 +491,15 @@ struct ClientNotificationParams {
     static ClientNotificationParams make_ext(ExtNotification payload);
 
     friend bool operator==(const ClientNotificationParams& a, const ClientNotificationParams& b);
-    friend bool operator!=(const ClientNotificationParams& a, const ClientNotificationParams& b) { return !(a == b); }
+    friend bool operator!=(const ClientNotificationParams& a, const ClientNotificationParams& b);
 
 private:
-    template <std::size_t I, class... Args>
-    explicit ClientNotificationParams(std::in_place_index_t<I> index, Args&&... args) : value_(index, std::forward<Args>(args)...) {}
+    explicit ClientNotificationParams(unsigned char index) : index_(index) {}  // payload: caller
+    void destroy() noexcept;
 
-    std::variant<CancelSessionNotification, ExtNotification> value_;
+    unsigned char index_;
+    alignas(CancelSessionNotification) alignas(ExtNotification)
+    unsigned char storage_[detail::storage_size({sizeof(CancelSessionNotification), sizeof(ExtNotification)})];
 };
 
 // A JSON-RPC notification object.
@@ -453,6 +509,6 @@ struct ClientNotification {
     ExtraFields extra_fields;
 };
 bool operator==(const ClientNotification& a, const ClientNotification& b);
-inline bool operator!=(const ClientNotification& a, const ClientNotification& b) { return !(a == b); }
+bool operator!=(const ClientNotification& a, const ClientNotification& b);
 
 }  // namespace acp::v2
