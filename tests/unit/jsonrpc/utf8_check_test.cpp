@@ -17,9 +17,13 @@ using acp::detail::first_invalid_utf8;
 
 namespace {
 
-// RapidJSON's own verdict, sequence by sequence.
+// RapidJSON's own verdict, sequence by sequence. Its validator takes every byte a lead
+// byte announces before judging them, so a sequence cut at the end reads up to three bytes
+// past it: NUL padding keeps that inside the buffer (NUL is no continuation byte, so the
+// verdict is the one a terminated string gets).
 bool rapidjson_valid(const std::string& text) {
-    rapidjson::StringStream in(text.c_str());
+    const std::string padded = text + std::string(4, '\0');
+    rapidjson::StringStream in(padded.c_str());
     rapidjson::StringBuffer out;
     while (in.Tell() < text.size()) {
         if (!rapidjson::UTF8<>::Validate(in, out)) return false;
