@@ -528,8 +528,17 @@ class Screen:
         return self.output.decode(errors="replace")
 
     def exit_code(self):
-        # Drain what is left so the child never blocks on a full terminal.
+        # Drain what is left so the child never blocks on a full terminal; a child that
+        # does not end within GUARD_SECONDS is killed and the test fails saying so.
+        deadline = time.monotonic() + GUARD_SECONDS
         while True:
+            remaining = deadline - time.monotonic()
+            ready = select.select([self.fd], [], [], max(remaining, 0))[0] if remaining > 0 else []
+            if not ready:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+                os.close(self.fd)
+                raise AssertionError(f"acp-chat did not end; the screen shows:\n{self.text()}")
             try:
                 data = os.read(self.fd, 4096)
             except OSError:
@@ -801,9 +810,13 @@ class Editing(ChatCase):
         at = s.wait_for(r"-- end_turn \| demo-1", at)
         s.type("/echo second\r")
         at = s.wait_for(r"-- end_turn \| demo-1", at)
+        # Keys before the prompt is up meet the terminal's cooked mode (a Ctrl-D there is
+        # the kernel's end of file, not a key): wait for the prompt before each.
+        at = s.wait_for(r"> ", at)
         # Up twice: the prompt before the last one, sent again as it was.
         s.type("\x1b[A\x1b[A\r")
         at = s.wait_for(r"-- end_turn \| demo-1", at)
+        at = s.wait_for(r"> ", at)
         s.type("\x04")  # Ctrl-D on an empty line: the end of the input
         self.assertEqual(s.exit_code(), 0)
         self.assertEqual(prompts_sent(self.log), ["/echo first time", "/echo second", "/echo first time"])
@@ -812,6 +825,7 @@ class Editing(ChatCase):
             self.assertIn("second", f.read())
         s = self.screen()
         at = s.wait_for(r"session demo-\d in /tmp/project")
+        at = s.wait_for(r"> ", at)
         s.type("\x1b[A\x1b[A\r")
         at = s.wait_for(r"-- end_turn", at)
         s.type("/quit\r")
