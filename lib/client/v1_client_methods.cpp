@@ -87,10 +87,21 @@ void V1ClientMethods::show_terminal(const std::string& session_id, av2::Terminal
     av2::UpdateSessionNotification notification;
     notification.sessionId = session_id;
     notification.update = av2::SessionUpdate::make_terminal_update(std::move(update));
-    core_.deferred.post([this, notification = std::move(notification)]() mutable {
+    shown_.push_back(std::move(notification));
+    if (shown_.size() > 1) return;  // a flush is already posted
+    core_.deferred.post([this] {
         auto keep_alive = core_.keep_alive();
-        if (!core_.orphaned) router_.route(std::move(notification));
+        flush_shown();
     });
+}
+
+void V1ClientMethods::flush_shown() {
+    std::vector<av2::UpdateSessionNotification> shown = std::move(shown_);
+    shown_.clear();
+    for (auto& notification : shown) {
+        if (core_.orphaned) return;
+        router_.route(std::move(notification));
+    }
 }
 
 // The watchers run when the host answers, which may be after the Client is gone: they

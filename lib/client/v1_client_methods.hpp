@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "client/responder_state.hpp"
 
@@ -34,6 +35,11 @@ public:
     // agent calls only advertised ones; a handler unset since is not advertised either).
     void serve(std::string_view method, const JsonValue* params, Responder responder);
 
+    // Applies the terminal updates the host's answers showed and that still wait for their
+    // loop turn. The driver calls it before the agent's next session/update: the agent
+    // wrote that update after reading the answer, so the model must see the answer first.
+    void flush_shown();
+
 private:
     template <class Request>
     using Watch = void (V1ClientMethods::*)(ClientMethodResponder::State&, const Request&);
@@ -41,7 +47,8 @@ private:
     template <class Request>
     void serve_with(std::function<void(const Request&, ClientMethodResponder)> handler, const JsonValue* params,
                     Responder responder, Watch<Request> watch = nullptr);
-    // On the next loop turn: the host's respond() call must not run its own callbacks.
+    // On the next loop turn (the host's respond() call must not run its own callbacks),
+    // or earlier through flush_shown().
     void show_terminal(const std::string& session_id, v2::TerminalUpdate update);
     void watch_create(ClientMethodResponder::State& state, const v1::CreateTerminalRequest& request);
     void watch_output(ClientMethodResponder::State& state, const v1::TerminalOutputRequest& request);
@@ -50,6 +57,7 @@ private:
     ClientCore& core_;
     UpdateRouter& router_;
     std::function<void(const std::string&)> before_request_;
+    std::vector<v2::UpdateSessionNotification> shown_;  // in the order of the answers
 };
 
 }  // namespace acp::detail

@@ -339,6 +339,7 @@ void V1Driver::cancel_terminal(Checked<av2::CancelTerminalRequest>, Callback<av2
 }
 
 void V1Driver::on_session_update(const JsonValue* params) {
+    client_methods_.flush_shown();  // the host's answers this update may follow come first
     av1::SessionNotification notification;
     Status decoded = params ? Status() : Status(Errc::protocol_error, "session/update without params");
     if (decoded && V1Lifter::is_v1_update_kind(update_kind(*params))) decoded = v1codec::decode(*params, notification);
