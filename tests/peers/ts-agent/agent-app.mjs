@@ -448,7 +448,7 @@ async function runTurn(session, turn, promptText) {
     saveState();
     await emit(session, { sessionUpdate: "state_update", state: "idle", ...stop }, { store: false });
     // The "detach" script's effect (server.mjs marks the session) starts after its idle.
-    if (turn.detachAfterIdle) onDetach?.(session.sessionId);
+    if (turn.detachAfterIdle) onDetach?.(session.sessionId, session.conn?.transport);
   } catch (err) {
     log(`could not finish turn: ${err?.message ?? err}`);
   } finally {
@@ -1167,11 +1167,13 @@ function interceptInitialize(msg, send) {
  *   record(dir, msg, conn)  sees every message the agent receives ("in", before the
  *                   initialize interception) and sends ("out"), in that order
  *   transport       a label for logs and records ("stdio", "http", "ws")
+ *   onConnection(conn)  called at once with the connection's record ({id, transport, ...};
+ *                   ids count 1, 2, ... per process)
  *   onClosed(conn, error)  called first when the connection has closed
  * When the connection closes, its sessions stay (attached to none) and prompts it left
  * held are answered -32800; any connection can session/resume them.
  */
-function connect(stream, connectOptions = {}, { record, transport = "stdio", onClosed } = {}) {
+function connect(stream, connectOptions = {}, { record, transport = "stdio", onConnection, onClosed } = {}) {
   const conn = {
     id: ++connectionCounter,
     transport,
@@ -1181,6 +1183,7 @@ function connect(stream, connectOptions = {}, { record, transport = "stdio", onC
     closed: false,
     responseWaiters: new Map(), // JSON-encoded request id -> resolve()
   };
+  onConnection?.(conn);
   const writer = stream.writable.getWriter();
   const send = (msg) => {
     record?.("out", msg, conn);
@@ -1230,7 +1233,8 @@ function freeze() {
  * Creates the process's peer (once per process): applies `options` (readOptions'
  * result) and loads --state-dir. Throws if the state file cannot be loaded.
  *   log(...parts)        diagnostics (stderr)
- *   onDetach(sessionId)  called after a "detach" turn's idle snapshot
+ *   onDetach(sessionId, transport)  called after a "detach" turn's idle snapshot, with the
+ *                        transport of the session's connection (undefined if none)
  */
 export function createPeer(options, { log: logFn, onDetach: detachHook } = {}) {
   if (opts) throw new Error("createPeer: there is one peer per process");

@@ -7,7 +7,9 @@
 // FILE holds one JSON value per line, either
 //   - a tagged record written by `agent.mjs --record=FILE`: {"dir":"in"|"out","msg":{...}}
 //     ("in" = sent by the client, "out" = sent by the agent; "raw" instead of "msg"
-//     marks a line that was not JSON), or
+//     marks a line that was not JSON); records from `server.mjs --record=FILE` also carry
+//     "conn" (the connection's number: requests and answers are paired per connection)
+//     and "http" (a POST the server answered itself; the message is still checked), or
 //   - a bare JSON-RPC message, taken as sent by the client.
 //
 // Every client message is checked; with --agent the agent's messages are checked too.
@@ -200,8 +202,14 @@ class Peer {
 // ---------------------------------------------------------------------------
 // Main
 
-const client = new Peer("client");
-const agentPeer = new Peer("agent");
+// One pair of peers per connection ("conn" of server.mjs records; absent = one connection),
+// since each connection numbers its requests on its own.
+const peersByConnection = new Map();
+function peersOf(conn) {
+  const key = conn === undefined ? "" : JSON.stringify(conn);
+  if (!peersByConnection.has(key)) peersByConnection.set(key, { client: new Peer("client"), agent: new Peer("agent") });
+  return peersByConnection.get(key);
+}
 let total = 0;
 let invalid = 0;
 
@@ -246,8 +254,9 @@ lines.forEach((line, index) => {
     return;
   }
   const msg = tagged ? value.msg : value;
-  const self = sender === "client" ? client : agentPeer;
-  const other = sender === "client" ? agentPeer : client;
+  const peers = peersOf(tagged ? value.conn : undefined);
+  const self = sender === "client" ? peers.client : peers.agent;
+  const other = sender === "client" ? peers.agent : peers.client;
   const problems = self.check(msg);
   other.noteIncomingRequest(msg);
   if (sender === "client" || checkAgent) report(lineNo, sender, msg, problems);
