@@ -5,7 +5,9 @@
 //   {"updates": N, "seconds": wall time prompt->idle, "cpu": this process's CPU time in
 //    that span, "bytes": text followed, "peak_rss_kib": peak RSS of this process}
 //
-//   acp_bench_flood_follow AGENT N      (run by bench/python_follow_bench.py, e2e_ts_bench)
+//   acp_bench_flood_follow AGENT N [AGENT ARGS...]   (run by bench/python_follow_bench.py,
+//                                                      e2e_ts_bench.py, remote_flood_bench.py)
+// AGENT may be a ws://, wss://, http:// or https:// URL: the agent on the network.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -35,17 +37,26 @@ void require(bool ok, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: acp_bench_flood_follow AGENT N\n");
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: acp_bench_flood_follow AGENT N [AGENT ARGS...]\n");
         return 2;
     }
     const long updates = std::atol(argv[2]);
     auto runtime = acp::Runtime::create(acp::HostingMode::polled);
     require(runtime.ok(), "runtime");
-    acp::SpawnOptions agent;
-    agent.argv = {argv[1]};
-    auto created = acp::Client::spawn((*runtime)->loop(), agent);
-    require(created.ok(), "spawn");
+    const std::string target = argv[1];
+    acp::Result<std::unique_ptr<acp::Client>> created = acp::Status(acp::Errc::invalid_argument, "no agent");
+    if (target.find("://") != std::string::npos) {
+        acp::RemoteOptions remote;
+        remote.url = target;
+        created = acp::Client::connect((*runtime)->loop(), remote);
+    } else {
+        acp::SpawnOptions agent;
+        agent.argv = {target};
+        for (int i = 3; i < argc; ++i) agent.argv.emplace_back(argv[i]);
+        created = acp::Client::spawn((*runtime)->loop(), agent);
+    }
+    require(created.ok(), "spawn or connect");
     std::unique_ptr<acp::Client> client = std::move(created.value());
     std::string reply;
     std::size_t chunks = 0;

@@ -26,6 +26,11 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/acpConfig.cmake ${CMAKE_CURRENT_BINARY
 
 # acp.pc finds its prefix relative to itself, so the installed tree can move.
 file(RELATIVE_PATH ACP_PC_PREFIX_FROM_PCFILEDIR "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+if(ACP_WITH_REMOTE)
+    set(ACP_PC_REMOTE_REQUIRES "libcurl libwebsockets")
+else()
+    set(ACP_PC_REMOTE_REQUIRES "")
+endif()
 configure_file(cmake/acp.pc.in ${CMAKE_CURRENT_BINARY_DIR}/acp.pc @ONLY)
 configure_file(cmake/acp_static.pc.in ${CMAKE_CURRENT_BINARY_DIR}/acp_static.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/acp.pc ${CMAKE_CURRENT_BINARY_DIR}/acp_static.pc

@@ -9,6 +9,9 @@ set -euo pipefail
 packages=(cmake g++ ninja-build pkg-config rapidjson-dev libuv1-dev)
 # acp-chat: line editing with history (libedit) and Markdown for the terminal (md4c).
 packages+=(libedit-dev libmd4c-dev)
+# Remote agents: Streamable HTTP on libcurl, WebSocket on libwebsockets and its libuv
+# event library (docs/remote.md).
+packages+=(libcurl4-openssl-dev libwebsockets-dev libwebsockets-evlib-uv)
 if [ "${1:-}" != "--build" ]; then
     packages+=(doctest-dev python3)
     # The FFI tests load the generated acp_cdef.h with LuaJIT and Python cffi.
@@ -19,6 +22,8 @@ if [ "${1:-}" != "--build" ]; then
     packages+=(python3-venv python3-pip)
     # scripts/fuzz.sh builds the libFuzzer targets with clang.
     packages+=(clang)
+    # The remote transport tests make a throwaway TLS certificate.
+    packages+=(openssl)
     # Node.js and npm run the peer agent built on the official TypeScript SDK.
     command -v node >/dev/null 2>&1 || packages+=(nodejs)
     command -v npm >/dev/null 2>&1 || packages+=(npm)

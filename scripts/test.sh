@@ -16,7 +16,7 @@ scripts/install-deps.sh
 jobs=$(nproc)
 
 echo "== build: warnings as errors"
-cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACP_WARNINGS_AS_ERRORS=ON >/dev/null
+cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACP_WARNINGS_AS_ERRORS=ON -DACP_WITH_REMOTE=ON >/dev/null
 cmake --build build/test -j "$jobs"
 ctest --test-dir build/test -j "$jobs" --output-on-failure --timeout 600
 
@@ -25,7 +25,7 @@ if [ "${ACP_SKIP_SANITIZERS:-0}" != "1" ]; then
     # agents from npm (interop, network and minutes) are left to the first build.
     echo "== build: AddressSanitizer + UndefinedBehaviorSanitizer"
     cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DACP_WARNINGS_AS_ERRORS=ON \
-        -DACP_SANITIZE=ON -DACP_REAL_AGENT_TESTS=OFF >/dev/null
+        -DACP_SANITIZE=ON -DACP_REAL_AGENT_TESTS=OFF -DACP_WITH_REMOTE=ON >/dev/null
     cmake --build build/sanitize -j "$jobs"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         ctest --test-dir build/sanitize -j "$jobs" --output-on-failure --timeout 600

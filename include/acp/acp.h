@@ -135,7 +135,8 @@ typedef enum acp_protocol_t {
 /* The versions of the options structs this header describes. */
 typedef enum acp_options_version_t {
     ACP_CLIENT_OPTIONS_VERSION = 2, /* version 1 ended before protocol_version */
-    ACP_SPAWN_OPTIONS_VERSION = 1
+    ACP_SPAWN_OPTIONS_VERSION = 1,
+    ACP_REMOTE_OPTIONS_VERSION = 1
 } acp_options_version_t;
 
 typedef struct acp_client_options {
@@ -164,14 +165,32 @@ typedef struct acp_spawn_options {
 } acp_spawn_options;
 #define ACP_SPAWN_OPTIONS_INIT {ACP_SPAWN_OPTIONS_VERSION, NULL, NULL, NULL, NULL, 0, 0}
 
+/* An agent on the network (docs/remote.md): ws:// and wss:// speak WebSocket, http:// and
+ * https:// Streamable HTTP. Certificates and host names are always verified. */
+typedef struct acp_remote_options {
+    unsigned int version;             /* ACP_REMOTE_OPTIONS_VERSION */
+    const char *url;
+    const char *const *headers;       /* NULL-terminated "Name: value" entries sent with every
+                                         request (e.g. "Authorization: Bearer ..."); values are
+                                         never logged */
+    const char *ca_file;              /* PEM file of CAs to trust; NULL: the system's */
+    unsigned long connect_timeout_ms; /* 0: 10000 */
+} acp_remote_options;
+#define ACP_REMOTE_OPTIONS_INIT {ACP_REMOTE_OPTIONS_VERSION, NULL, NULL, NULL, 0}
+
 /* The defaults of the _INIT macros, for hosts that cannot use a macro (FFIs): fills the
  * struct of that version (an older, shorter version only up to its last member) and sets
  * its version member. ACP_EINVAL for a NULL struct or a version this library does not know. */
 ACP_API int acp_client_options_init(acp_client_options *options, unsigned int version);
 ACP_API int acp_spawn_options_init(acp_spawn_options *options, unsigned int version);
+ACP_API int acp_remote_options_init(acp_remote_options *options, unsigned int version);
 
 /* Spawns the agent and connects to it. options may be NULL (ACP_CLIENT_OPTIONS_INIT). */
 ACP_API int acp_client_spawn(acp_client **out, const acp_spawn_options *agent, const acp_client_options *options);
+/* Connects to an agent on the network. The connection opens in the background; a refused
+ * connection, a bad certificate or an HTTP error fails acp_client_initialize with the
+ * reason. ACP_EUNSUPPORTED for another scheme, or a libacp built without remote transports. */
+ACP_API int acp_client_connect(acp_client **out, const acp_remote_options *agent, const acp_client_options *options);
 /* Adopts streams the host opened (the agent's stdout, stdin and optionally stderr, -1 for
  * none); libacp owns and closes them. */
 ACP_API int acp_client_adopt(acp_client **out, int read_fd, int write_fd, int stderr_fd,

@@ -180,6 +180,13 @@ public:
     static Result<std::unique_ptr<Client>> spawn(uv_loop_t* loop, const SpawnOptions& agent,
                                                  ClientOptions options = {});
     static Result<std::unique_ptr<Client>> adopt(uv_loop_t* loop, const AdoptedFds& fds, ClientOptions options = {});
+    // An agent on the network, on the same loop (acp/transport_options.hpp, docs/remote.md).
+    // The connection opens in the background: initialize() is sent once it is up, and a
+    // refused connection, a bad certificate or an HTTP error fails initialize (or ends the
+    // client) with the reason. Errc::unsupported when libacp was built without
+    // ACP_WITH_REMOTE or the URL's scheme is not one of ws, wss, http, https.
+    static Result<std::unique_ptr<Client>> connect(uv_loop_t* loop, const RemoteOptions& agent,
+                                                   ClientOptions options = {});
     // Destroying closes the connection; pending callbacks are dropped. Allowed inside any of
     // the client's callbacks. Prefer close() for an orderly end.
     ~Client();

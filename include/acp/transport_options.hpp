@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// acp/transport_options.hpp — how libacp reaches an agent: a process it spawns, or
-// streams the host already opened.
+// acp/transport_options.hpp — how libacp reaches an agent: a process it spawns, streams
+// the host already opened, or an agent on the network (WebSocket or Streamable HTTP).
 //
 //   acp::SpawnOptions agent;
 //   agent.argv = {"npx", "@agentclientprotocol/claude-agent-acp"};
@@ -50,6 +50,25 @@ struct AdoptedFds {
     int read_fd = -1;    // the agent's stdout
     int write_fd = -1;   // the agent's stdin
     int stderr_fd = -1;  // optional: the agent's stderr, forwarded to the log sink
+};
+
+// An agent on the network (docs/remote.md). The scheme picks the transport:
+//   ws://, wss://      WebSocket, one JSON-RPC message per text message
+//   http://, https://  Streamable HTTP: client messages are POSTed, the agent's arrive on
+//                      server-sent event streams (one for the connection, one per session)
+// The message size cap is ClientOptions::max_line_bytes, as for a process.
+struct RemoteOptions {
+    std::string url;
+    // Sent with the WebSocket upgrade and with every HTTP request, e.g.
+    // {"Authorization", "Bearer ..."}. Header values never reach the log, and neither does
+    // a URL's user:password or query.
+    std::vector<std::pair<std::string, std::string>> headers;
+    // PEM file of the certificate authorities to trust for wss:// and https://; empty:
+    // the system's. Certificates and host names are always verified.
+    std::string ca_file;
+    // How long opening the connection (TCP, TLS, the upgrade or the first response) may
+    // take before connect fails with Errc::timed_out; 0 = the libraries' defaults.
+    std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
 };
 
 }  // namespace acp

@@ -26,7 +26,7 @@ int read_options(const acp_client_options* options, acp_client_options& out) {
     return ACP_OK;
 }
 
-int create(acp_client** out, const SpawnOptions* spawn, const AdoptedFds* fds, const acp_client_options* options) {
+int create(acp_client** out, const AgentSource& agent, const acp_client_options* options) {
     if (out == nullptr) return fail(ACP_EINVAL, "out is NULL");
     *out = nullptr;
     acp_client_options opts;
@@ -36,7 +36,7 @@ int create(acp_client** out, const SpawnOptions* spawn, const AdoptedFds* fds, c
         return fail(ACP_EINVAL, "unknown protocol_version (ACP_PROTOCOL_AUTO, _V1 or _V2)");
     }
     auto core = std::make_shared<Core>(opts);
-    int started = core->start(spawn, fds, opts);
+    int started = core->start(agent, opts);
     if (started != ACP_OK) return started;
     *out = new acp_client{core};
     return ACP_OK;
@@ -119,7 +119,38 @@ int acp_client_spawn(acp_client** out, const acp_spawn_options* agent, const acp
         if (agent->terminate_grace_ms != 0) {
             spawn.terminate_grace = std::chrono::milliseconds(agent->terminate_grace_ms);
         }
-        return create(out, &spawn, nullptr, options);
+        return create(out, AgentSource{&spawn, nullptr, nullptr}, options);
+    });
+}
+
+int acp_remote_options_init(acp_remote_options* options, unsigned int version) {
+    if (options == nullptr) return fail(ACP_EINVAL, "options is NULL");
+    if (version != ACP_REMOTE_OPTIONS_VERSION) return fail(ACP_EINVAL, "unknown acp_remote_options version");
+    const acp_remote_options defaults = ACP_REMOTE_OPTIONS_INIT;
+    *options = defaults;
+    return ACP_OK;
+}
+
+int acp_client_connect(acp_client** out, const acp_remote_options* agent, const acp_client_options* options) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        if (out != nullptr) *out = nullptr;
+        if (agent == nullptr || agent->url == nullptr) return fail(ACP_EINVAL, "the agent's url is NULL");
+        if (agent->version != ACP_REMOTE_OPTIONS_VERSION) return fail(ACP_EINVAL, "unknown acp_remote_options version");
+        RemoteOptions remote;
+        remote.url = agent->url;
+        if (agent->headers != nullptr) {
+            for (const char* const* entry = agent->headers; *entry != nullptr; ++entry) {
+                const char* colon = std::strchr(*entry, ':');
+                // The name only in the message: the value may be a secret.
+                if (colon == nullptr) return fail(ACP_EINVAL, "a header entry has no ':' (\"Name: value\")");
+                const char* value = colon + 1;
+                while (*value == ' ' || *value == '\t') ++value;
+                remote.headers.emplace_back(std::string(*entry, colon), std::string(value));
+            }
+        }
+        if (agent->ca_file != nullptr) remote.ca_file = agent->ca_file;
+        if (agent->connect_timeout_ms != 0) remote.connect_timeout = std::chrono::milliseconds(agent->connect_timeout_ms);
+        return create(out, AgentSource{nullptr, nullptr, &remote}, options);
     });
 }
 
@@ -129,7 +160,7 @@ int acp_client_adopt(acp_client** out, int read_fd, int write_fd, int stderr_fd,
         fds.read_fd = read_fd;
         fds.write_fd = write_fd;
         fds.stderr_fd = stderr_fd;
-        return create(out, nullptr, &fds, options);
+        return create(out, AgentSource{nullptr, &fds, nullptr}, options);
     });
 }
 

@@ -91,7 +91,7 @@ Core::Core(const acp_client_options& options) : mode_(options.mode) {
 
 Core::~Core() = default;
 
-int Core::start(const SpawnOptions* spawn, const AdoptedFds* fds, const acp_client_options& options) {
+int Core::start(const AgentSource& agent, const acp_client_options& options) {
     if (Status opened = events_.open(); !opened) return fail(ACP_EINTERNAL, opened.message());
     if (mode_ == ACP_MODE_LOOP && options.uv_loop == nullptr) {
         return fail(ACP_EINVAL, "ACP_MODE_LOOP needs options.uv_loop");
@@ -126,8 +126,9 @@ int Core::start(const SpawnOptions* spawn, const AdoptedFds* fds, const acp_clie
     // The Client lives on the loop thread (libacp's own, in thread mode) from its birth.
     Status created;
     Status ran = runtime_->call([&] {
-        auto made = spawn != nullptr ? Client::spawn(runtime_->loop(), *spawn, client_options)
-                                     : Client::adopt(runtime_->loop(), *fds, client_options);
+        auto made = agent.spawn != nullptr   ? Client::spawn(runtime_->loop(), *agent.spawn, client_options)
+                    : agent.remote != nullptr ? Client::connect(runtime_->loop(), *agent.remote, client_options)
+                                              : Client::adopt(runtime_->loop(), *agent.fds, client_options);
         if (!made) {
             created = made.status();
             return;

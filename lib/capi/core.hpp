@@ -34,6 +34,13 @@ const char* error_text();
 
 class Core;
 
+// Where a client's agent is: exactly one is set.
+struct AgentSource {
+    const SpawnOptions* spawn = nullptr;
+    const AdoptedFds* fds = nullptr;
+    const RemoteOptions* remote = nullptr;
+};
+
 // One asynchronous call: completes exactly once (its destructor completes it with
 // ACP_ECLOSED if the client went away first).
 struct Call {
@@ -70,7 +77,7 @@ public:
 
     // Creates the Runtime (the loop, or the host's; libacp's thread in thread mode) and
     // the Client on it. Returns 0 or a code (with acp_error_last set).
-    int start(const SpawnOptions* spawn, const AdoptedFds* fds, const acp_client_options& options);
+    int start(const AgentSource& agent, const acp_client_options& options);
     void shutdown();  // acp_client_free
 
     // Runs fn on the loop thread: now when called there, else queued.

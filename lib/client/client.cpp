@@ -17,6 +17,7 @@
 #include "protocol/v2/methods.hpp"
 #include "transport/fd_transport.hpp"
 #include "transport/process_transport.hpp"
+#include "transport/remote/remote_transport.hpp"
 
 namespace acp {
 
@@ -165,6 +166,13 @@ Result<std::unique_ptr<Client>> Client::adopt(uv_loop_t* loop, const AdoptedFds&
     if (!transport) return transport.status();
     return std::unique_ptr<Client>(new Client(
         std::make_shared<Impl>(loop, std::move(transport.value()), std::move(options), "the adopted agent")));
+}
+
+Result<std::unique_ptr<Client>> Client::connect(uv_loop_t* loop, const RemoteOptions& agent, ClientOptions options) {
+    auto remote = detail::connect_remote(loop, agent, options.max_line_bytes, detail::Logger(options.log));
+    if (!remote) return remote.status();
+    return std::unique_ptr<Client>(new Client(std::make_shared<Impl>(
+        loop, std::move(remote.value().transport), std::move(options), std::move(remote.value().label))));
 }
 
 Client::Client(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) { impl_->core_.owner = impl_; }

@@ -13,9 +13,11 @@
 #include <string>
 #include <string_view>
 
+#include "transport/read_throttle.hpp"
+
 namespace acp::detail {
 
-class PipeStream {
+class PipeStream final : public ReadSwitch {
 public:
     using DataFn = std::function<void(char* data, std::size_t size)>;
     using EndFn = std::function<void(int uv_status)>;  // UV_EOF on a clean end
@@ -39,8 +41,8 @@ public:
     std::size_t queued_bytes() const { return outbox_.size() + in_flight_bytes_; }
 
     // Backpressure: stop and restart reading without losing the callbacks. Idempotent.
-    void pause_reading();
-    void resume_reading();
+    void pause_reading() override;
+    void resume_reading() override;
     bool reading_paused() const { return paused_; }
 
     void write(std::string_view bytes);

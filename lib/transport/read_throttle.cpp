@@ -7,7 +7,7 @@
 
 namespace acp::detail {
 
-void ReadThrottle::configure(PipeStream* reader, std::size_t high_water, std::size_t low_water, Logger logger) {
+void ReadThrottle::configure(ReadSwitch* reader, std::size_t high_water, std::size_t low_water, Logger logger) {
     reader_ = reader;
     high_water_ = high_water;
     low_water_ = std::min(low_water, high_water);

@@ -10,16 +10,23 @@
 #include <cstddef>
 
 #include "support/logger.hpp"
-#include "transport/pipe_stream.hpp"
 
 namespace acp::detail {
+
+// What the throttle switches: a pipe, a WebSocket, the HTTP transport's event streams.
+class ReadSwitch {
+public:
+    virtual ~ReadSwitch() = default;
+    virtual void pause_reading() = 0;
+    virtual void resume_reading() = 0;
+};
 
 class ReadThrottle {
 public:
     ReadThrottle() = default;
 
     // high_water 0: never pause. low_water is clamped to high_water.
-    void configure(PipeStream* reader, std::size_t high_water, std::size_t low_water, Logger logger);
+    void configure(ReadSwitch* reader, std::size_t high_water, std::size_t low_water, Logger logger);
     // Called with the writer's queued bytes whenever they change.
     void update(std::size_t queued_bytes);
     // Reading resumes for good (the connection is closing: what the agent still says is
@@ -28,7 +35,7 @@ public:
     bool paused() const { return paused_; }
 
 private:
-    PipeStream* reader_ = nullptr;
+    ReadSwitch* reader_ = nullptr;
     Logger logger_;
     std::size_t high_water_ = 0;
     std::size_t low_water_ = 0;

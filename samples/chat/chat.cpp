@@ -12,6 +12,19 @@
 
 namespace chat {
 
+// --connect's URL, --header lines and --ca-file.
+acp::RemoteOptions Chat::remote_options() const {
+    acp::RemoteOptions remote;
+    remote.url = options_.connect;
+    remote.ca_file = options_.ca_file;
+    for (const std::string& line : options_.headers) {
+        auto colon = line.find(':');
+        auto value = line.find_first_not_of(" \t", colon + 1);
+        remote.headers.emplace_back(line.substr(0, colon), value == std::string::npos ? "" : line.substr(value));
+    }
+    return remote;
+}
+
 int Chat::run() {
     if (options_.cwd.empty()) {
         char buffer[PATH_MAX];
@@ -32,9 +45,12 @@ int Chat::run() {
     client_options.auth_terminal = tty_;
     if (options_.max_line_bytes != 0) client_options.max_line_bytes = options_.max_line_bytes;
     client_options.log = [this](const acp::LogRecord& record) { on_log(record); };
-    auto created = acp::Client::spawn(loop_, agent, client_options);
+    auto created = options_.connect.empty() ? acp::Client::spawn(loop_, agent, client_options)
+                                            : acp::Client::connect(loop_, remote_options(), client_options);
     if (!created) {
-        error("could not start the agent `" + sanitize(agent.argv[0]) + "`: " + failure(created.status()));
+        std::string who = options_.connect.empty() ? "start the agent `" + sanitize(agent.argv[0]) + "`"
+                                                   : "connect to the agent";
+        error("could not " + who + ": " + failure(created.status()));
         return exit_agent_start;
     }
     client_ = std::move(created.value());

@@ -39,6 +39,7 @@ public:
     int run();
 
 private:
+    acp::RemoteOptions remote_options() const;
     struct PendingPermission {
         acp::PermissionResponder responder;
         v2::RequestPermissionRequest request;

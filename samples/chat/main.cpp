@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
         char buffer[PATH_MAX];
         options.cwd = absolute(getcwd(buffer, sizeof buffer) != nullptr ? buffer : "/", options.cwd);
     }
-    if (options.agent.empty()) {
+    if (options.agent.empty() && options.connect.empty()) {
         // The demo agent: next to this binary (installed or copied together), else the build's.
         const std::string beside = self_dir() + "/acp-demo-agent";
         options.agent = {access(beside.c_str(), X_OK) == 0 ? beside : std::string(ACP_DEMO_AGENT_PATH)};

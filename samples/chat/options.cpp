@@ -6,14 +6,21 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace chat {
 
 const char* const kUsage =
     "usage: acp-chat [options] [--] [AGENT COMMAND...]\n"
+    "       acp-chat [options] --connect URL\n"
     "Chat with an ACP agent. Without an agent command, the bundled demo agent is started.\n"
     "\n"
     "options:\n"
+    "  --connect URL      an agent on the network: ws:// or wss:// (WebSocket), http:// or\n"
+    "                     https:// (Streamable HTTP)\n"
+    "  --header 'N: V'    with --connect: send this header with every request (repeatable;\n"
+    "                     e.g. 'Authorization: Bearer ...'; values are never shown or logged)\n"
+    "  --ca-file FILE     with --connect: trust the CAs in this PEM file, not the system's\n"
     "  --cwd DIR          working directory of new sessions (default: the current directory)\n"
     "  --resume SESSION   resume this session (replaying its history) instead of starting one\n"
     "  --login METHOD     log in with this auth method if the agent asks for authentication\n"
@@ -51,8 +58,11 @@ const char* const kCommands =
     "anything else is sent to the agent as a prompt. Ctrl-C cancels a running turn.\n";
 
 bool parse(int argc, char** argv, Options& options) {
-    enum { cwd = 1000, resume, login, log, dump_state, no_color, plain, markdown, max_line, version, help };
+    enum { connect = 900, header, ca_file, cwd = 1000, resume, login, log, dump_state, no_color, plain, markdown, max_line, version, help };
     static const option kLong[] = {
+        {"connect", required_argument, nullptr, connect},
+        {"header", required_argument, nullptr, header},
+        {"ca-file", required_argument, nullptr, ca_file},
         {"cwd", required_argument, nullptr, cwd},
         {"resume", required_argument, nullptr, resume},
         {"login", required_argument, nullptr, login},
@@ -72,6 +82,15 @@ bool parse(int argc, char** argv, Options& options) {
     // "+": options stop at the agent command, whose own options are its business.
     while ((c = getopt_long(argc, argv, "+h", kLong, nullptr)) != -1) {
         switch (c) {
+            case connect: options.connect = optarg; break;
+            case header:
+                if (std::strchr(optarg, ':') == nullptr) {
+                    std::fprintf(stderr, "acp-chat: --header takes 'Name: value'\n");
+                    return false;
+                }
+                options.headers.emplace_back(optarg);
+                break;
+            case ca_file: options.ca_file = optarg; break;
             case cwd: options.cwd = optarg; break;
             case resume: options.resume = optarg; break;
             case login: options.login = optarg; break;
@@ -109,6 +128,14 @@ bool parse(int argc, char** argv, Options& options) {
         }
     }
     for (int i = optind; i < argc; ++i) options.agent.emplace_back(argv[i]);
+    if (!options.connect.empty() && !options.agent.empty()) {
+        std::fprintf(stderr, "acp-chat: --connect and an agent command exclude each other\n");
+        return false;
+    }
+    if (options.connect.empty() && (!options.headers.empty() || !options.ca_file.empty())) {
+        std::fprintf(stderr, "acp-chat: --header and --ca-file go with --connect\n");
+        return false;
+    }
     return true;
 }
 

@@ -26,6 +26,9 @@ extern const char* const kCommands;
 
 struct Options {
     std::vector<std::string> agent;
+    std::string connect;                      // --connect URL: a remote agent instead of a command
+    std::vector<std::string> headers;         // --header "Name: value", sent with every request
+    std::string ca_file;                      // --ca-file PEM
     std::string cwd;
     std::string login;
     std::string log_file;

@@ -32,30 +32,33 @@ public:
         : TsPeer("agent-v1.mjs", ACP_V1_SCHEMA_PATH, std::move(flags), std::move(options)) {}
 
     TsPeer(const std::string& script, std::string schema, std::vector<std::string> flags, ClientOptions options)
-        : schema_(std::move(schema)) {
-        char path[] = "/tmp/acp-ts-peer-XXXXXX";
-        int fd = mkstemp(path);
-        REQUIRE(fd >= 0);
-        close(fd);
-        record_ = path;
+        : schema_(std::move(schema)), record_(make_record_file()) {
         SpawnOptions agent;
         agent.argv = {ACP_NODE, std::string(ACP_TS_AGENT_DIR) + "/" + script, "--record=" + record_};
         for (auto& flag : flags) agent.argv.push_back(flag);
         agent.shutdown_grace = std::chrono::milliseconds(3000);
-        options.info.name = "libacp-tests";
-        options.info.version = "1.0";
-        options.log = [this](const LogRecord& r) {
-            log.push_back(std::string(log_level_name(r.level)) + " " + std::string(r.source) + ": " +
-                          std::string(r.message));
-        };
-        auto created = Client::spawn(loop.get(), agent, options);
-        REQUIRE(created.ok());
-        client = std::move(created.value());
-        client->on_session_update([this](const v2::UpdateSessionNotification& n) { updates.push_back(n); });
-        client->on_closed([this](const Status& why) { closed = why; });
-        client->set_traffic_observer([this](Direction d, std::string_view line, auto) {
-            if (d == Direction::outgoing) sent.emplace_back(line);
-        });
+        auto created = Client::spawn(loop.get(), agent, with_test_log(std::move(options)));
+        REQUIRE_MESSAGE(created.ok(), created.status().to_string());
+        attach(std::move(created.value()));
+    }
+
+    // The same agent served over the network (tests/peers/ts-agent/server.mjs): the
+    // server records the traffic into record_file, which this peer checks and removes.
+    struct Remote {};
+    static constexpr Remote remote{};
+    TsPeer(Remote, const RemoteOptions& agent, std::string record_file, ClientOptions options = {})
+        : schema_(ACP_V2_SCHEMA_PATH), record_(std::move(record_file)) {
+        auto created = Client::connect(loop.get(), agent, with_test_log(std::move(options)));
+        REQUIRE_MESSAGE(created.ok(), created.status().to_string());
+        attach(std::move(created.value()));
+    }
+
+    static std::string make_record_file() {
+        char path[] = "/tmp/acp-ts-peer-XXXXXX";
+        int fd = mkstemp(path);
+        REQUIRE(fd >= 0);
+        close(fd);
+        return path;
     }
 
     ~TsPeer() {
@@ -179,6 +182,25 @@ public:
     bool validate_on_exit = true;
 
 private:
+    ClientOptions with_test_log(ClientOptions options) {
+        options.info.name = "libacp-tests";
+        options.info.version = "1.0";
+        options.log = [this](const LogRecord& r) {
+            log.push_back(std::string(log_level_name(r.level)) + " " + std::string(r.source) + ": " +
+                          std::string(r.message));
+        };
+        return options;
+    }
+
+    void attach(std::unique_ptr<Client> created) {
+        client = std::move(created);
+        client->on_session_update([this](const v2::UpdateSessionNotification& n) { updates.push_back(n); });
+        client->on_closed([this](const Status& why) { closed = why; });
+        client->set_traffic_observer([this](Direction d, std::string_view line, auto) {
+            if (d == Direction::outgoing) sent.emplace_back(line);
+        });
+    }
+
     // Every message the client sent must validate against the pinned schema.
     void check_recorded_traffic() {
         std::string command = std::string(ACP_NODE) + " " + ACP_TS_AGENT_DIR + "/validate.mjs --schema=" + schema_ +

@@ -87,6 +87,18 @@ class SpawnOptions(ctypes.Structure):
         return options
 
 
+class RemoteOptions(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint), ("url", c_char_p), ("headers", POINTER(c_char_p)),
+                ("ca_file", c_char_p), ("connect_timeout_ms", c_ulong)]
+    VERSION = 1  # the ACP_REMOTE_OPTIONS_VERSION of this layout
+
+    @classmethod
+    def defaults(cls):
+        options = cls()
+        _check_init(lib.acp_remote_options_init(ctypes.byref(options), cls.VERSION))
+        return options
+
+
 def _check_init(code):
     if code != OK:
         raise ImportError("libacp does not know this binding's options layout: " + lib.acp_error_last().decode())
@@ -115,6 +127,7 @@ def _declare(lib):
         "acp_error_name": (c_char_p, [c_int]),
         "acp_client_spawn": (c_int, [POINTER(c_void_p), POINTER(SpawnOptions), POINTER(ClientOptions)]),
         "acp_client_adopt": (c_int, [POINTER(c_void_p), c_int, c_int, c_int, POINTER(ClientOptions)]),
+        "acp_client_connect": (c_int, [POINTER(c_void_p), POINTER(RemoteOptions), POINTER(ClientOptions)]),
         "acp_client_free": (None, [c_void_p]),
         "acp_client_fd": (c_int, [c_void_p]),
         "acp_client_timeout_ms": (c_int, [c_void_p]),
@@ -189,6 +202,7 @@ def _declare(lib):
         "acp_session_item_json": (c_char_p, [c_void_p, c_int]),
         "acp_client_options_init": (c_int, [POINTER(ClientOptions), ctypes.c_uint]),
         "acp_spawn_options_init": (c_int, [POINTER(SpawnOptions), ctypes.c_uint]),
+        "acp_remote_options_init": (c_int, [POINTER(RemoteOptions), ctypes.c_uint]),
         "acp_event_appended_text": (c_void_p, [c_void_p, POINTER(c_size_t)]),
         "acp_event_state": (c_char_p, [c_void_p]),
         "acp_event_stop_reason": (c_char_p, [c_void_p]),

@@ -301,9 +301,13 @@ class Session:
 class _BaseClient:
     def __init__(self, argv=None, *, cwd=None, env=None, unset_env=None, fds=None, name="libacp-python",
                  version="1.0", request_timeout=0.0, log_level=logging.INFO, shutdown_grace=None,
-                 protocol_version=None):
-        """Spawns the agent (argv, cwd, env additions, unset_env names), or adopts
-        fds=(read_fd, write_fd[, stderr_fd]) the host opened itself. protocol_version:
+                 protocol_version=None, url=None, headers=None, ca_file=None, connect_timeout=None):
+        """Spawns the agent (argv, cwd, env additions, unset_env names), adopts
+        fds=(read_fd, write_fd[, stderr_fd]) the host opened itself, or connects to an agent
+        on the network: url="ws://...", "wss://...", "http://..." or "https://..."
+        (Streamable HTTP), with headers={"Authorization": "Bearer ..."} sent with every
+        request (never logged), ca_file (PEM; default: the system's CAs) and
+        connect_timeout (seconds). protocol_version:
         None or 2 asks for ACP v2 and goes on in v1 if the agent answers 1; 1 sends the
         v1 initialize first, for agents known to speak only v1."""
         if protocol_version not in (None, 1, 2):
@@ -316,7 +320,19 @@ class _BaseClient:
         if protocol_version is not None:
             options.protocol_version = protocol_version
         handle = ctypes.c_void_p()
-        if fds is not None:
+        if url is not None:
+            remote = native.RemoteOptions.defaults()
+            remote.url = url.encode()
+            header_lines = ["%s: %s" % (k, v) for k, v in (headers or {}).items()]
+            headers_c = (ctypes.c_char_p * (len(header_lines) + 1))()
+            headers_c[:len(header_lines)] = [h.encode() for h in header_lines]
+            headers_c[len(header_lines)] = None
+            remote.headers = headers_c
+            remote.ca_file = ca_file.encode() if ca_file else None
+            if connect_timeout:
+                remote.connect_timeout_ms = int(connect_timeout * 1000)
+            _check(lib.acp_client_connect(ctypes.byref(handle), ctypes.byref(remote), ctypes.byref(options)))
+        elif fds is not None:
             read_fd, write_fd = fds[0], fds[1]
             stderr_fd = fds[2] if len(fds) > 2 else -1
             _check(lib.acp_client_adopt(ctypes.byref(handle), read_fd, write_fd, stderr_fd, ctypes.byref(options)))

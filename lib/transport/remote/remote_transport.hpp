@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// Picks the transport for a remote agent's URL (WebSocket or Streamable HTTP).
+#pragma once
+
+#include <uv.h>
+
+#include <memory>
+#include <string>
+
+#include "acp/status.hpp"
+#include "acp/transport_options.hpp"
+#include "support/logger.hpp"
+#include "transport/transport.hpp"
+
+namespace acp::detail {
+
+struct RemoteTransport {
+    std::unique_ptr<Transport> transport;
+    std::string label;  // "the agent at ws://host:port/path", safe to log
+};
+
+// Errc::unsupported when built without ACP_WITH_REMOTE or for another scheme.
+// max_message_bytes caps one incoming message where the transport must hold it whole.
+Result<RemoteTransport> connect_remote(uv_loop_t* loop, const RemoteOptions& options, std::size_t max_message_bytes,
+                                       Logger logger);
+
+}  // namespace acp::detail

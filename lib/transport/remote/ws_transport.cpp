@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "transport/remote/ws_transport.hpp"
+
+#include <libwebsockets.h>
+
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "transport/message_lines.hpp"
+#include "transport/remote/remote_headers.hpp"
+
+namespace acp::detail {
+
+namespace {
+
+int dispatch(struct lws* wsi, enum lws_callback_reasons reason, void* /*user*/, void* in, std::size_t len) {
+    auto* self = static_cast<WsTransport*>(lws_context_user(lws_get_context(wsi)));
+    return self == nullptr ? 0 : self->on_lws_event(wsi, static_cast<int>(reason), in, len);
+}
+
+// One protocol: the name is not sent (ACP over WebSocket uses no subprotocol).
+const struct lws_protocols kProtocols[] = {
+    {"acp", dispatch, 0, 0, 0, nullptr, 0},
+    {nullptr, nullptr, 0, 0, 0, nullptr, 0},
+};
+
+// libwebsockets logs to stderr by default, process-wide; the agent's errors reach the
+// host through the close status instead, and nothing of a handshake (headers, tokens)
+// may reach a terminal.
+void silence_library_log() {
+    static std::once_flag once;
+    std::call_once(once, [] { lws_set_log_level(0, nullptr); });
+}
+
+}  // namespace
+
+WsTransport::WsTransport(uv_loop_t* loop, RemoteUrl url, const RemoteOptions& options, Logger logger)
+    : loop_(loop),
+      url_(std::move(url)),
+      options_(options),
+      logger_(std::move(logger)),
+      deferred_(loop),
+      connect_timer_(new uv_timer_t) {
+    uv_timer_init(loop, connect_timer_.get());
+    connect_timer_->data = this;
+}
+
+Result<std::unique_ptr<WsTransport>> WsTransport::connect(uv_loop_t* loop, RemoteUrl url, const RemoteOptions& options,
+                                                          Logger logger) {
+    if (Status valid = check_remote_headers(options.headers); !valid.ok()) return valid;
+    silence_library_log();
+    std::unique_ptr<WsTransport> transport(new WsTransport(loop, std::move(url), options, std::move(logger)));
+
+    void* foreign_loops[] = {loop};
+    struct lws_context_creation_info info;
+    std::memset(&info, 0, sizeof info);
+    info.port = CONTEXT_PORT_NO_LISTEN;
+    info.protocols = kProtocols;
+    info.user = transport.get();
+    info.foreign_loops = foreign_loops;
+    // The client's loop, not a loop of its own; no signal handlers of its own either.
+    info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
+    info.fd_limit_per_thread = 8;  // one connection (and lws's own event pipe)
+    if (transport->url_.tls) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        if (!options.ca_file.empty()) info.client_ssl_ca_filepath = transport->options_.ca_file.c_str();
+    }
+    transport->context_ = lws_create_context(&info);
+    if (transport->context_ == nullptr) {
+        return Status(Errc::io_error, "cannot set up the WebSocket client for " + transport->url_.redacted +
+                                          (options.ca_file.empty() ? std::string()
+                                                                   : " (is the CA file '" + options.ca_file +
+                                                                         "' a readable PEM file?)"));
+    }
+    return transport;
+}
+
+WsTransport::~WsTransport() {
+    events_ = nullptr;
+    destroying_ = true;
+    // Closes the socket; libwebsockets frees the rest as the loop turns.
+    if (context_ != nullptr) lws_context_destroy(context_);
+}
+
+void WsTransport::start(TransportEvents* events) {
+    events_ = events;
+    started_ = true;
+    logger_(LogLevel::info, log_source::transport, "connecting to " + url_.redacted);
+
+    struct lws_client_connect_info info;
+    std::memset(&info, 0, sizeof info);
+    info.context = context_;
+    info.address = url_.host.c_str();
+    info.port = url_.port;
+    info.path = url_.path.c_str();
+    info.host = url_.host.c_str();
+    info.origin = url_.host.c_str();
+    info.local_protocol_name = kProtocols[0].name;
+    info.ssl_connection = url_.tls ? LCCSCF_USE_SSL : 0;
+    info.pwsi = &wsi_;
+    if (lws_client_connect_via_info(&info) == nullptr && !closed_) {
+        deferred_.post([this] { on_connect_error("the connection could not be started"); });
+        return;
+    }
+    if (options_.connect_timeout.count() > 0 && !closed_) {
+        uv_timer_start(
+            connect_timer_.get(),
+            [](uv_timer_t* timer) {
+                auto* self = static_cast<WsTransport*>(timer->data);
+                if (self->wsi_ != nullptr) lws_set_timeout(self->wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+                self->report_closed(Status(Errc::timed_out, "connecting to the agent at " + self->url_.redacted +
+                                                                " timed out after " +
+                                                                std::to_string(self->options_.connect_timeout.count()) +
+                                                                " ms"));
+            },
+            static_cast<uint64_t>(options_.connect_timeout.count()), 0);
+    }
+}
+
+int WsTransport::on_lws_event(struct lws* wsi, int reason, void* in, std::size_t len) {
+    if (destroying_) return 0;
+    switch (reason) {
+    case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER: {
+        auto** cursor = static_cast<unsigned char**>(in);
+        unsigned char* end = *cursor + len;
+        for (const auto& [name, value] : options_.headers) {
+            std::string lws_name = name + ":";
+            if (lws_add_http_header_by_name(wsi, reinterpret_cast<const unsigned char*>(lws_name.c_str()),
+                                            reinterpret_cast<const unsigned char*>(value.data()),
+                                            static_cast<int>(value.size()), cursor, end) != 0) {
+                return -1;  // more header bytes than the handshake buffer holds
+            }
+        }
+        return 0;
+    }
+    case LWS_CALLBACK_CLIENT_ESTABLISHED:
+        on_established();
+        return 0;
+    case LWS_CALLBACK_CLIENT_WRITEABLE:
+        if (close_requested_ && outgoing_.empty()) {
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nullptr, 0);
+            return -1;
+        }
+        on_writable();
+        return closed_ ? -1 : 0;
+    case LWS_CALLBACK_CLIENT_RECEIVE:
+        on_receive(static_cast<char*>(in), len, lws_is_final_fragment(wsi) != 0);
+        return closed_ ? -1 : 0;
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        if (len >= 2) {
+            auto* code = static_cast<unsigned char*>(in);
+            peer_close_code_ = (code[0] << 8) | code[1];
+        }
+        return 0;
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+        wsi_ = nullptr;
+        on_connect_error(in != nullptr ? static_cast<const char*>(in) : "the connection failed");
+        return 0;
+    case LWS_CALLBACK_CLIENT_CLOSED: {
+        wsi_ = nullptr;
+        std::string why = close_requested_ ? "the connection was closed by the client"
+                                           : "the agent at " + url_.redacted + " closed the WebSocket";
+        if (!close_requested_ && peer_close_code_ != 0) why += " (code " + std::to_string(peer_close_code_) + ")";
+        report_closed(Status(Errc::connection_closed, why));
+        return 0;
+    }
+    case LWS_CALLBACK_WSI_DESTROY:
+        if (wsi == wsi_) wsi_ = nullptr;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+void WsTransport::on_established() {
+    established_ = true;
+    uv_timer_stop(connect_timer_.get());
+    logger_(LogLevel::info, log_source::transport, "connected to " + url_.redacted + " (WebSocket)");
+    if (!outgoing_.empty() || close_requested_) lws_callback_on_writable(wsi_);
+}
+
+void WsTransport::on_writable() {
+    if (outgoing_.empty() || wsi_ == nullptr) return;
+    std::string& message = outgoing_.front();
+    std::size_t payload = message.size() - LWS_PRE;
+    // libwebsockets keeps what the socket did not take and sends it before the next
+    // writable callback, so a whole message is always handed over at once.
+    int written = lws_write(wsi_, reinterpret_cast<unsigned char*>(&message[LWS_PRE]), payload, LWS_WRITE_TEXT);
+    queued_bytes_ -= payload;
+    outgoing_.pop_front();
+    throttle_.update(queued_bytes_);
+    if (written < static_cast<int>(payload)) {
+        report_closed(Status(Errc::io_error, "writing to the agent at " + url_.redacted + " failed"));
+        return;
+    }
+    if (!outgoing_.empty() || close_requested_) lws_callback_on_writable(wsi_);
+}
+
+void WsTransport::on_receive(char* data, std::size_t size, bool final_fragment) {
+    flatten_line_breaks(data, size);
+    if (events_ != nullptr && size > 0) events_->on_transport_data(data, size);
+    if (events_ != nullptr && final_fragment) events_->on_transport_data(newline_, 1);
+}
+
+void WsTransport::on_connect_error(const char* reason) {
+    std::string why = reason;
+    // A refused upgrade says so; the status tells 401 from 404.
+    report_closed(Status(Errc::connection_closed, "cannot connect to the agent at " + url_.redacted + ": " + why));
+}
+
+void WsTransport::write(std::string_view bytes) {
+    if (close_requested_ || closed_) return;
+    split_outgoing_lines(partial_out_, bytes, [this](std::string message) {
+        std::string framed(LWS_PRE, '\0');
+        framed += message;
+        queued_bytes_ += message.size();
+        outgoing_.push_back(std::move(framed));
+    });
+    throttle_.update(queued_bytes_);
+    if (established_ && wsi_ != nullptr) lws_callback_on_writable(wsi_);
+}
+
+void WsTransport::close() {
+    if (close_requested_ || closed_) return;
+    close_requested_ = true;
+    throttle_.release();
+    if (established_ && wsi_ != nullptr) {
+        lws_callback_on_writable(wsi_);  // sends what is queued, then the close frame
+        return;
+    }
+    if (wsi_ != nullptr) lws_set_timeout(wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    deferred_.post([this] { report_closed(Status(Errc::connection_closed, "the connection was closed by the client")); });
+}
+
+void WsTransport::detach() { events_ = nullptr; }
+
+void WsTransport::set_write_limits(std::size_t high_water, std::size_t low_water) {
+    throttle_.configure(this, high_water, low_water, logger_);
+}
+
+void WsTransport::pause_reading() {
+    read_paused_ = true;
+    if (wsi_ != nullptr) lws_rx_flow_control(wsi_, 0);
+}
+
+void WsTransport::resume_reading() {
+    read_paused_ = false;
+    if (wsi_ != nullptr) lws_rx_flow_control(wsi_, 1);
+}
+
+void WsTransport::report_closed(Status why) {
+    if (closed_) return;
+    closed_ = true;
+    uv_timer_stop(connect_timer_.get());
+    throttle_.release();
+    outgoing_.clear();
+    queued_bytes_ = 0;
+    if (events_ != nullptr) {
+        auto* events = events_;
+        events_ = nullptr;
+        events->on_transport_closed(why);
+    }
+}
+
+}  // namespace acp::detail
