@@ -108,7 +108,10 @@ void CurlMulti::set_receive_paused(Exchange* exchange, bool paused) {
 }
 
 void CurlMulti::shutdown() {
-    for (auto& entry : exchanges_) cancel(entry.second.get());
+    // cancel() may remove at once: not while walking the map.
+    std::vector<Exchange*> all;
+    for (auto& entry : exchanges_) all.push_back(entry.second.get());
+    for (Exchange* exchange : all) cancel(exchange);
 }
 
 void CurlMulti::remove(Exchange* exchange) {

@@ -154,10 +154,15 @@ int WsTransport::on_lws_event(struct lws* wsi, int reason, void* in, std::size_t
             peer_close_code_ = (code[0] << 8) | code[1];
         }
         return 0;
-    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR: {
+        // A refused upgrade has an HTTP status (401, 403, 404...): the host needs it.
+        unsigned int status = wsi != nullptr ? lws_http_client_http_response(wsi) : 0;
+        std::string why = in != nullptr ? static_cast<const char*>(in) : "the connection failed";
+        if (status != 0 && status != 101) why = "HTTP " + std::to_string(status) + " (" + why + ")";
         wsi_ = nullptr;
-        on_connect_error(in != nullptr ? static_cast<const char*>(in) : "the connection failed");
+        on_connect_error(why.c_str());
         return 0;
+    }
     case LWS_CALLBACK_CLIENT_CLOSED: {
         wsi_ = nullptr;
         std::string why = close_requested_ ? "the connection was closed by the client"
