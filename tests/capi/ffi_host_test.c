@@ -124,6 +124,24 @@ static void check_options_init(void) {
     CHECK(spawn.version == spawn_expected.version && spawn.argv == NULL && spawn.cwd == NULL);
     CHECK(spawn.env_set == NULL && spawn.env_unset == NULL && spawn.shutdown_grace_ms == 0 && spawn.terminate_grace_ms == 0);
     CHECK(acp_spawn_options_init(&spawn, 0) == ACP_EINVAL);
+    {
+        /* Remote agents: the defaults, then what is refused before any connection. */
+        acp_remote_options remote;
+        acp_client *client = (acp_client *)&remote;
+        const char *no_colon[] = {"Authorization Bearer x", NULL};
+        memset(&remote, 0x5a, sizeof remote);
+        CHECK(acp_remote_options_init(&remote, ACP_REMOTE_OPTIONS_VERSION) == 0);
+        CHECK(remote.url == NULL && remote.headers == NULL && remote.ca_file == NULL && remote.connect_timeout_ms == 0);
+        CHECK(acp_remote_options_init(&remote, 0) == ACP_EINVAL);
+        CHECK(acp_client_connect(&client, &remote, NULL) == ACP_EINVAL); /* no url */
+        CHECK(client == NULL);
+        remote.url = "ftp://127.0.0.1/acp";
+        CHECK(acp_client_connect(&client, &remote, NULL) == ACP_EUNSUPPORTED);
+        remote.url = "ws://127.0.0.1:9/acp";
+        remote.headers = no_colon;
+        CHECK(acp_client_connect(&client, &remote, NULL) == ACP_EINVAL);
+        CHECK(strstr(acp_error_last(), "Bearer") == NULL); /* a header's value is never echoed */
+    }
 }
 
 /* The permission request names its options and its tool call through accessors. */

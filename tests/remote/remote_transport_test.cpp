@@ -61,7 +61,7 @@ std::string converse(TsPeer& peer) {
 
 }  // namespace
 
-TEST_CASE("remote: the same conversation over stdio, WebSocket and HTTP builds byte-identical models") {
+TEST_CASE("remote: the same conversation over stdio and WebSocket and HTTP builds byte-identical models") {
     std::string over_stdio;
     {
         TsPeer peer;
@@ -90,7 +90,7 @@ TEST_CASE("remote: a slow event stream changes nothing") {
     CHECK(converse(peer) == expected);
 }
 
-TEST_CASE("remote: a refused connection fails initialize, saying where it went") {
+TEST_CASE("remote: a refused connection fails initialize saying where it went") {
     int port = 0;
     {
         TsServer server;  // a port that was just free again
@@ -125,7 +125,7 @@ TEST_CASE("remote: an unsupported scheme or a header that would forge others is 
     }
 }
 
-TEST_CASE("remote: a bearer token opens the door, its absence gives 401, and it is never logged") {
+TEST_CASE("remote: a bearer token opens the door and its absence gives 401 and it is never logged") {
     const std::string token = "s3cr3t-token-value";
     std::string record = TsPeer::make_record_file();
     TsServer server({"--record=" + record, "--require-token=" + token});
@@ -152,7 +152,7 @@ TEST_CASE("remote: a bearer token opens the door, its absence gives 401, and it 
     }
 }
 
-TEST_CASE("remote: TLS with the test's own CA, and a certificate nobody vouched for is refused") {
+TEST_CASE("remote: TLS with the test's own CA works and a certificate nobody vouched for is refused") {
     char dir[] = "/tmp/acp-tls-XXXXXX";
     REQUIRE(mkdtemp(dir) != nullptr);
     const std::string certs = dir;
@@ -186,7 +186,7 @@ TEST_CASE("remote: TLS with the test's own CA, and a certificate nobody vouched 
     std::system(("rm -rf " + certs).c_str());
 }
 
-TEST_CASE("remote: an HTTP error fails only its request, with {status, body} as the error's data") {
+TEST_CASE("remote: an HTTP error fails only its request with {status body} as the error's data") {
     std::string record = TsPeer::make_record_file();
     TsServer server({"--record=" + record, "--fail-method=session/set_config_option:503"});
     TsPeer peer(TsPeer::remote, remote(server.http_url), record);
@@ -250,7 +250,7 @@ TEST_CASE("remote: a message over the size cap is refused and the connection goe
     }
 }
 
-TEST_CASE("remote: a server killed mid-turn closes the client; a new connection resumes without duplicates") {
+TEST_CASE("remote: a server killed mid-turn closes the client and a new connection resumes without duplicates") {
     char dir[] = "/tmp/acp-remote-state-XXXXXX";
     REQUIRE(mkdtemp(dir) != nullptr);
     const std::string state = std::string("--state-dir=") + dir;
@@ -300,4 +300,16 @@ TEST_CASE("remote: a server killed mid-turn closes the client; a new connection 
         CHECK(peer.prompt_turn(session, "hello").ok());
     }
     std::system((std::string("rm -rf ") + dir).c_str());
+}
+
+TEST_CASE("remote: cookies the server sets (affinity) go with every later request") {
+    // With --affinity-cookie the server refuses (400) every request of the connection that
+    // does not carry the cookie its initialize answer set.
+    std::string record = TsPeer::make_record_file();
+    TsServer server({"--record=" + record, "--affinity-cookie"});
+    TsPeer peer(TsPeer::remote, remote(server.http_url), record);
+    REQUIRE(peer.initialize().ok());
+    const std::string session = peer.new_session();
+    CHECK(peer.prompt_turn(session, "tool").ok());
+    CHECK_FALSE(peer.closed.has_value());
 }

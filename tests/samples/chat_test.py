@@ -412,7 +412,7 @@ class CommandLine(ChatCase):
     def test_help_covers_every_option_and_command(self):
         result = subprocess.run([CHAT, "--help"], capture_output=True, text=True, timeout=GUARD_SECONDS)
         self.assertEqual(result.returncode, 0)
-        for word in ["--cwd DIR", "--resume SESSION", "--login METHOD", "--log FILE", "--dump-state FILE",
+        for word in ["--connect URL", "--header", "--ca-file FILE", "--cwd DIR", "--resume SESSION", "--login METHOD", "--log FILE", "--dump-state FILE",
                      "--no-color", "--plain", "--max-line-bytes N", "--version", "--help", "/new", "/sessions", "/resume ID", "/close",
                      "/delete ID", "/config", "/cwd", "/add-dir PATH", "/mcp NAME", "/stderr", "/help, /quit",
                      "exit codes:"]:
@@ -440,6 +440,46 @@ class CommandLine(ChatCase):
             methods = [json.loads(line)["msg"].get("method") for line in f if json.loads(line)["dir"] == "in"]
         self.assertNotIn("session/new", methods)
         self.assertIn("session/resume", methods)
+
+
+class Remote(ChatCase):
+    """--connect: the TypeScript-SDK peer served over WebSocket and Streamable HTTP by the
+    SDK's own server side (server.mjs beside the stdio peer)."""
+
+    def server(self, *flags):
+        command = [NODE, os.path.join(os.path.dirname(TS_AGENT), "server.mjs"), "--port=0", *flags]
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, text=True)
+        self.addCleanup(process.wait)
+        self.addCleanup(process.terminate)
+        return json.loads(process.stdout.readline())
+
+    def test_the_same_chat_over_websocket_and_http(self):
+        self.assertTrue(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer (ACP_NODE, ACP_TS_AGENT)")
+        lines_in = ["hello", "permission", "1", "/quit"]
+        code, over_stdio = self.run_chat(lines_in, agent=["--", NODE, TS_AGENT])
+        self.assertEqual(code, 0)
+        for scheme in ("ws", "http"):
+            urls = self.server("--require-token=chat-token")  # a fresh one: session ids from sess-1
+            code, lines = self.run_chat(lines_in, "--connect", urls[scheme], "--header",
+                                        "Authorization: Bearer chat-token", agent=[])
+            self.assertEqual(code, 0, scheme)
+            self.assertEqual(lines, over_stdio, scheme)
+
+    def test_a_refused_connection_says_why_and_never_shows_the_token(self):
+        self.assertTrue(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer (ACP_NODE, ACP_TS_AGENT)")
+        urls = self.server("--require-token=right-token")
+        for scheme in ("ws", "http"):
+            result = subprocess.run([CHAT, "--connect", urls[scheme], "--header", "Authorization: Bearer wrong-token"],
+                                    input="/quit\n", capture_output=True, text=True, timeout=GUARD_SECONDS)
+            self.assertNotEqual(result.returncode, 0, scheme)
+            self.assertIn("401", result.stdout + result.stderr, scheme)
+            self.assertNotIn("wrong-token", result.stdout + result.stderr, scheme)
+
+    def test_connect_excludes_an_agent_command(self):
+        result = subprocess.run([CHAT, "--connect", "ws://127.0.0.1:9/acp", "--", AGENT], capture_output=True,
+                                text=True, timeout=GUARD_SECONDS)
+        self.assertEqual(result.returncode, 2)
 
 
 class ExitCodes(ChatCase):

@@ -9,12 +9,6 @@ constexpr std::size_t kMaxFieldName = 16;  // "data", "event", "id", "retry"
 
 void SseParser::feed(const char* data, std::size_t size, SseSink& sink) {
     std::size_t i = 0;
-    if (stream_start_ && size > 0) {
-        // A UTF-8 byte order mark may open the stream; only a whole one at the very start.
-        static constexpr char kBom[] = "\xEF\xBB\xBF";
-        if (size >= 3 && data[0] == kBom[0] && data[1] == kBom[1] && data[2] == kBom[2]) i = 3;
-        stream_start_ = false;
-    }
     while (i < size) {
         char c = data[i];
         if (after_cr_) {
@@ -47,6 +41,8 @@ void SseParser::feed(const char* data, std::size_t size, SseSink& sink) {
                 state_ = State::skip_line;
             } else {
                 field_.push_back(c);
+                // A UTF-8 byte order mark before a line is dropped (as the SDK's parser does).
+                if (field_ == "\xEF\xBB\xBF") state_ = State::line_start;
             }
             ++i;
             break;

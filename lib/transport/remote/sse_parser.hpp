@@ -37,7 +37,6 @@ private:
     std::string field_;       // the field name being read (at most a few bytes)
     bool event_has_data_ = false;
     bool after_cr_ = false;   // a CR ended the last line: a following LF belongs to it
-    bool stream_start_ = true;
 };
 
 }  // namespace acp::detail

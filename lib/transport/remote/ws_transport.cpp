@@ -79,14 +79,22 @@ Result<std::unique_ptr<WsTransport>> WsTransport::connect(uv_loop_t* loop, Remot
 
 WsTransport::~WsTransport() {
     events_ = nullptr;
+    destroy_context();
+}
+
+void WsTransport::destroy_context() {
+    if (context_ == nullptr) return;
     destroying_ = true;
+    wsi_ = nullptr;
     // Closes the socket; libwebsockets frees the rest as the loop turns.
-    if (context_ != nullptr) lws_context_destroy(context_);
+    lws_context_destroy(context_);
+    context_ = nullptr;
 }
 
 void WsTransport::start(TransportEvents* events) {
     events_ = events;
     started_ = true;
+    if (context_ == nullptr) return;
     logger_(LogLevel::info, log_source::transport, "connecting to " + url_.redacted);
 
     struct lws_client_connect_info info;
@@ -262,6 +270,9 @@ void WsTransport::report_closed(Status why) {
     throttle_.release();
     outgoing_.clear();
     queued_bytes_ = 0;
+    // libwebsockets keeps handles of its own on the loop while its context lives: end it
+    // now (outside its callbacks), so a host's loop can run out once the client closed.
+    deferred_.post([this] { destroy_context(); });
     if (events_ != nullptr) {
         auto* events = events_;
         events_ = nullptr;

@@ -51,6 +51,7 @@ private:
     void on_receive(char* data, std::size_t size, bool final_fragment);
     void on_connect_error(const char* reason);
     void report_closed(Status why);
+    void destroy_context();
     void pause_reading() override;
     void resume_reading() override;
 

@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
+#include <vector>
+
 #include "transport/message_lines.hpp"
 #include "transport/remote/message_facts.hpp"
 
@@ -44,7 +47,7 @@ TEST_CASE("remote url: other schemes and malformed URLs are refused") {
     CHECK(parse_remote_url("http://[::1/").status().code() == acp::Errc::invalid_argument);
 }
 
-TEST_CASE("message lines: outgoing lines split into messages; line breaks in incoming ones flattened") {
+TEST_CASE("message lines: outgoing lines split into messages and line breaks in incoming ones flattened") {
     std::string partial;
     std::vector<std::string> messages;
     auto collect = [&](std::string m) { messages.push_back(std::move(m)); };
@@ -58,7 +61,7 @@ TEST_CASE("message lines: outgoing lines split into messages; line breaks in inc
     CHECK(pretty == "{\t  \"a\": 1\t\t}");
 }
 
-TEST_CASE("message facts: kind, id, session of requests, notifications and responses") {
+TEST_CASE("message facts: the kind and id and session of requests and notifications and responses") {
     auto request = acp::detail::inspect_message(
         R"({"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"sess-1"}})");
     CHECK(request.is_request);
@@ -83,6 +86,6 @@ TEST_CASE("message facts: kind, id, session of requests, notifications and respo
     CHECK_FALSE(junk.is_request);
     CHECK_FALSE(junk.is_response);
     CHECK_FALSE(junk.is_notification);
-    CHECK_FALSE(acp::detail::may_carry_id(R"({"method":"session/update","params":{"text":"id"}})"));
+    CHECK_FALSE(acp::detail::may_carry_id(R"({"method":"session/update","params":{"text":"identity"}})"));
     CHECK(acp::detail::may_carry_id(R"({"id":1})"));
 }

@@ -31,7 +31,7 @@ std::vector<std::string> parse_whole(const std::string& stream) {
 
 }  // namespace
 
-TEST_CASE("sse: data events with every line ending, comments and other fields skipped") {
+TEST_CASE("sse: data events with every line ending while comments and other fields are skipped") {
     const std::string stream =
         ":keep-alive\n\n"
         "data: {\"a\":1}\n\n"
@@ -40,14 +40,14 @@ TEST_CASE("sse: data events with every line ending, comments and other fields sk
     CHECK(parse_whole(stream) == std::vector<std::string>{"{\"a\":1}", "{\"b\":2}", "{\"c\":3}"});
 }
 
-TEST_CASE("sse: several data lines make one event, joined by a tab (JSON whitespace)") {
+TEST_CASE("sse: several data lines make one event joined by a tab (JSON whitespace)") {
     CHECK(parse_whole("data: {\"a\":\ndata: 1}\n\n") == std::vector<std::string>{"{\"a\":\t1}"});
     // Only one space after the colon is the separator's.
     CHECK(parse_whole("data:  x\n\n") == std::vector<std::string>{" x"});
     CHECK(parse_whole("data\n\n") == std::vector<std::string>{""});
 }
 
-TEST_CASE("sse: split anywhere between reads, the events are the same") {
+TEST_CASE("sse: split anywhere between reads the events are the same") {
     const std::string stream = "\xEF\xBB\xBF" "data: {\"text\":\"h\xC3\xA9llo\"}\r\n\r\n: ping\n\ndata: {\"n\":2}\n\n";
     const auto whole = parse_whole(stream);
     REQUIRE(whole == std::vector<std::string>{"{\"text\":\"h\xC3\xA9llo\"}", "{\"n\":2}"});
@@ -68,12 +68,12 @@ TEST_CASE("sse: split anywhere between reads, the events are the same") {
     CHECK(events.done == whole);
 }
 
-TEST_CASE("sse: an event cut off by the end of the stream is still reported; a blank stream reports nothing") {
+TEST_CASE("sse: an event cut off by the end of the stream is still reported and a blank stream reports nothing") {
     CHECK(parse_whole("data: {\"last\":true}") == std::vector<std::string>{"{\"last\":true}"});
     CHECK(parse_whole("\n\n\n: only comments\n").empty());
 }
 
-TEST_CASE("sse: a long field name is skipped, not buffered") {
+TEST_CASE("sse: a long field name is skipped and not buffered") {
     std::string stream(100000, 'd');
     stream += ": x\ndata: y\n\n";
     CHECK(parse_whole(stream) == std::vector<std::string>{"y"});
