@@ -4,9 +4,10 @@
 (acp_bench_flood_follow) follows one "flood N" turn of the same agent, the TypeScript-SDK
 peer, once spawned over stdio (tests/peers/ts-agent/agent.mjs) and once served by the
 SDK's own server side (server.mjs) over WebSocket and over Streamable HTTP. Per round:
-updates/s from prompt to idle; reported as min / median / max of the per-round ratio of
-each network transport's rate to the stdio rate (the agent, not the client, usually sets
-the pace, which is what a user sees).
+updates/s from prompt to idle and the client's CPU time per update; reported as min /
+median / max of the per-round ratio of each network transport's figure to stdio's. The
+agent (node), not the client, sets the pace: the rate is what a user sees, the CPU per
+update what the transport costs the client.
 
     python3 bench/remote_flood_bench.py [--build build/dev] [--updates 100000] [--rounds 3]
 """
@@ -43,6 +44,7 @@ def main():
             raise SystemExit("missing %s" % path)
     n = str(args.updates)
     rates = {"stdio": [], "ws": [], "http": []}
+    cpu = {"stdio": [], "ws": [], "http": []}  # the client's CPU seconds per update
     for _ in range(args.rounds):
         server = subprocess.Popen([node, os.path.join(PEER, "server.mjs"), "--port=0"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -60,11 +62,15 @@ def main():
             if result["bytes"] != results["stdio"]["bytes"]:
                 raise SystemExit("%s followed %d bytes, stdio %d" % (name, result["bytes"], results["stdio"]["bytes"]))
             rates[name].append(result["updates"] / result["seconds"])
+            cpu[name].append(result["cpu"] / result["updates"])
     print("flood of %s updates, %d rounds; load %s" % (n, args.rounds, open("/proc/loadavg").read().split()[0]))
-    print("stdio: %s updates/s" % spread(rates["stdio"]))
+    print("stdio: %s updates/s; client CPU %.2f us/update (median)"
+          % (spread(rates["stdio"]), statistics.median(cpu["stdio"]) * 1e6))
     for name in ("ws", "http"):
         ratios = [t / s for t, s in zip(rates[name], rates["stdio"])]
-        print("%-5s %s updates/s; rate / stdio: %s" % (name + ":", spread(rates[name]), spread(ratios)))
+        cpu_ratios = [t / s for t, s in zip(cpu[name], cpu["stdio"])]
+        print("%-5s %s updates/s; rate / stdio: %s; client CPU per update / stdio: %s"
+              % (name + ":", spread(rates[name]), spread(ratios), spread(cpu_ratios)))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@
 // byte-identical session models; faults (refused connections, bad certificates, HTTP
 // errors, a detached session, an oversized message, a killed server) give clear errors
 // and leave the rest working; a host reconnects and resumes its sessions.
+#include <arpa/inet.h>
 #include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <cstdlib>
 #include <set>
@@ -312,4 +315,41 @@ TEST_CASE("remote: cookies the server sets (affinity) go with every later reques
     const std::string session = peer.new_session();
     CHECK(peer.prompt_turn(session, "tool").ok());
     CHECK_FALSE(peer.closed.has_value());
+}
+
+TEST_CASE("remote: a server that accepts but never answers times out") {
+    // A listening socket nobody accepts from: the kernel completes the TCP handshake, and
+    // then nothing. WebSocket: connect_timeout covers the upgrade. HTTP: the initialize
+    // POST waits for its answer, which ClientOptions::initialize_timeout bounds.
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(listener >= 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(listen(listener, 8) == 0);
+    socklen_t length = sizeof address;
+    REQUIRE(getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    const std::string port = std::to_string(ntohs(address.sin_port));
+    for (const char* scheme : {"ws", "http"}) {
+        CAPTURE(scheme);
+        RemoteOptions options = remote(std::string(scheme) + "://127.0.0.1:" + port + "/acp");
+        options.connect_timeout = std::chrono::milliseconds(500);
+        acp::ClientOptions client_options;
+        client_options.initialize_timeout = std::chrono::milliseconds(1000);
+        TsPeer peer(TsPeer::remote, options, TsPeer::make_record_file(), client_options);
+        peer.validate_on_exit = false;
+        auto init = peer.initialize();
+        REQUIRE_FALSE(init.ok());
+        CHECK(init.status().message().find("timed out") != std::string::npos);
+        if (std::string(scheme) == "ws") {
+            // The transport gave up: initialize fails because the connection closed, and
+            // the close says why.
+            REQUIRE(peer.loop.run_until([&] { return peer.closed.has_value(); }));
+            CHECK(peer.closed->code() == acp::Errc::timed_out);
+        } else {
+            CHECK(init.status().code() == acp::Errc::timed_out);
+        }
+    }
+    close(listener);
 }
