@@ -568,6 +568,25 @@ describe("server.mjs", { concurrency: true }, () => {
     assert.equal(await server.stop(), 0);
   });
 
+  test("server.mjs --state-dir: a restarted server resumes the sessions of the first", async () => {
+    const stateDir = join(workDir, "server-state");
+    const first = await PeerServer.start([`--state-dir=${stateDir}`]);
+    const a = first.client("http");
+    const { sessionId, turns } = await conversation(a, ["hello"]);
+    assert.equal(await a.close(), 0);
+    assert.equal(await first.stop(), 0);
+    const second = await PeerServer.start([`--state-dir=${stateDir}`]);
+    const b = second.client("ws");
+    await b.initialize();
+    const { response, before } = await b.call("session/resume", { sessionId, cwd: CWD, replayFrom: { type: "start" } });
+    assert.ok(response.result, JSON.stringify(response));
+    const live = turns[0].filter((u) => u.sessionUpdate !== "state_update");
+    assert.deepEqual(updatesOf(before), [...live, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }]);
+    assert.equal((await b.call("session/new", { cwd: CWD, mcpServers: [] })).response.result.sessionId, "sess-2");
+    assert.equal(await b.close(), 0);
+    assert.equal(await second.stop(), 0);
+  });
+
   test("server.mjs: TLS with a throwaway CA; an untrusted CA is refused", async (t) => {
     const dir = join(workDir, "certs");
     const made = spawnSync("sh", [MAKE_CERT, dir], { encoding: "utf8" });
