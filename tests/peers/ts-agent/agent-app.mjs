@@ -308,7 +308,12 @@ async function emit(session, update, { store = true } = {}) {
   // Not attached (its connection closed): the update lives on in the replay history only.
   const conn = liveConnection(session);
   if (!conn) return;
-  await conn.client.notify(acp.methods.client.session.update, { sessionId: session.sessionId, update });
+  try {
+    await conn.client.notify(acp.methods.client.session.update, { sessionId: session.sessionId, update });
+  } catch (err) {
+    // The connection went away under the send; the update is in the history.
+    if (!conn.connection.signal.aborted) throw err;
+  }
 }
 
 /** The open connection the session is attached to, or undefined. */
@@ -403,7 +408,12 @@ class Turn {
   /** A notification to the client the session is attached to (dropped while it is attached to none). */
   async notify(method, params) {
     const conn = liveConnection(this.session);
-    if (conn) await conn.client.notify(method, params);
+    if (!conn) return;
+    try {
+      await conn.client.notify(method, params);
+    } catch (err) {
+      if (!conn.connection.signal.aborted) throw err; // else the connection just went away
+    }
   }
 
   /** A plain request to the session's client; fails while the session is attached to none. */
@@ -974,13 +984,17 @@ function buildApp(conn) {
       }
       s.additionalDirectories = dirs;
       s.active = true;
-      s.conn = conn; // a resume from another connection takes the session over
       saveState();
+      // A resume from another connection (or of a session attached to none) takes the
+      // session over. Until the replay has caught up, a turn still running there only
+      // adds to the history, which this loop also sends: each update arrives once, in order.
+      if (s.conn !== conn) s.conn = null;
       if (replayFrom) {
-        for (const update of s.history) {
-          await conn.client.notify(acp.methods.client.session.update, { sessionId: s.sessionId, update: structuredClone(update) });
+        for (let i = 0; i < s.history.length; i++) {
+          await conn.client.notify(acp.methods.client.session.update, { sessionId: s.sessionId, update: structuredClone(s.history[i]) });
         }
       }
+      s.conn = conn;
       const snapshot = s.turn
         ? { sessionUpdate: "state_update", state: "running" }
         : { sessionUpdate: "state_update", state: "idle", ...(s.lastStopReason ? { stopReason: s.lastStopReason } : {}) };
@@ -1177,7 +1191,8 @@ function connect(stream, connectOptions = {}, { record, transport = "stdio", onC
   const conn = {
     id: ++connectionCounter,
     transport,
-    client: undefined, // AgentContext of the connection
+    connection: undefined, // the SDK's AgentConnection
+    client: undefined, // its AgentContext
     clientCaps: {}, // from this connection's initialize
     loggedIn: false,
     closed: false,
@@ -1206,6 +1221,7 @@ function connect(stream, connectOptions = {}, { record, transport = "stdio", onC
     }),
   };
   const connection = buildApp(conn).connect(sdkStream, connectOptions);
+  conn.connection = connection;
   conn.client = connection.client;
   const closed = (error) => {
     conn.closed = true;

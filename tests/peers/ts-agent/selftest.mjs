@@ -5,7 +5,7 @@
 // client class), so what is checked is the agent's wire behaviour as the C++ client
 // will see it.
 
-import { test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSync } from "node:fs";
@@ -17,15 +17,31 @@ import { createInterface } from "node:readline";
 const here = dirname(fileURLToPath(import.meta.url));
 const AGENT = join(here, "agent.mjs");
 const VALIDATE = join(here, "validate.mjs");
+const SERVER = join(here, "server.mjs");
+const BRIDGE = join(here, "bridge.mjs");
+const MAKE_CERT = join(here, "make-cert.sh");
 const CWD = "/tmp/acp-peer-selftest";
 const TIMEOUT_MS = 10_000;
 
 const workDir = mkdtempSync(join(tmpdir(), "ts-agent-selftest-"));
 process.on("exit", () => rmSync(workDir, { recursive: true, force: true }));
 
+// Children a failed test left running would keep the runner alive: end them at the end.
+const children = new Set();
+function track(child) {
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return child;
+}
+after(() => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
+// Speaks JSON lines to a child: agent.mjs itself, or bridge.mjs, which passes them over
+// the SDK's own HTTP / WebSocket client transports to a server.mjs.
 class RawClient {
-  constructor(args = [], env = {}) {
-    this.child = spawn(process.execPath, [AGENT, ...args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
+  constructor(args = [], env = {}, script = AGENT) {
+    this.child = track(spawn(process.execPath, [script, ...args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } }));
     this.stderr = "";
     this.child.stderr.on("data", (d) => (this.stderr += d));
     this.inbox = [];
@@ -423,4 +439,261 @@ test("--state-dir: sessions survive an agent restart; replay is identical", asyn
   await plain.initialize();
   assert.deepEqual((await plain.call("session/list", {})).response.result, { sessions: [] });
   assert.equal(await plain.close(), 0);
+});
+
+// ---------------------------------------------------------------------------
+// server.mjs: the same agent over Streamable HTTP and WebSocket, driven through the
+// SDK's own client transports (bridge.mjs), plus direct HTTP checks with fetch.
+
+class PeerServer {
+  constructor(args = []) {
+    this.child = track(spawn(process.execPath, [SERVER, ...args], { stdio: ["pipe", "pipe", "pipe"] }));
+    this.stderr = "";
+    this.child.stderr.on("data", (d) => (this.stderr += d));
+    this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+    this.stdoutLines = [];
+    const lines = createInterface({ input: this.child.stdout });
+    this.urls = new Promise((resolve, reject) => {
+      lines.on("line", (line) => {
+        this.stdoutLines.push(line);
+        if (this.stdoutLines.length === 1) resolve(JSON.parse(line));
+      });
+      this.exited.then((code) => reject(new Error(`server.mjs exited ${code} before its URL line: ${this.stderr}`)));
+    });
+  }
+
+  static async start(args = []) {
+    const server = new PeerServer(args);
+    server.url = await server.urls;
+    return server;
+  }
+
+  /** A client over the SDK transport for `kind` ("http" | "ws"). */
+  client(kind, { headers = [], env = {} } = {}) {
+    return new RawClient([this.url[kind], ...headers.map((h) => `--header=${h}`)], env, BRIDGE);
+  }
+
+  /** Closes stdin (the server exits on EOF) and returns the exit code. */
+  async stop() {
+    this.child.stdin.end();
+    return this.exited;
+  }
+}
+
+const INIT = { protocolVersion: 2, info: { name: "selftest", version: "0" }, capabilities: {} };
+const transportErrorOf = (c) => c.until((m) => m.transportError !== undefined, "transportError").then((msgs) => msgs.at(-1).transportError);
+
+/** initialize, session/new, then the prompts' updates (through idle) — the same steps on every transport. */
+async function conversation(c, prompts) {
+  assert.equal((await c.initialize()).result.protocolVersion, 2);
+  const { response } = await c.call("session/new", { cwd: CWD, mcpServers: [] });
+  const sessionId = response.result.sessionId;
+  const turns = [];
+  for (const text of prompts) {
+    const { response: r, before } = await c.call("session/prompt", { sessionId, prompt: prompt(text) });
+    assert.ok(r.result, JSON.stringify(r));
+    turns.push([...updatesOf(before), ...updatesOf(await c.untilIdle(sessionId))]);
+  }
+  return { sessionId, turns };
+}
+
+// Independent servers on their own ports: these run side by side.
+describe("server.mjs", { concurrency: true }, () => {
+  test("server.mjs: the stdio agent's conversation over HTTP and WebSocket; records validate", async (t) => {
+    const recordFile = join(workDir, "server.jsonl");
+    const server = await PeerServer.start([`--record=${recordFile}`]);
+    assert.match(server.url.http, /^http:\/\/127\.0\.0\.1:\d+\/acp$/);
+    assert.equal(server.url.ws, server.url.http.replace(/^http/, "ws"));
+    const prompts = ["tool", "flood 20", "big 5000", "hello"];
+    const stdio = new RawClient();
+    const expected = await conversation(stdio, prompts);
+    await stdio.close();
+    assert.equal(expected.turns[1].filter((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text === "tok ").length, 20);
+    assert.equal(expected.turns[2].find((u) => u.sessionUpdate === "agent_message_chunk").content.text, "x".repeat(5000));
+    for (const [kind, sessionId] of [["http", "sess-1"], ["ws", "sess-2"]]) {
+      await t.test(kind, async () => {
+        const c = server.client(kind);
+        const got = await conversation(c, prompts);
+        assert.equal(got.sessionId, sessionId); // ids count per server process, across connections
+        assert.deepEqual(got.turns, expected.turns);
+        assert.equal(await c.close(), 0);
+      });
+    }
+    await t.test("other paths are 404", async () => {
+      const r = await fetch(server.url.http.replace(/\/acp$/, "/other"), { method: "POST" });
+      assert.equal(r.status, 404);
+    });
+    assert.equal(await server.stop(), 0);
+    assert.deepEqual(server.stdoutLines.length, 1, "stdout holds only the URL line");
+    await t.test("validate.mjs --agent accepts the recorded traffic of both connections", () => {
+      const records = readFileSync(recordFile, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+      assert.deepEqual([...new Set(records.map((r) => `${r.conn}:${r.transport}`))], ["1:http", "2:ws"]);
+      const r = spawnSync(process.execPath, [VALIDATE, "--agent", recordFile], { encoding: "utf8" });
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+    });
+  });
+
+  test("server.mjs: sessions outlive their connection; a new one resumes mid-turn without duplicates", async () => {
+    const server = await PeerServer.start(["--slow-ms=2", "--slow-ticks=100000"]);
+    const a = server.client("http");
+    await conversation(a, ["hello"]);
+    await a.call("session/prompt", { sessionId: "sess-1", prompt: prompt("slow") });
+    const seen = await a.until((m) => m.params?.update?.content?.text === "tick 3\n", "tick 3");
+    assert.equal(await a.close(), 0); // DELETE of the connection; the turn goes on
+    const b = server.client("ws");
+    await b.initialize();
+    const early = await b.call("session/prompt", { sessionId: "sess-1", prompt: prompt("hello") });
+    assert.equal(early.response.error.code, -32002, "another connection must resume first");
+    const { response, before } = await b.call("session/resume", { sessionId: "sess-1", cwd: CWD, replayFrom: { type: "start" } });
+    assert.ok(response.result);
+    // The replay, then the snapshot "running" (a live tick may already follow it).
+    const received = updatesOf(before);
+    const snapshot = received.findIndex((u) => u.sessionUpdate === "state_update");
+    assert.deepEqual(received[snapshot], { sessionUpdate: "state_update", state: "running" });
+    const replay = received.slice(0, snapshot);
+    // The turn went on while no connection had the session; now b gets it live.
+    const live = updatesOf(await b.until((m) => m.params?.update?.sessionUpdate === "agent_message_chunk", "a live tick"));
+    b.notify("session/cancel", { sessionId: "sess-1" });
+    const after = [...received.slice(snapshot + 1), ...live, ...updatesOf(await b.untilIdle("sess-1"))];
+    assert.equal(after.at(-1).stopReason, "cancelled");
+    const ticks = [...replay, ...after].filter((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text.startsWith("tick")).map((u) => u.content.text);
+    assert.ok(ticks.length > 3);
+    assert.deepEqual(ticks, Array.from({ length: ticks.length }, (_, i) => `tick ${i + 1}\n`));
+    // What a saw live of that turn comes again, in order, in the replay.
+    const liveA = updatesOf(seen).filter((u) => u.sessionUpdate !== "state_update");
+    const at = replay.findIndex((u) => JSON.stringify(u) === JSON.stringify(liveA[0]));
+    assert.ok(at > 0, "the slow turn's user_message is replayed after the hello turn");
+    assert.deepEqual(replay.slice(at, at + liveA.length), liveA);
+    assert.equal(await b.close(), 0);
+    assert.equal(await server.stop(), 0);
+  });
+
+  test("server.mjs --state-dir: a restarted server resumes the sessions of the first", async () => {
+    const stateDir = join(workDir, "server-state");
+    const first = await PeerServer.start([`--state-dir=${stateDir}`]);
+    const a = first.client("http");
+    const { sessionId, turns } = await conversation(a, ["hello"]);
+    assert.equal(await a.close(), 0);
+    assert.equal(await first.stop(), 0);
+    const second = await PeerServer.start([`--state-dir=${stateDir}`]);
+    const b = second.client("ws");
+    await b.initialize();
+    const { response, before } = await b.call("session/resume", { sessionId, cwd: CWD, replayFrom: { type: "start" } });
+    assert.ok(response.result, JSON.stringify(response));
+    const live = turns[0].filter((u) => u.sessionUpdate !== "state_update");
+    assert.deepEqual(updatesOf(before), [...live, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }]);
+    assert.equal((await b.call("session/new", { cwd: CWD, mcpServers: [] })).response.result.sessionId, "sess-2");
+    assert.equal(await b.close(), 0);
+    assert.equal(await second.stop(), 0);
+  });
+
+  test("server.mjs: TLS with a throwaway CA; an untrusted CA is refused", async (t) => {
+    const dir = join(workDir, "certs");
+    const made = spawnSync("sh", [MAKE_CERT, dir], { encoding: "utf8" });
+    assert.equal(made.status, 0, made.stderr);
+    const server = await PeerServer.start([`--tls-cert=${join(dir, "server.pem")}`, `--tls-key=${join(dir, "server.key")}`]);
+    assert.match(server.url.http, /^https:\/\/127\.0\.0\.1:\d+\/acp$/);
+    assert.match(server.url.ws, /^wss:\/\//);
+    for (const kind of ["http", "ws"]) {
+      await t.test(`${kind} trusts ca.pem`, async () => {
+        const c = server.client(kind, { env: { NODE_EXTRA_CA_CERTS: join(dir, "ca.pem") } });
+        const { turns } = await conversation(c, ["hello"]);
+        assert.deepEqual(turns[0].filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text), ["Hello", ", world!"]);
+        assert.equal(await c.close(), 0);
+      });
+      await t.test(`${kind} refuses a server its CA did not sign`, async () => {
+        const c = server.client(kind, { env: { NODE_EXTRA_CA_CERTS: join(dir, "other-ca.pem") } });
+        c.request("initialize", INIT);
+        assert.match(await transportErrorOf(c), /certificate|fetch failed/i);
+        assert.equal(await c.exited, 3);
+      });
+    }
+    assert.equal(await server.stop(), 0);
+  });
+
+  test("server.mjs: --require-token, --fail-method, --affinity-cookie", async (t) => {
+    const server = await PeerServer.start(["--require-token=s3cret", "--fail-method=_test/echo:503", "--affinity-cookie"]);
+    const auth = ["Authorization: Bearer s3cret"];
+    await t.test("401 without the token, for HTTP and the WebSocket upgrade", async () => {
+      const r = await fetch(server.url.http, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: INIT }) });
+      assert.equal(r.status, 401);
+      assert.equal(await r.text(), "unauthorized");
+      for (const kind of ["http", "ws"]) {
+        const c = server.client(kind, { headers: ["Authorization: Bearer wrong"] });
+        c.request("initialize", INIT);
+        assert.match(await transportErrorOf(c), /401/);
+      }
+    });
+    for (const kind of ["http", "ws"]) {
+      await t.test(`${kind}: with the token it works`, async () => {
+        const c = server.client(kind, { headers: auth });
+        await conversation(c, ["hello"]);
+        if (kind === "http") {
+          // Only that request fails, with {status, body} as data; the connection goes on.
+          const echo = await c.call("_test/echo", { a: 1 });
+          assert.equal(echo.response.error.code, -32603);
+          assert.deepEqual(echo.response.error.data, { status: 503, body: { error: "injected", method: "_test/echo" } });
+          const list = await c.call("session/list", {});
+          assert.ok(list.response.result.sessions.length >= 1);
+        } else {
+          // --fail-method is an HTTP fault: WebSocket requests reach the agent.
+          assert.deepEqual((await c.call("_test/echo", { a: 1 })).response.result, { a: 1 });
+        }
+        assert.equal(await c.close(), 0);
+      });
+    }
+    await t.test("a request of a connection without its affinity cookie gets 400", async () => {
+      const headers = { "Content-Type": "application/json", Authorization: "Bearer s3cret" };
+      const init = await fetch(server.url.http, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: INIT }) });
+      assert.equal(init.status, 200);
+      const connectionId = init.headers.get("Acp-Connection-Id");
+      assert.match(init.headers.get("Set-Cookie"), new RegExp(`acp-affinity=${connectionId}`));
+      const bare = await fetch(server.url.http, { method: "POST", headers: { ...headers, "Acp-Connection-Id": connectionId }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/list", params: {} }) });
+      assert.equal(bare.status, 400);
+      assert.equal(await bare.text(), "missing affinity cookie");
+      const withCookie = await fetch(server.url.http, { method: "DELETE", headers: { ...headers, "Acp-Connection-Id": connectionId, Cookie: `acp-affinity=${connectionId}` } });
+      assert.equal(withCookie.status, 202);
+    });
+    assert.equal(await server.stop(), 0);
+  });
+
+  test("server.mjs: detach answers one session's HTTP requests 409 until it is resumed; slow SSE", async (t) => {
+    const recordFile = join(workDir, "detach.jsonl");
+    const server = await PeerServer.start([`--record=${recordFile}`, "--sse-open-delay-ms=300"]);
+    const c = server.client("http");
+    const started = Date.now();
+    await c.initialize();
+    const other = (await c.call("session/new", { cwd: CWD, mcpServers: [] })).response.result.sessionId;
+    await t.test("--sse-open-delay-ms delays the SSE stream that carries the answer", () => {
+      assert.ok(Date.now() - started >= 300, `session/new answered after ${Date.now() - started} ms`);
+    });
+    const sid = (await c.call("session/new", { cwd: CWD, mcpServers: [] })).response.result.sessionId;
+    const { response } = await c.call("session/prompt", { sessionId: sid, prompt: prompt("detach") });
+    assert.ok(response.result);
+    const turn = updatesOf(await c.untilIdle(sid));
+    assert.equal(turn.at(-1).stopReason, "end_turn");
+    const refused = await c.call("session/prompt", { sessionId: sid, prompt: prompt("hello") });
+    assert.equal(refused.response.error.data.status, 409);
+    const stillOk = await c.call("session/prompt", { sessionId: other, prompt: prompt("hello") });
+    assert.ok(stillOk.response.result, "another session is not affected");
+    await c.untilIdle(other);
+    const resumed = await c.call("session/resume", { sessionId: sid, cwd: CWD });
+    assert.ok(resumed.response.result, JSON.stringify(resumed.response));
+    const again = await c.call("session/prompt", { sessionId: sid, prompt: prompt("hello") });
+    assert.ok(again.response.result);
+    await c.untilIdle(sid);
+    assert.equal(await c.close(), 0);
+    assert.equal(await server.stop(), 0);
+    const rejected = readFileSync(recordFile, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l)).filter((r) => r.http !== undefined);
+    assert.deepEqual(rejected.map((r) => [r.conn, r.http, r.msg.method]), [[1, 409, "session/prompt"]]);
+  });
+
+  test("server.mjs exits 0 on SIGTERM and refuses bad options", async () => {
+    const server = await PeerServer.start();
+    server.child.kill("SIGTERM");
+    assert.equal(await server.exited, 0);
+    const bad = spawnSync(process.execPath, [SERVER, "--fail-method=nope"], { encoding: "utf8", input: "" });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /METHOD:STATUS/);
+  });
 });
