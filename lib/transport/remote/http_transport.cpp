@@ -77,6 +77,16 @@ void append_capped(std::string& to, const char* data, std::size_t size, std::siz
     if (to.size() < cap) to.append(data, std::min(size, cap - to.size()));
 }
 
+// A session id goes into the Acp-Session-Id header: one the agent made up with a control
+// character in it (a line break would forge headers) is never sent.
+bool fits_in_header(const std::string& value) {
+    if (value.empty() || value.size() > 1024) return false;
+    for (unsigned char c : value) {
+        if (c < 0x20 || c == 0x7f) return false;
+    }
+    return true;
+}
+
 Errc errc_of(int curl_result) {
     return curl_result == CURLE_OPERATION_TIMEDOUT ? Errc::timed_out : Errc::connection_closed;
 }
@@ -175,6 +185,13 @@ void HttpTransport::pump() {
             return;
         }
         std::string session = session_of(next.facts);
+        if (!session.empty() && !fits_in_header(session)) {
+            Outgoing dropped = std::move(next);
+            outgoing_.pop_front();
+            queued_bytes_ -= dropped.json.size();
+            drop_session_message(dropped, HttpFailure{0, {}, "the session id cannot be sent in an HTTP header"});
+            continue;
+        }
         if (!session.empty()) {
             if (next.facts.is_request && is_reattach(next.facts.method)) session_failures_.erase(session);
             auto failed = session_failures_.find(session);
@@ -414,7 +431,7 @@ void HttpTransport::on_inbound(EventStream& stream, std::string message) {
         if (facts.is_response) {
             pending_session_requests_.erase(facts.id_key);
             // A session the agent just named gets its stream before its first update.
-            if (!facts.result_session.empty() && session_streams_.count(facts.result_session) == 0 &&
+            if (fits_in_header(facts.result_session) && session_streams_.count(facts.result_session) == 0 &&
                 session_failures_.count(facts.result_session) == 0) {
                 open_stream(facts.result_session);
             }
