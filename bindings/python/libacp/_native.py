@@ -61,42 +61,35 @@ class Status(ctypes.Structure):
 
 # The options structs as this binding lays them out: the version says which layout, and
 # the library fills in its own defaults (acp_*_options_init), so none are copied here.
-class ClientOptions(ctypes.Structure):
+class _Options(ctypes.Structure):
+    INIT = ""     # the name of the acp_*_options_init function
+    VERSION = 0   # the ACP_*_OPTIONS_VERSION of the layout
+
+    @classmethod
+    def defaults(cls):
+        options = cls()
+        _check_init(getattr(lib, cls.INIT)(ctypes.byref(options), cls.VERSION))
+        return options
+
+
+class ClientOptions(_Options):
     _fields_ = [("version", ctypes.c_uint), ("mode", c_int), ("uv_loop", c_void_p), ("client_name", c_char_p),
                 ("client_version", c_char_p), ("request_timeout_ms", c_ulong), ("max_line_bytes", c_size_t),
                 ("queue_events", c_int), ("log_level", c_int), ("protocol_version", c_int)]
-    VERSION = 2  # the ACP_CLIENT_OPTIONS_VERSION of this layout
-
-    @classmethod
-    def defaults(cls):
-        options = cls()
-        _check_init(lib.acp_client_options_init(ctypes.byref(options), cls.VERSION))
-        return options
+    INIT, VERSION = "acp_client_options_init", 2
 
 
-class SpawnOptions(ctypes.Structure):
+class SpawnOptions(_Options):
     _fields_ = [("version", ctypes.c_uint), ("argv", POINTER(c_char_p)), ("cwd", c_char_p),
                 ("env_set", POINTER(c_char_p)), ("env_unset", POINTER(c_char_p)),
                 ("shutdown_grace_ms", c_ulong), ("terminate_grace_ms", c_ulong)]
-    VERSION = 1  # the ACP_SPAWN_OPTIONS_VERSION of this layout
-
-    @classmethod
-    def defaults(cls):
-        options = cls()
-        _check_init(lib.acp_spawn_options_init(ctypes.byref(options), cls.VERSION))
-        return options
+    INIT, VERSION = "acp_spawn_options_init", 1
 
 
-class RemoteOptions(ctypes.Structure):
+class RemoteOptions(_Options):
     _fields_ = [("version", ctypes.c_uint), ("url", c_char_p), ("headers", POINTER(c_char_p)),
                 ("ca_file", c_char_p), ("connect_timeout_ms", c_ulong)]
-    VERSION = 1  # the ACP_REMOTE_OPTIONS_VERSION of this layout
-
-    @classmethod
-    def defaults(cls):
-        options = cls()
-        _check_init(lib.acp_remote_options_init(ctypes.byref(options), cls.VERSION))
-        return options
+    INIT, VERSION = "acp_remote_options_init", 1
 
 
 def _check_init(code):
