@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transport/remote/ws_transport.hpp"
 
+#include <dlfcn.h>
 #include <libwebsockets.h>
 
 #include <cstring>
@@ -16,8 +17,11 @@ namespace acp::detail {
 namespace {
 
 int dispatch(struct lws* wsi, enum lws_callback_reasons reason, void* /*user*/, void* in, std::size_t len) {
-    auto* self = static_cast<WsTransport*>(lws_context_user(lws_get_context(wsi)));
-    return self == nullptr ? 0 : self->on_lws_event(wsi, static_cast<int>(reason), in, len);
+    auto* target = static_cast<WsTransport::CallbackTarget*>(lws_context_user(lws_get_context(wsi)));
+    if (target == nullptr) return 0;
+    if (reason == LWS_CALLBACK_WSI_DESTROY && wsi == target->connection) target->connection = nullptr;
+    if (target->owner == nullptr) return 0;
+    return target->owner->on_lws_event(wsi, static_cast<int>(reason), in, len);
 }
 
 // One protocol: the name is not sent (ACP over WebSocket uses no subprotocol).
@@ -31,10 +35,67 @@ const struct lws_protocols kProtocols[] = {
 // may reach a terminal.
 void silence_library_log() {
     static std::once_flag once;
-    std::call_once(once, [] { lws_set_log_level(0, nullptr); });
+    std::call_once(once, [] {
+        lws_set_log_level(0, nullptr);
+        // libwebsockets loads its libuv event library as a plugin with each context and
+        // unloads it with the last one, while libuv may still hold close callbacks into
+        // it: keep it mapped for the life of the process.
+        (void)dlopen("libwebsockets-evlib_uv.so", RTLD_NOW | RTLD_NODELETE);
+    });
+}
+
+bool any_handle_closing(uv_loop_t* loop) {
+    bool closing = false;
+    uv_walk(
+        loop, [](uv_handle_t* handle, void* found) { *static_cast<bool*>(found) |= uv_is_closing(handle) != 0; },
+        &closing);
+    return closing;
 }
 
 }  // namespace
+
+// libwebsockets 4.1 destroys a context on a foreign loop in two steps: the first
+// lws_context_destroy() closes its handles, and only a call after those closed frees the
+// context (which then writes NULL through pcontext). The reaper makes the later calls, on
+// its own timer, so the transport can go at once and nothing of the context is left behind
+// as long as the host runs its loop (the timer keeps the loop alive until it is done).
+// The second call waits until the connection's wsi is gone and no handle on the loop is
+// still closing (libwebsockets frees its handles and the wsi from close callbacks that
+// still read the context).
+struct WsTransport::ContextReaper {
+    uv_timer_t timer;
+    struct lws_context* context = nullptr;  // set to NULL by libwebsockets when it is gone
+    CallbackTarget* target = nullptr;
+    int ticks = 0;
+
+    static void reap(ContextReaper* reaper) {
+        lws_context_destroy(reaper->context);  // closes the connection and lws's handles
+        if (reaper->context == nullptr) {
+            reaper->finish();
+            return;
+        }
+        uv_timer_start(
+            &reaper->timer,
+            [](uv_timer_t* timer) {
+                auto* self = static_cast<ContextReaper*>(timer->data);
+                // Ten seconds at most; past that the context is left as it is.
+                if (self->context != nullptr && ++self->ticks < 1000 && self->target->connection == nullptr &&
+                    !any_handle_closing(timer->loop)) {
+                    lws_context_destroy(self->context);
+                }
+                if (self->context == nullptr || self->ticks >= 1000) self->finish();
+            },
+            10, 10);
+    }
+    void finish() {
+        uv_timer_stop(&timer);
+        uv_close(reinterpret_cast<uv_handle_t*>(&timer), [](uv_handle_t* handle) {
+            auto* self = static_cast<ContextReaper*>(handle->data);
+            if (self->context == nullptr) delete self->target;  // else lws may still call back
+            delete self;
+        });
+    }
+};
 
 WsTransport::WsTransport(uv_loop_t* loop, RemoteUrl url, const RemoteOptions& options, Logger logger)
     : loop_(loop),
@@ -58,8 +119,17 @@ Result<std::unique_ptr<WsTransport>> WsTransport::connect(uv_loop_t* loop, Remot
     std::memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
     info.protocols = kProtocols;
-    info.user = transport.get();
+    // libwebsockets finishes destroying a context on later loop turns, calling back as it
+    // closes the connection: the callbacks reach the transport through a target that
+    // outlives it and is freed with the context's vhost.
+    auto* target = new CallbackTarget{transport.get(), nullptr};
+    info.user = target;
     info.foreign_loops = foreign_loops;
+    auto* reaper = new ContextReaper;
+    reaper->target = target;
+    uv_timer_init(loop, &reaper->timer);
+    reaper->timer.data = reaper;
+    info.pcontext = &reaper->context;
     // The client's loop, not a loop of its own; no signal handlers of its own either.
     info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
     info.fd_limit_per_thread = 8;  // one connection (and lws's own event pipe)
@@ -68,7 +138,13 @@ Result<std::unique_ptr<WsTransport>> WsTransport::connect(uv_loop_t* loop, Remot
         if (!options.ca_file.empty()) info.client_ssl_ca_filepath = transport->options_.ca_file.c_str();
     }
     transport->context_ = lws_create_context(&info);
+    transport->target_ = target;
+    reaper->context = transport->context_;
+    transport->reaper_ = reaper;
     if (transport->context_ == nullptr) {
+        transport->target_ = nullptr;
+        reaper->finish();  // frees the target too
+        transport->reaper_ = nullptr;
         return Status(Errc::io_error, "cannot set up the WebSocket client for " + transport->url_.redacted +
                                           (options.ca_file.empty() ? std::string()
                                                                    : " (is the CA file '" + options.ca_file +
@@ -86,9 +162,10 @@ void WsTransport::destroy_context() {
     if (context_ == nullptr) return;
     destroying_ = true;
     wsi_ = nullptr;
-    // Closes the socket; libwebsockets frees the rest as the loop turns.
-    lws_context_destroy(context_);
+    target_->owner = nullptr;  // no callback reaches this transport again
     context_ = nullptr;
+    ContextReaper::reap(reaper_);
+    reaper_ = nullptr;
 }
 
 void WsTransport::start(TransportEvents* events) {
@@ -108,7 +185,8 @@ void WsTransport::start(TransportEvents* events) {
     info.local_protocol_name = kProtocols[0].name;
     info.ssl_connection = url_.tls ? LCCSCF_USE_SSL : 0;
     info.pwsi = &wsi_;
-    if (lws_client_connect_via_info(&info) == nullptr && !closed_) {
+    target_->connection = lws_client_connect_via_info(&info);
+    if (target_->connection == nullptr && !closed_) {
         deferred_.post([this] { on_connect_error("the connection could not be started"); });
         return;
     }

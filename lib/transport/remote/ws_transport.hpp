@@ -40,6 +40,11 @@ public:
     void set_write_limits(std::size_t high_water, std::size_t low_water) override;
     std::size_t queued_bytes() const override { return queued_bytes_; }
 
+    // What libwebsockets' callbacks reach (ws_transport.cpp).
+    struct CallbackTarget {
+        WsTransport* owner;
+        struct lws* connection;  // until libwebsockets destroyed it
+    };
     // libwebsockets' callback for this transport's connection (ws_transport.cpp).
     int on_lws_event(struct lws* wsi, int reason, void* in, std::size_t len);
 
@@ -62,6 +67,9 @@ private:
     DeferredQueue deferred_;
     UvHandlePtr<uv_timer_t> connect_timer_;
     struct lws_context* context_ = nullptr;
+    CallbackTarget* target_ = nullptr;  // freed by the reaper
+    struct ContextReaper;
+    ContextReaper* reaper_ = nullptr;   // finishes the context's destruction, then frees itself
     struct lws* wsi_ = nullptr;
     TransportEvents* events_ = nullptr;
 
