@@ -57,28 +57,8 @@ local function c_strings(list)
   return array
 end
 
--- Spawns an agent: argv = {"agent", "--flag", ...}. options: cwd, env ({NAME = value}),
--- unset_env ({NAME, ...}), client_name, client_version, log_level ("debug".."error",
--- default "info"), request_timeout_ms, protocol ("auto" | "v1"), max_line_bytes,
--- shutdown_grace_ms, terminate_grace_ms, observe_sessions (default true: change events),
--- elicitation ({form = bool, url = bool}: advertised, handled by client:on("elicitation")).
--- Returns the client, or nil and the error.
-function acp.spawn(argv, options)
-  if not lib then
-    local ok, err = acp.load()
-    if not ok then return nil, setmetatable({ code = -2, name = "ACP_ESPAWN", message = err }, error_mt) end
-  end
-  options = options or {}
-  if type(argv) ~= "table" or #argv == 0 then return fail(-1, "spawn needs argv = {agent, args...}") end
-  local env_set = {}
-  for name, value in pairs(options.env or {}) do env_set[#env_set + 1] = name .. "=" .. value end
-  local keep = { c_strings(argv), c_strings(env_set), c_strings(options.unset_env) }
-  local agent = ffi.new("acp_spawn_options")
-  lib.acp_spawn_options_init(agent, lib.ACP_SPAWN_OPTIONS_VERSION)
-  agent.argv, agent.env_set, agent.env_unset = keep[1], keep[2], keep[3]
-  agent.cwd = options.cwd
-  agent.shutdown_grace_ms = options.shutdown_grace_ms or 0
-  agent.terminate_grace_ms = options.terminate_grace_ms or 0
+-- The client options every way of reaching an agent shares.
+local function client_options(options)
   local c_options = ffi.new("acp_client_options")
   lib.acp_client_options_init(c_options, lib.ACP_CLIENT_OPTIONS_VERSION)
   c_options.client_name = options.client_name or "libacp-lua"
@@ -87,11 +67,20 @@ function acp.spawn(argv, options)
   c_options.request_timeout_ms = options.request_timeout_ms or 0
   c_options.max_line_bytes = options.max_line_bytes or 0
   c_options.protocol_version = options.protocol == "v1" and lib.ACP_PROTOCOL_V1 or lib.ACP_PROTOCOL_AUTO
-  local out = ffi.new("acp_client*[1]")
-  local code = lib.acp_client_spawn(out, agent, c_options)
-  if code < 0 then return fail(code) end
+  return c_options
+end
+
+local function ensure_loaded()
+  if lib then return true end
+  local ok, err = acp.load()
+  if not ok then return nil, setmetatable({ code = -2, name = "ACP_ESPAWN", message = err }, error_mt) end
+  return true
+end
+
+-- Wraps a client handle acp_client_spawn or acp_client_connect made.
+local function new_client(handle, options)
   local self = setmetatable({
-    handle = ffi.gc(out[0], lib.acp_client_free),
+    handle = ffi.gc(handle, lib.acp_client_free),
     pending = {},     -- request id -> {convert, callback, done, result, err}
     handlers = {},    -- event name -> function
     session_watchers = {}, -- session id -> {fn, ...}
@@ -103,6 +92,56 @@ function acp.spawn(argv, options)
     lib.acp_client_enable_elicitation(self.handle, options.elicitation.form and 1 or 0, options.elicitation.url and 1 or 0)
   end
   return self
+end
+
+-- Spawns an agent: argv = {"agent", "--flag", ...}. options: cwd, env ({NAME = value}),
+-- unset_env ({NAME, ...}), client_name, client_version, log_level ("debug".."error",
+-- default "info"), request_timeout_ms, protocol ("auto" | "v1"), max_line_bytes,
+-- shutdown_grace_ms, terminate_grace_ms, observe_sessions (default true: change events),
+-- elicitation ({form = bool, url = bool}: advertised, handled by client:on("elicitation")).
+-- Returns the client, or nil and the error.
+function acp.spawn(argv, options)
+  local loaded, load_err = ensure_loaded()
+  if not loaded then return nil, load_err end
+  options = options or {}
+  if type(argv) ~= "table" or #argv == 0 then return fail(-1, "spawn needs argv = {agent, args...}") end
+  local env_set = {}
+  for name, value in pairs(options.env or {}) do env_set[#env_set + 1] = name .. "=" .. value end
+  local keep = { c_strings(argv), c_strings(env_set), c_strings(options.unset_env) }
+  local agent = ffi.new("acp_spawn_options")
+  lib.acp_spawn_options_init(agent, lib.ACP_SPAWN_OPTIONS_VERSION)
+  agent.argv, agent.env_set, agent.env_unset = keep[1], keep[2], keep[3]
+  agent.cwd = options.cwd
+  agent.shutdown_grace_ms = options.shutdown_grace_ms or 0
+  agent.terminate_grace_ms = options.terminate_grace_ms or 0
+  local out = ffi.new("acp_client*[1]")
+  local code = lib.acp_client_spawn(out, agent, client_options(options))
+  if code < 0 then return fail(code) end
+  return new_client(out[0], options)
+end
+
+-- Connects to an agent on the network (docs/remote.md): url = "ws://", "wss://" (WebSocket),
+-- "http://" or "https://" (Streamable HTTP). options: those of spawn that concern the
+-- client, plus headers ({Name = value}, sent with every request, never logged), ca_file
+-- and connect_timeout_ms. Returns the client, or nil and the error.
+function acp.connect(url, options)
+  local loaded, load_err = ensure_loaded()
+  if not loaded then return nil, load_err end
+  options = options or {}
+  if type(url) ~= "string" then return fail(-1, "connect needs a url") end
+  local header_lines = {}
+  for name, value in pairs(options.headers or {}) do header_lines[#header_lines + 1] = name .. ": " .. value end
+  local keep = c_strings(header_lines)
+  local agent = ffi.new("acp_remote_options")
+  lib.acp_remote_options_init(agent, lib.ACP_REMOTE_OPTIONS_VERSION)
+  agent.url = url
+  agent.headers = keep
+  agent.ca_file = options.ca_file
+  agent.connect_timeout_ms = options.connect_timeout_ms or 0
+  local out = ffi.new("acp_client*[1]")
+  local code = lib.acp_client_connect(out, agent, client_options(options))
+  if code < 0 then return fail(code) end
+  return new_client(out[0], options)
 end
 
 -- Hosting -------------------------------------------------------------------------------

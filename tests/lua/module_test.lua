@@ -229,5 +229,34 @@ peer:on("closed", function() closed = true end)
 check(peer:wait_until(function() return closed end, 10000), "close delivers a closed event")
 peer:free()
 
+-- An agent on the network: the same TS peer served by the SDK's server side over WebSocket
+-- and Streamable HTTP (server.mjs, kept alive by the pipe to its stdin).
+local server_mjs = ts_agent:gsub("agent%.mjs$", "server.mjs")
+local url_file = scratch .. "/server-urls"
+local server = io.popen("'" .. node .. "' '" .. server_mjs .. "' --port=0 --require-token=lua-token > '" .. url_file
+  .. "' 2>/dev/null", "w")
+local urls
+for _ = 1, 200 do
+  local file = io.open(url_file)
+  local line = file and file:read("*l")
+  if file then file:close() end
+  if line and line:find("}") then urls = line break end
+  os.execute("sleep 0.05")
+end
+check(urls ~= nil, "server.mjs prints its URLs")
+for _, scheme in ipairs({ "ws", "http" }) do
+  local url = urls and urls:match('"' .. scheme .. '":"([^"]+)"')
+  local remote = must(acp.connect(url, { headers = { Authorization = "Bearer lua-token" } }), nil, "connect " .. scheme)
+  local fr = follower(remote)
+  must(remote:await(remote:initialize()), nil, "initialize over " .. scheme)
+  local rs = must(remote:await(remote:new_session({ cwd = scratch })), nil, "session over " .. scheme)
+  must(remote:await(rs:prompt("hello")), nil, "prompt over " .. scheme)
+  check(wait_turns(remote, fr, 1) and rs:text() == "Hello, world!", "a turn over " .. scheme, rs:text())
+  remote:free()
+end
+local bad, bad_err = acp.connect("ftp://127.0.0.1/acp")
+check(bad == nil and bad_err and bad_err.name == "ACP_EUNSUPPORTED", "an unsupported scheme is refused", bad_err)
+server:close()
+
 io.write(failures == 0 and "all passed\n" or (failures .. " failed\n"))
 os.exit(failures == 0 and 0 or 1)
