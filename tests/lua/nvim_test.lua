@@ -236,7 +236,36 @@ local function peer()
     "the form answered field by field reached the agent", buffer_text(chat))
 end
 
-local phases = { first = first, second = second, hostile = hostile, peer = peer }
+-- Phase "remote": :AcpChat on a URL, the TypeScript-SDK peer served over WebSocket by the
+-- SDK's server side, with the bearer token from setup({headers}).
+local function remote()
+  local url_file = out .. "/remote-urls"
+  local server = io.popen("'" .. os.getenv("ACP_TEST_NODE") .. "' '" ..
+    os.getenv("ACP_TEST_TS_AGENT"):gsub("agent%.mjs$", "server.mjs") ..
+    "' --port=0 --require-token=nvim-token > '" .. url_file .. "' 2>/dev/null", "w")
+  local url
+  wait_for("server.mjs's URLs", function()
+    local file = io.open(url_file)
+    local line = file and file:read("*l")
+    if file then file:close() end
+    url = line and line:match('"ws":"([^"]+)"')
+    return url ~= nil
+  end)
+  chat_module.setup({ headers = { Authorization = "Bearer nvim-token" } })
+  vim.cmd("AcpChat " .. url)
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  vim.cmd("AcpSend hello")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  check(buffer_text(chat):find("Hello, world!", 1, true), "a turn over WebSocket", buffer_text(chat))
+  local log = table.concat(api.nvim_buf_get_lines(chat.log.buf, 0, -1, false), "\n")
+  check(not log:find("nvim-token", 1, true), "the token is not in the log buffer")
+  recorded_pids = {}
+  chat_module.shutdown_all()
+  server:close()
+end
+
+local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
 vim.cmd("qa!")

@@ -370,7 +370,9 @@ function M.fold_window(win)
   for _, range in ipairs(chat.view:ranges_of("agent_thought")) do M.fold(win, range[1], range[2]) end
 end
 
--- Opens a chat on argv (default: the demo agent) in a new window.
+-- Opens a chat on argv (default: the demo agent) in a new window. A single argument that
+-- is a ws://, wss://, http:// or https:// URL is an agent on the network, reached with the
+-- headers and CA file of setup({headers = {...}, ca_file = ...}) (docs/remote.md).
 function M.open(argv)
   local loaded, load_err = acp.load({ library = M.library(), cdef = M.config.cdef })
   if not loaded then
@@ -379,7 +381,14 @@ function M.open(argv)
   end
   if not argv or #argv == 0 then argv = M.default_agent() end
   local cwd = vim.fn.getcwd()
-  local client, err = acp.spawn(argv, { cwd = cwd, client_name = "libacp-nvim", elicitation = { form = true } })
+  local options = { cwd = cwd, client_name = "libacp-nvim", elicitation = { form = true } }
+  local client, err
+  if #argv == 1 and argv[1]:match("^%a+://") then
+    options.headers, options.ca_file = M.config.headers, M.config.ca_file
+    client, err = acp.connect(argv[1], options)
+  else
+    client, err = acp.spawn(argv, options)
+  end
   if not client then
     vim.notify("acp: cannot start " .. table.concat(argv, " ") .. ": " .. tostring(err), vim.log.levels.ERROR)
     return nil, err
