@@ -77,8 +77,8 @@ void append_capped(std::string& to, const char* data, std::size_t size, std::siz
     if (to.size() < cap) to.append(data, std::min(size, cap - to.size()));
 }
 
-// A session id goes into the Acp-Session-Id header: one the agent made up with a control
-// character in it (a line break would forge headers) is never sent.
+// Ids the agent made up go into the Acp-Session-Id and Acp-Connection-Id headers: one with
+// a control character in it (a line break would forge headers) is never sent.
 bool fits_in_header(const std::string& value) {
     if (value.empty() || value.size() > 1024) return false;
     for (unsigned char c : value) {
@@ -294,6 +294,11 @@ void HttpTransport::on_initialize_answer(Exchange& exchange, std::string& body) 
     }
     if (exchange.connection_id.empty()) {
         refuse("the answer has no Acp-Connection-Id header");
+        return;
+    }
+    // It goes back in a header of every later request: a bare CR in it would forge headers.
+    if (!fits_in_header(exchange.connection_id)) {
+        refuse("its Acp-Connection-Id header holds control characters or is over 1024 bytes");
         return;
     }
     MessageFacts facts = inspect_message(body);
