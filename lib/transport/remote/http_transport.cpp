@@ -105,8 +105,14 @@ HttpTransport::HttpTransport(uv_loop_t* loop, RemoteUrl url, const RemoteOptions
       options_(options),
       max_message_bytes_(max_message_bytes),
       logger_(std::move(logger)),
+      secrets_(header_secrets(options.headers)),
       deferred_(loop),
       multi_(CurlMulti::create(loop)) {}
+
+std::string HttpTransport::excerpt(const std::string& text) const {
+    // Redacted before it is cut: a token cut in two would slip through.
+    return printable_excerpt(without_secrets(text, secrets_));
+}
 
 Result<std::unique_ptr<HttpTransport>> HttpTransport::connect(uv_loop_t* loop, RemoteUrl url,
                                                               const RemoteOptions& options,
@@ -277,7 +283,7 @@ void HttpTransport::on_post_done(const std::string& session, Exchange& exchange,
         if (still_pending) answer_with_error(message.facts.id_json, failure);
     } else {
         fail_transport(Status(Errc::connection_closed, url_.redacted + " answered HTTP " + std::to_string(status) +
-                                                           (body.empty() ? "" : ": " + printable_excerpt(body))));
+                                                           (body.empty() ? "" : ": " + excerpt(body))));
         return;
     }
     pump();
@@ -289,7 +295,7 @@ void HttpTransport::on_initialize_answer(Exchange& exchange, std::string& body) 
         fail_transport(Status(Errc::connection_closed, "the agent at " + url_.redacted + " refused initialize: " + why));
     };
     if (status != 200) {
-        refuse("HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + printable_excerpt(body)));
+        refuse("HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + excerpt(body)));
         return;
     }
     if (exchange.connection_id.empty()) {
@@ -341,13 +347,15 @@ void HttpTransport::answer_with_error(const std::string& id_json, const HttpFail
         out.Key("status");
         out.Int64(failure.status);
         out.Key("body");
-        // The body as JSON when it is JSON, else as a string, as the SDK reports it.
+        // The body as JSON when it is JSON, else as a string, as the SDK reports it; a
+        // server that echoes the request's headers does not hand the host's back to it.
+        const std::string body = without_secrets(failure.body, secrets_);
         rapidjson::Document parsed;
-        parsed.Parse<rapidjson::kParseValidateEncodingFlag>(failure.body.data(), failure.body.size());
+        parsed.Parse<rapidjson::kParseValidateEncodingFlag>(body.data(), body.size());
         if (!parsed.HasParseError()) {
             parsed.Accept(out);
         } else {
-            out.String(valid_utf8(failure.body));
+            out.String(valid_utf8(body));
         }
         out.EndObject();
     }
@@ -483,12 +491,12 @@ void HttpTransport::on_stream_done(EventStream& stream, int curl_result, long st
     fail_transport(Status(Errc::connection_closed,
                           url_.redacted + " refused the event stream" + (session.empty() ? "" : " of a session") +
                               ": HTTP " + std::to_string(status) +
-                              (failure.body.empty() ? "" : ": " + printable_excerpt(failure.body))));
+                              (failure.body.empty() ? "" : ": " + excerpt(failure.body))));
 }
 
 void HttpTransport::fail_session(const std::string& session, const HttpFailure& failure) {
     logger_(LogLevel::warning, log_source::transport,
-            "the agent's server detached session " + printable_excerpt(session) + " (HTTP " +
+            "the agent's server detached session " + excerpt(session) + " (HTTP " +
                 std::to_string(failure.status) + "); its requests fail until it is resumed or loaded");
     session_failures_[session] = failure;
     auto it = session_streams_.find(session);

@@ -25,6 +25,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "acp/status.hpp"
 #include "acp/transport_options.hpp"
@@ -87,6 +88,7 @@ private:
     HttpTransport(uv_loop_t* loop, RemoteUrl url, const RemoteOptions& options, std::size_t max_message_bytes,
                   Logger logger);
     std::unique_ptr<Exchange> new_exchange(const std::string& session, bool event_stream);
+    std::string excerpt(const std::string& server_text) const;  // for a status or a log line
     void pump();
     void post(const std::string& session);
     void on_post_done(const std::string& session, Exchange& exchange, int curl_result);
@@ -115,6 +117,7 @@ private:
     RemoteOptions options_;
     std::size_t max_message_bytes_;
     Logger logger_;
+    std::vector<std::string> secrets_;  // the header values (remote_headers.hpp)
     DeferredQueue deferred_;
     std::shared_ptr<CurlMulti> multi_;
     TransportEvents* events_ = nullptr;

@@ -218,7 +218,8 @@ void WsTransport::on_receive(char* data, std::size_t size, bool final_fragment) 
 }
 
 void WsTransport::on_connect_error(const char* reason) {
-    std::string why = reason;
+    // libwebsockets' account may quote the server's answer: no header value of ours in it.
+    std::string why = without_secrets(reason, header_secrets(options_.headers));
     // A refused upgrade says so; the status tells 401 from 404.
     report_closed(Status(Errc::connection_closed, "cannot connect to the agent at " + url_.redacted + ": " + why));
 }

@@ -47,7 +47,8 @@ MODES = {
     "redirect-file": "initialize gets 302 to file:///etc/passwd",
     "redirect-host": "initialize gets 307 to the 'other' listener",
     "gzip-bomb": "the connection stream claims gzip and starts with a gzip bomb",
-    "echo-headers": "echoes the request's headers: in a broken message, then as a 401 body (HTTP) or close reason (WS)",
+    "echo-headers": "echoes the request's headers: in a broken message, then in a 500 and a 401 body "
+                    "to session/new (HTTP) or as the close reason (WS)",
     # WebSocket
     "ws-fragmented": "every message in 1-byte frames",
     "ws-huge": "after initialize, one text message of --bytes bytes in a single frame",
@@ -221,7 +222,10 @@ def handle_post(sock, headers, body):
             sock.sendall(block)
         return
     if mode == "echo-headers" and isinstance(message, dict) and message.get("method") == "session/new":
-        send_response(sock, 401, "Unauthorized", [], ("you sent: " + headers_text(headers)).encode("latin-1"))
+        # The first time a 500 (its body becomes the error's data), then a 401 (it closes).
+        status = (401, "Unauthorized") if first_post_failed[0] else (500, "Internal Server Error")
+        first_post_failed[0] = True
+        send_response(sock, status[0], status[1], [], ("you sent: " + headers_text(headers)).encode("latin-1"))
         return
     answer = agent_answer(message)
     send_response(sock, 202, "Accepted", [])
