@@ -145,6 +145,12 @@ struct Peer : TsPeer {
         request.cwd = "/tmp";
         return wait<acp::v2::NewSessionResponse>([&](auto done) { client->new_session(request, done); });
     }
+    bool received(const std::string& fragment) const {
+        for (const auto& line : received_lines) {
+            if (line.find(fragment) != std::string::npos) return true;
+        }
+        return false;
+    }
     std::vector<std::string> received_lines;
 };
 
@@ -401,7 +407,8 @@ TEST_CASE("hostile remote: a 200 MiB WebSocket message keeps memory bounded and 
     PeakMemory memory;
     Peer peer(server.ws_url);
     REQUIRE(peer.initialize().ok());
-    REQUIRE(peer.loop.run_until([&] { return peer.logged("over the limit of 1048576 bytes"); }));
+    REQUIRE(peer.loop.run_until([&] { return peer.received("x/flood_done"); }));
+    CHECK(peer.logged("over the limit of 1048576 bytes"));
     check_still_works(peer);
     CHECK(memory.grown_mib() < 64);
     MESSAGE("peak RSS growth with a 200 MiB WebSocket message: " << memory.grown_mib() << " MiB");
@@ -433,7 +440,7 @@ TEST_CASE("hostile remote: a flood of 200000 pings keeps memory bounded and the 
     PeakMemory memory;
     Peer peer(server.ws_url);
     REQUIRE(peer.initialize().ok());
-    peer.loop.run_for(std::chrono::milliseconds(1500));
+    REQUIRE(peer.loop.run_until([&] { return peer.received("x/flood_done"); }));
     check_still_works(peer);
     CHECK(memory.grown_mib() < 64);
     check_clean(peer);
@@ -449,6 +456,32 @@ TEST_CASE("hostile remote: close finishes in bounded time when the server never 
     const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
     MESSAGE("close() without a close answer took " << took.count() << " ms");
     CHECK(took.count() < 6000);
+    // And the socket is really gone (the server saw it end), not left to linger.
+    REQUIRE(peer.loop.run_until([&] { return server.requests().find("\"eof\"") != std::string::npos; },
+                                std::chrono::seconds(8)));
+    check_clean(peer);
+}
+
+TEST_CASE("hostile remote: close finishes in bounded time when the server stops reading") {
+    HostileServer server("ws-no-read");
+    Peer peer(server.ws_url, acp::ClientOptions{});
+    REQUIRE(peer.initialize().ok());
+    // 64 requests of 1 MiB each: far more than the socket buffers take.
+    const std::string big_cwd = "/" + std::string(1 * kMiB, 'a');
+    for (int i = 0; i < 64; ++i) {
+        acp::v2::NewSessionRequest request;
+        request.cwd = big_cwd;
+        peer.client->new_session(request, [](auto) {});
+    }
+    peer.loop.run_for(std::chrono::milliseconds(300));
+    REQUIRE(peer.client->queued_output_bytes() > 0);  // the writes did back up
+    const auto start = std::chrono::steady_clock::now();
+    peer.client->close();
+    REQUIRE(peer.loop.run_until([&] { return peer.closed.has_value(); }, std::chrono::seconds(15)));
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    MESSAGE("close() against a server that stopped reading took " << took.count() << " ms");
+    CHECK(took.count() < 6000);
+    CHECK(peer.logged("were dropped: it did not read them"));  // not lost silently
     check_clean(peer);
 }
 

@@ -50,6 +50,7 @@ private:
     void on_writable();
     void on_receive(char* data, std::size_t size, bool final_fragment);
     void on_connect_error(const char* reason);
+    void on_close_overdue();
     void report_closed(Status why);
     void destroy_context();
     void pause_reading() override;
@@ -61,6 +62,7 @@ private:
     Logger logger_;
     DeferredQueue deferred_;
     UvHandlePtr<uv_timer_t> connect_timer_;
+    UvHandlePtr<uv_timer_t> close_timer_;  // a server that stops reading cannot hold close() up
     struct lws_context* context_ = nullptr;
     struct lws* wsi_ = nullptr;
     TransportEvents* events_ = nullptr;

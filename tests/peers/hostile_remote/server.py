@@ -55,7 +55,8 @@ MODES = {
     "ws-binary": "after initialize, binary frames (garbage, then JSON)",
     "ws-close-escape": "after initialize, a close frame whose reason holds terminal escapes",
     "ws-ping-flood": "after initialize, --count pings of 125 bytes",
-    "ws-no-close-ack": "never answers a close frame and never closes the socket",
+    "ws-no-close-ack": "never answers a close frame and never closes the socket (records 'eof' when the client does)",
+    "ws-no-read": "after initialize, never reads again (the client's writes back up)",
     "ws-upgrade-200": "answers the upgrade with 200 and a body",
 }
 
@@ -79,6 +80,12 @@ def record(listener, method, path, headers):
                        "headers": [[n, v] for n, v in headers]})
     with record_lock, open(args.record, "a", encoding="utf-8") as out:
         out.write(line + "\n")
+
+
+def record_event(name):
+    if args.record:
+        with record_lock, open(args.record, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"event": name}) + "\n")
 
 
 def agent_answer(message):
@@ -299,6 +306,7 @@ class WsPeer:
                 self.sock.sendall(text_head)
                 for block in junk(args.bytes):
                     self.sock.sendall(block)
+            self.send_message(json.dumps({"jsonrpc": "2.0", "method": "x/flood_done"}))
         elif mode == "ws-binary":
             self.send_raw(ws_frame(0x2, b"\x00\xff\x1b[2J garbage"))
             self.send_raw(ws_frame(0x2, b'{"jsonrpc":"2.0","method":"x/binary"}'))
@@ -309,6 +317,7 @@ class WsPeer:
             ping = ws_frame(0x9, b"p" * 125)
             for _ in range(args.count // 64):
                 self.send_raw(ping * 64)
+            self.send_message(json.dumps({"jsonrpc": "2.0", "method": "x/flood_done"}))
         elif mode == "echo-headers":
             self.send_message(headers_text(self.headers).replace("\n", " | ").encode("latin-1"))
             reason = headers_text(self.headers).replace("\n", " ").encode("latin-1")[:120]
@@ -346,6 +355,8 @@ class WsPeer:
                     self.send_message(json.dumps(answer))
                 if isinstance(message, dict) and message.get("method") == "initialize":
                     threading.Thread(target=self.after_initialize, daemon=True).start()
+                    if args.mode == "ws-no-read":
+                        threading.Event().wait()  # the socket is never read again
 
 
 def serve_websocket(sock, headers):
@@ -362,9 +373,10 @@ def serve_websocket(sock, headers):
         while True:  # hold the socket open until the client gives up on it
             try:
                 if not sock.recv(4096):
-                    return
+                    break
             except OSError:
-                return
+                break
+        record_event("eof")
 
 
 # --- the listeners ---------------------------------------------------------------------
