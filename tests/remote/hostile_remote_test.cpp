@@ -4,6 +4,7 @@
 // WebSocket or Streamable HTTP, the client does not crash or hang, its memory stays
 // bounded, nothing reaches the log raw or with the host's bearer token, and it either
 // keeps working or closes with a clear status that names the URL.
+#include <dirent.h>
 #include <doctest/doctest.h>
 #include <poll.h>
 #include <signal.h>
@@ -224,6 +225,21 @@ private:
     long base_ = 0;
 };
 
+std::size_t open_descriptors() {
+    std::size_t count = 0;
+    if (DIR* dir = opendir("/proc/self/fd")) {
+        while (readdir(dir) != nullptr) ++count;
+        closedir(dir);
+    }
+    return count;
+}
+
+std::size_t count_requests(const std::string& record, const std::string& fragment) {
+    std::size_t count = 0;
+    for (std::size_t at = record.find(fragment); at != std::string::npos; at = record.find(fragment, at + 1)) ++count;
+    return count;
+}
+
 // After the hostile part, a request still gets its answer.
 void check_still_works(Peer& peer) {
     auto again = peer.try_new_session();
@@ -286,6 +302,27 @@ TEST_CASE("hostile remote: a session id with CR LF never reaches a header") {
     CHECK(server.requests().find("X-Evil") == std::string::npos);
     CHECK(server.requests().find("x-evil") == std::string::npos);
     check_clean(peer, statuses);
+}
+
+TEST_CASE("hostile remote: answers naming sessions nobody created open no event streams") {
+    // Only the answer to session/new or session/fork opens the named session's stream;
+    // otherwise each answer could make the client open one more connection, without end.
+    HostileServer server("session-id-every-answer");
+    Peer peer(server.http_url);
+    REQUIRE(peer.initialize().ok());
+    const std::size_t sockets_before = open_descriptors();
+    int answered = 0;
+    for (int i = 0; i < 200; ++i) {
+        peer.client->ext_request("_hostile/ping", acp::RawJson{"{}"}, [&answered](auto) { ++answered; });
+    }
+    REQUIRE(peer.loop.run_until([&] { return answered == 200; }));
+    peer.loop.run_for(std::chrono::milliseconds(200));
+    const std::size_t streams = count_requests(server.requests(), "\"GET\"");
+    MESSAGE("event streams opened: " << streams << ", descriptors: " << sockets_before << " -> " << open_descriptors());
+    CHECK(streams <= 2);  // the connection's, and at most one more
+    CHECK(open_descriptors() < sockets_before + 10);
+    check_still_works(peer);
+    check_clean(peer);
 }
 
 TEST_CASE("hostile remote: an Acp-Connection-Id with a bare CR or of 64 KiB is refused at initialize") {

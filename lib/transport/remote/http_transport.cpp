@@ -24,6 +24,9 @@ bool closes_connection(long status) { return status == 401 || status == 403 || s
 
 bool is_reattach(const std::string& method) { return method == "session/load" || method == "session/resume"; }
 
+// Requests whose answer names a new session, whose stream then opens.
+bool creates_session(const std::string& method) { return method == "session/new" || method == "session/fork"; }
+
 bool is_transport_header(const std::string& name) {
     for (const char* own : {"content-type", "accept", "acp-connection-id", "acp-session-id"}) {
         if (strcasecmp(name.c_str(), own) == 0) return true;
@@ -222,6 +225,9 @@ void HttpTransport::post(const std::string& session) {
     if (!session.empty() && message.facts.is_request) {
         pending_session_requests_[message.facts.id_key] = PendingRequest{session, message.facts.id_json};
     }
+    if (message.facts.is_request && creates_session(message.facts.method)) {
+        session_creating_requests_.insert(message.facts.id_key);
+    }
     auto exchange = new_exchange(session, false);
     exchange->headers = curl_slist_append(exchange->headers, "Content-Type: application/json");
     exchange->request_body = message.json;
@@ -272,6 +278,7 @@ void HttpTransport::on_post_done(const std::string& session, Exchange& exchange,
         pump();
         return;
     }
+    if (message.facts.is_request) session_creating_requests_.erase(message.facts.id_key);  // no answer will come
     HttpFailure failure{status, body, "the agent's server answered HTTP " + std::to_string(status)};
     bool still_pending = true;
     if (!session.empty() && message.facts.is_request) still_pending = pending_session_requests_.erase(message.facts.id_key) > 0;
@@ -443,8 +450,11 @@ void HttpTransport::on_inbound(EventStream& stream, std::string message) {
         MessageFacts facts = inspect_message(message);
         if (facts.is_response) {
             pending_session_requests_.erase(facts.id_key);
-            // A session the agent just named gets its stream before its first update.
-            if (fits_in_header(facts.result_session) && session_streams_.count(facts.result_session) == 0 &&
+            // A session the agent just created gets its stream before its first update.
+            // Only then: a session named in any other answer would open one more
+            // connection per answer, without end.
+            bool created = session_creating_requests_.erase(facts.id_key) > 0;
+            if (created && fits_in_header(facts.result_session) && session_streams_.count(facts.result_session) == 0 &&
                 session_failures_.count(facts.result_session) == 0) {
                 open_stream(facts.result_session);
             }

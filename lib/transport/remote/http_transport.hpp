@@ -136,6 +136,7 @@ private:
     std::map<std::string, HttpFailure> session_failures_;         // 409: until reattached
     std::map<std::string, PendingRequest> pending_session_requests_;  // by id key
     std::map<std::string, std::string> agent_request_sessions_;   // the agent's requests: id key -> session
+    std::set<std::string> session_creating_requests_;             // session/new, session/fork in flight
 
     std::string scratch_;  // a writable copy for the framer
     bool close_requested_ = false;

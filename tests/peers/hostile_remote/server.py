@@ -39,6 +39,7 @@ MODES = {
     "sse-endless-field": "connection stream: one field name of --bytes bytes",
     "sse-bad-utf8": "connection stream: events with invalid UTF-8, NUL and ESC bytes first",
     "session-id-crlf": "session/new answers a session id holding CR LF and a forged header",
+    "session-id-every-answer": "every answer but initialize's names a new session (z-1, z-2, ...)",
     "conn-id-huge": "initialize's Acp-Connection-Id is --bytes bytes long",
     "conn-id-ctl": "initialize's Acp-Connection-Id holds a bare CR and a forged header",
     "many-headers": "initialize's answer carries --count junk headers",
@@ -101,6 +102,11 @@ def agent_answer(message):
             sid = "s-%d" % session_counter[0]
         if args.mode == "session-id-crlf":
             sid += "\r\nX-Evil: 1"
+        return {"jsonrpc": "2.0", "id": message["id"], "result": {"sessionId": sid}}
+    if args.mode == "session-id-every-answer":
+        with state_lock:
+            session_counter[0] += 1
+            sid = "z-%d" % session_counter[0]
         return {"jsonrpc": "2.0", "id": message["id"], "result": {"sessionId": sid}}
     return {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}}
 
