@@ -378,6 +378,29 @@ TEST_CASE("hostile remote: a 10 MB error body on initialize gives a short status
     check_clean(peer, {init.status().message()});
 }
 
+TEST_CASE("hostile remote: an initialize answer that never ends fails at the size cap") {
+    HostileServer server("init-endless-body");
+    Peer peer(server.http_url);
+    const auto start = std::chrono::steady_clock::now();
+    auto init = peer.initialize();
+    REQUIRE_FALSE(init.ok());
+    CHECK(init.status().message().find("over the limit of 1048576 bytes") != std::string::npos);
+    CHECK(init.status().message().find("127.0.0.1") != std::string::npos);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));  // not initialize_timeout
+    check_clean(peer, {init.status().message()});
+}
+
+TEST_CASE("hostile remote: POST answers whose bodies never end do not hold up later messages") {
+    HostileServer server("post-endless-body");
+    PeakMemory memory;
+    Peer peer(server.http_url);
+    REQUIRE(peer.initialize().ok());
+    check_still_works(peer);
+    check_still_works(peer);
+    CHECK(memory.grown_mib() < 64);
+    check_clean(peer);
+}
+
 TEST_CASE("hostile remote: redirects to file or to another host are not followed") {
     for (const char* mode : {"redirect-file", "redirect-host"}) {
         CAPTURE(mode);

@@ -236,10 +236,13 @@ void HttpTransport::post(const std::string& session) {
     curl_easy_setopt(easy, CURLOPT_POSTFIELDS, exchange->request_body.data());
     curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(exchange->request_body.size()));
     post_body_.clear();
+    post_body_cut_ = false;
     std::size_t cap = connection_id_.empty() ? max_message_bytes_ : kMaxErrorBodyBytes;
     exchange->on_body = [this, cap](const char* data, std::size_t size) {
         append_capped(post_body_, data, size, cap);
-        return true;
+        // Nothing past the cap is used: stop reading (a body may never end).
+        if (post_body_.size() == cap) post_body_cut_ = true;
+        return !post_body_cut_;
     };
     Exchange* raw = exchange.get();
     exchange->on_done = [this, session, raw](CURLcode result) { on_post_done(session, *raw, result); };
@@ -262,7 +265,15 @@ void HttpTransport::on_post_done(const std::string& session, Exchange& exchange,
     post_body_.clear();
     finish_post();
 
-    if (curl_result != CURLE_OK) {
+    // Reading stopped at the cap: the response is as complete as it needs to be.
+    const bool cut = post_body_cut_ && curl_result == CURLE_WRITE_ERROR;
+    if (cut && connection_id_.empty() && exchange.status == 200) {
+        fail_transport(Status(Errc::connection_closed, "the answer to initialize from the agent at " + url_.redacted +
+                                                           " is over the limit of " +
+                                                           std::to_string(max_message_bytes_) + " bytes"));
+        return;
+    }
+    if (curl_result != CURLE_OK && !cut) {
         std::string what = connection_id_.empty() ? "cannot connect to " : "sending to ";
         fail_transport(Status(errc_of(curl_result), what + url_.redacted + " failed: " + curl_reason(exchange, curl_result)));
         return;

@@ -127,6 +127,7 @@ private:
     std::size_t queued_bytes_ = 0;
     Exchange* post_ = nullptr;  // the POST in flight (one at a time)
     std::string post_body_;     // its response body, capped
+    bool post_body_cut_ = false;  // the body reached the cap and reading it stopped
     ReadThrottle throttle_;
     bool read_paused_ = false;
 

@@ -45,6 +45,8 @@ MODES = {
     "many-headers": "initialize's answer carries --count junk headers",
     "error-body-huge": "the first POST after initialize gets HTTP 500 with a --bytes body",
     "init-error-body-huge": "initialize gets HTTP 500 with a --bytes body",
+    "init-endless-body": "initialize's answer (200, with a connection id) is a body that never ends",
+    "post-endless-body": "every POST after initialize gets 202 with a body that never ends",
     "redirect-file": "initialize gets 302 to file:///etc/passwd",
     "redirect-host": "initialize gets 307 to the 'other' listener",
     "gzip-bomb": "the connection stream claims gzip and starts with a gzip bomb",
@@ -125,6 +127,15 @@ def send_response(sock, status, reason, headers, body=b""):
     sock.sendall(head.encode("latin-1"))
     for at in range(0, len(body), CHUNK):
         sock.sendall(body[at:at + CHUNK])
+
+
+def send_endless(sock, status_line, headers):
+    """A response without a length whose body goes on until the client hangs up."""
+    head = status_line + "\r\n" + "".join("%s: %s\r\n" % h for h in headers) + "Connection: close\r\n\r\n"
+    sock.sendall(head.encode("latin-1"))
+    block = b"z" * CHUNK
+    while True:
+        sock.sendall(block)
 
 
 def junk(size, byte=b"a"):
@@ -210,6 +221,9 @@ def handle_post(sock, headers, body):
             for block in junk(args.bytes, b"E"):
                 sock.sendall(block)
             return
+        if mode == "init-endless-body":
+            send_endless(sock, "HTTP/1.1 200 OK", [("Content-Type", "application/json"), ("Acp-Connection-Id", "c-1")])
+            return
         if mode == "redirect-file":
             send_response(sock, 302, "Found", [("Location", "file:///etc/passwd")])
             return
@@ -241,9 +255,12 @@ def handle_post(sock, headers, body):
         send_response(sock, status[0], status[1], [], ("you sent: " + headers_text(headers)).encode("latin-1"))
         return
     answer = agent_answer(message)
-    send_response(sock, 202, "Accepted", [])
     if answer is not None:
         streams.setdefault(lower.get("acp-connection-id", ""), queue.Queue()).put(answer)
+    if mode == "post-endless-body":
+        send_endless(sock, "HTTP/1.1 202 Accepted", [])
+        return
+    send_response(sock, 202, "Accepted", [])
 
 
 # --- WebSocket -------------------------------------------------------------------------
