@@ -401,6 +401,16 @@ TEST_CASE("hostile remote: POST answers whose bodies never end do not hold up la
     check_clean(peer);
 }
 
+TEST_CASE("hostile remote: an event stream refused with a body that never ends closes the client") {
+    HostileServer server("stream-refused-endless");
+    Peer peer(server.http_url);
+    REQUIRE(peer.initialize().ok());
+    REQUIRE(peer.loop.run_until([&] { return peer.closed.has_value(); }, std::chrono::seconds(8)));
+    CHECK(peer.closed->message().find("refused the event stream: HTTP 500") != std::string::npos);
+    CHECK(peer.closed->message().size() < 1024);
+    check_clean(peer);
+}
+
 TEST_CASE("hostile remote: redirects to file or to another host are not followed") {
     for (const char* mode : {"redirect-file", "redirect-host"}) {
         CAPTURE(mode);

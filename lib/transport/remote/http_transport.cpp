@@ -415,10 +415,10 @@ void HttpTransport::open_stream(const std::string& session) {
     exchange->on_body = [raw](const char* data, std::size_t size) {
         if (raw->open) {
             raw->parser.feed(data, size, *raw);
-        } else {
-            append_capped(raw->error_body, data, size, kMaxErrorBodyBytes);
+            return true;
         }
-        return true;
+        append_capped(raw->error_body, data, size, kMaxErrorBodyBytes);
+        return raw->error_body.size() < kMaxErrorBodyBytes;  // a refusal's body may never end
     };
     exchange->on_done = [this, raw, exchange_raw](CURLcode result) {
         raw->exchange = nullptr;

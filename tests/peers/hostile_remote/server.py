@@ -47,6 +47,7 @@ MODES = {
     "init-error-body-huge": "initialize gets HTTP 500 with a --bytes body",
     "init-endless-body": "initialize's answer (200, with a connection id) is a body that never ends",
     "post-endless-body": "every POST after initialize gets 202 with a body that never ends",
+    "stream-refused-endless": "the connection's event stream is refused (500) with a body that never ends",
     "redirect-file": "initialize gets 302 to file:///etc/passwd",
     "redirect-host": "initialize gets 307 to the 'other' listener",
     "gzip-bomb": "the connection stream claims gzip and starts with a gzip bomb",
@@ -154,6 +155,8 @@ def sse_event(message):
 def serve_event_stream(sock, headers):
     conn_id = dict((n.lower(), v) for n, v in headers).get("acp-connection-id", "")
     session = dict((n.lower(), v) for n, v in headers).get("acp-session-id")
+    if args.mode == "stream-refused-endless" and session is None:
+        send_endless(sock, "HTTP/1.1 500 Internal Server Error", [("Content-Type", "text/plain")])
     extra = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]
     if args.mode == "gzip-bomb" and session is None:
         extra.append(("Content-Encoding", "gzip"))
