@@ -351,6 +351,19 @@ TEST_CASE("hostile remote: thousands of response headers are read and forgotten"
     check_clean(peer);
 }
 
+TEST_CASE("hostile remote: 100 MB of response headers keep memory bounded") {
+    HostileServer server("many-headers", {"--count=2000000"});
+    PeakMemory memory;
+    Peer peer(server.http_url);
+    auto init = peer.initialize();
+    MESSAGE("initialize after 2000000 headers: " << (init.ok() ? std::string("ok") : init.status().message()));
+    MESSAGE("peak RSS growth with 100 MB of headers: " << memory.grown_mib() << " MiB");
+    // libcurl (Debian's 7.88 too) refuses more than 300 KiB of headers; either way it is clear.
+    CHECK((init.ok() || init.status().message().find("127.0.0.1") != std::string::npos));
+    CHECK(memory.grown_mib() < 64);
+    check_clean(peer, {init.status().message()});
+}
+
 TEST_CASE("hostile remote: a 10 MB error body is cut to 8 KiB in the error data and the connection goes on") {
     HostileServer server("error-body-huge", {"--bytes=" + std::to_string(10 * kMiB)});
     Peer peer(server.http_url);
@@ -491,6 +504,16 @@ TEST_CASE("hostile remote: binary WebSocket frames are refused or read as text a
     REQUIRE(peer.initialize().ok());
     REQUIRE(peer.loop.run_until([&] { return peer.logged("malformed message from the agent"); }));
     check_still_works(peer);
+    check_clean(peer);
+}
+
+TEST_CASE("hostile remote: a frame with a reserved opcode closes the WebSocket with a clear status") {
+    HostileServer server("ws-reserved-opcode");
+    Peer peer(server.ws_url);
+    REQUIRE(peer.initialize().ok());
+    REQUIRE(peer.loop.run_until([&] { return peer.closed.has_value(); }));
+    CHECK(peer.closed->code() == acp::Errc::connection_closed);
+    CHECK(peer.closed->message().find("127.0.0.1") != std::string::npos);
     check_clean(peer);
 }
 

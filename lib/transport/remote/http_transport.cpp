@@ -274,7 +274,7 @@ void HttpTransport::on_post_done(const std::string& session, Exchange& exchange,
         return;
     }
     if (curl_result != CURLE_OK && !cut) {
-        std::string what = connection_id_.empty() ? "cannot connect to " : "sending to ";
+        std::string what = connection_id_.empty() ? "connecting to " : "sending to ";
         fail_transport(Status(errc_of(curl_result), what + url_.redacted + " failed: " + curl_reason(exchange, curl_result)));
         return;
     }

@@ -57,6 +57,7 @@ MODES = {
     "ws-fragmented": "every message in 1-byte frames",
     "ws-huge": "after initialize, one text message of --bytes bytes in a single frame",
     "ws-binary": "after initialize, binary frames (garbage, then JSON)",
+    "ws-reserved-opcode": "after initialize, a frame with the reserved opcode 3",
     "ws-close-escape": "after initialize, a close frame whose reason holds terminal escapes",
     "ws-ping-flood": "after initialize, --count pings of 125 bytes",
     "ws-no-close-ack": "never answers a close frame and never closes the socket (records 'eof' when the client does)",
@@ -241,7 +242,15 @@ def handle_post(sock, headers, body):
         streams.setdefault(conn_id, queue.Queue())
         extra = [("Content-Type", "application/json"), ("Acp-Connection-Id", conn_id)]
         if mode == "many-headers":
-            extra += [("X-Junk-%d" % i, "v" * 40) for i in range(args.count)]
+            # Sent a batch at a time: --count may be millions.
+            body = json.dumps(agent_answer(message)).encode()
+            head = "HTTP/1.1 200 OK\r\n" + "".join("%s: %s\r\n" % h for h in extra)
+            sock.sendall(head.encode("latin-1"))
+            for start in range(0, args.count, 1000):
+                sock.sendall("".join("X-Junk-%d: %s\r\n" % (i, "v" * 40)
+                                     for i in range(start, min(start + 1000, args.count))).encode())
+            sock.sendall(("Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body)).encode() + body)
+            return
         send_response(sock, 200, "OK", extra, json.dumps(agent_answer(message)).encode())
         return
     if mode == "error-body-huge" and not first_post_failed[0]:
@@ -336,6 +345,8 @@ class WsPeer:
         elif mode == "ws-binary":
             self.send_raw(ws_frame(0x2, b"\x00\xff\x1b[2J garbage"))
             self.send_raw(ws_frame(0x2, b'{"jsonrpc":"2.0","method":"x/binary"}'))
+        elif mode == "ws-reserved-opcode":
+            self.send_raw(ws_frame(0x3, b"what is this"))
         elif mode == "ws-close-escape":
             reason = "\x1b]0;owned\x07\x1b[31m" + headers_text(self.headers).replace("\n", " ")
             self.send_raw(ws_frame(0x8, struct.pack(">H", 4000) + reason.encode("latin-1")[:120]))
