@@ -325,6 +325,23 @@ TEST_CASE("hostile remote: answers naming sessions nobody created open no event 
     check_clean(peer);
 }
 
+TEST_CASE("hostile remote: a flood of cookies keeps memory bounded") {
+    HostileServer server("cookie-flood");
+    PeakMemory memory;
+    Peer peer(server.http_url);
+    REQUIRE(peer.initialize().ok());
+    int answered = 0;
+    for (int i = 0; i < 300; ++i) {  // 300 answers of 50 cookies of 4000 bytes: 60 MB offered
+        peer.client->ext_request("_hostile/ping", acp::RawJson{"{}"}, [&answered](auto) { ++answered; });
+    }
+    REQUIRE(peer.loop.run_until([&] { return answered == 300; }));
+    MESSAGE("peak RSS growth with 60 MB of cookies offered: " << memory.grown_mib() << " MiB");
+    CHECK(memory.grown_mib() < 64);
+    CHECK(peer.logged("set more cookies than are kept"));
+    check_still_works(peer);
+    check_clean(peer);
+}
+
 TEST_CASE("hostile remote: an Acp-Connection-Id with a bare CR or of 64 KiB is refused at initialize") {
     for (const char* mode : {"conn-id-ctl", "conn-id-huge"}) {
         CAPTURE(mode);

@@ -110,7 +110,15 @@ HttpTransport::HttpTransport(uv_loop_t* loop, RemoteUrl url, const RemoteOptions
       logger_(std::move(logger)),
       secrets_(header_secrets(options.headers)),
       deferred_(loop),
-      multi_(CurlMulti::create(loop)) {}
+      multi_(CurlMulti::create(loop)) {
+    multi_->on_cookies_dropped = [this](std::size_t dropped) {
+        if (cookies_dropped_) return;  // said once: a server may do it with every answer
+        cookies_dropped_ = true;
+        logger_(LogLevel::warning, log_source::transport,
+                "the agent's server at " + url_.redacted + " set more cookies than are kept; " +
+                    std::to_string(dropped) + " dropped, and from now on all such are dropped without a word");
+    };
+}
 
 std::string HttpTransport::excerpt(const std::string& text) const {
     // Redacted before it is cut: a token cut in two would slip through.

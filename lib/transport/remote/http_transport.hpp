@@ -142,6 +142,7 @@ private:
     std::string scratch_;  // a writable copy for the framer
     bool close_requested_ = false;
     bool closed_ = false;
+    bool cookies_dropped_ = false;  // the warning about it was logged
 };
 
 }  // namespace acp::detail

@@ -40,6 +40,8 @@ MODES = {
     "sse-bad-utf8": "connection stream: events with invalid UTF-8, NUL and ESC bytes first",
     "session-id-crlf": "session/new answers a session id holding CR LF and a forged header",
     "session-id-every-answer": "every answer but initialize's names a new session (z-1, z-2, ...)",
+    "cookie-flood": "initialize sets cookie affinity=1 (later POSTs without it get 400); every later "
+                    "POST's answer sets 50 new cookies of 4000 bytes",
     "conn-id-huge": "initialize's Acp-Connection-Id is --bytes bytes long",
     "conn-id-ctl": "initialize's Acp-Connection-Id holds a bare CR and a forged header",
     "many-headers": "initialize's answer carries --count junk headers",
@@ -241,6 +243,8 @@ def handle_post(sock, headers, body):
             conn_id = "c-1\rX-Evil: 1"
         streams.setdefault(conn_id, queue.Queue())
         extra = [("Content-Type", "application/json"), ("Acp-Connection-Id", conn_id)]
+        if mode == "cookie-flood":
+            extra.append(("Set-Cookie", "affinity=1; Path=/"))
         if mode == "many-headers":
             # Sent a batch at a time: --count may be millions.
             body = json.dumps(agent_answer(message)).encode()
@@ -266,13 +270,22 @@ def handle_post(sock, headers, body):
         first_post_failed[0] = True
         send_response(sock, status[0], status[1], [], ("you sent: " + headers_text(headers)).encode("latin-1"))
         return
+    if mode == "cookie-flood" and "affinity=1" not in lower.get("cookie", ""):
+        send_response(sock, 400, "Bad Request", [], b"missing affinity cookie")
+        return
     answer = agent_answer(message)
     if answer is not None:
         streams.setdefault(lower.get("acp-connection-id", ""), queue.Queue()).put(answer)
     if mode == "post-endless-body":
         send_endless(sock, "HTTP/1.1 202 Accepted", [])
         return
-    send_response(sock, 202, "Accepted", [])
+    cookies = []
+    if mode == "cookie-flood":
+        with state_lock:
+            session_counter[0] += 1
+            batch = session_counter[0]
+        cookies = [("Set-Cookie", "k%d_%d=%s; Path=/" % (batch, i, "v" * 4000)) for i in range(50)]
+    send_response(sock, 202, "Accepted", cookies)
 
 
 # --- WebSocket -------------------------------------------------------------------------
