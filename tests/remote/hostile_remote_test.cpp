@@ -23,10 +23,23 @@
 using acp::RemoteOptions;
 using acp::test::TsPeer;
 
+#if defined(__SANITIZE_ADDRESS__)
+// AddressSanitizer holds freed memory back (256 MiB by default), which peak RSS would count
+// as the client's: a small quarantine keeps the memory bounds meaningful in that build.
+extern "C" __attribute__((visibility("default"), used)) const char* __asan_default_options() { return "quarantine_size_mb=16"; }
+#endif
+
 namespace {
 
 constexpr const char* kToken = "hostile-test-t0ken-4f9a2c";
 constexpr long kMiB = 1024 * 1024;
+
+// Peak resident memory may grow this much while hundreds of MiB of hostile data stream in.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr long kMaxGrowthMiB = 128;  // AddressSanitizer's redzones, shadow and quarantine on top
+#else
+constexpr long kMaxGrowthMiB = 64;
+#endif
 
 // server.py in one mode; its standard input is a pipe held here, so it ends with the test.
 class HostileServer {
@@ -258,7 +271,7 @@ TEST_CASE("hostile remote: an endless SSE data line of 200 MiB keeps memory boun
     REQUIRE(peer.initialize().ok());
     check_still_works(peer);  // its answer comes after the 200 MiB on the same stream
     CHECK(peer.logged("over the limit of 1048576 bytes"));
-    CHECK(memory.grown_mib() < 64);
+    CHECK(memory.grown_mib() < kMaxGrowthMiB);
     MESSAGE("peak RSS growth with a 200 MiB SSE line: " << memory.grown_mib() << " MiB");
     check_clean(peer);
 }
@@ -271,7 +284,7 @@ TEST_CASE("hostile remote: an endless SSE comment or field name keeps memory bou
         Peer peer(server.http_url);
         REQUIRE(peer.initialize().ok());
         check_still_works(peer);
-        CHECK(memory.grown_mib() < 64);
+        CHECK(memory.grown_mib() < kMaxGrowthMiB);
         check_clean(peer);
     }
 }
@@ -336,7 +349,7 @@ TEST_CASE("hostile remote: a flood of cookies keeps memory bounded") {
     }
     REQUIRE(peer.loop.run_until([&] { return answered == 300; }));
     MESSAGE("peak RSS growth with 60 MB of cookies offered: " << memory.grown_mib() << " MiB");
-    CHECK(memory.grown_mib() < 64);
+    CHECK(memory.grown_mib() < kMaxGrowthMiB);
     CHECK(peer.logged("set more cookies than are kept"));
     check_still_works(peer);
     check_clean(peer);
@@ -377,7 +390,7 @@ TEST_CASE("hostile remote: 100 MB of response headers keep memory bounded") {
     MESSAGE("peak RSS growth with 100 MB of headers: " << memory.grown_mib() << " MiB");
     // libcurl (Debian's 7.88 too) refuses more than 300 KiB of headers; either way it is clear.
     CHECK((init.ok() || init.status().message().find("127.0.0.1") != std::string::npos));
-    CHECK(memory.grown_mib() < 64);
+    CHECK(memory.grown_mib() < kMaxGrowthMiB);
     check_clean(peer, {init.status().message()});
 }
 
@@ -427,7 +440,7 @@ TEST_CASE("hostile remote: POST answers whose bodies never end do not hold up la
     REQUIRE(peer.initialize().ok());
     check_still_works(peer);
     check_still_works(peer);
-    CHECK(memory.grown_mib() < 64);
+    CHECK(memory.grown_mib() < kMaxGrowthMiB);
     check_clean(peer);
 }
 
@@ -463,7 +476,7 @@ TEST_CASE("hostile remote: a gzip bomb on the event stream is not decompressed")
     REQUIRE(peer.initialize().ok());
     check_still_works(peer);  // its answer follows the bomb on the same (plain) stream
     for (const auto& line : peer.received_lines) CHECK(line.find("x/decompressed") == std::string::npos);
-    CHECK(memory.grown_mib() < 64);
+    CHECK(memory.grown_mib() < kMaxGrowthMiB);
     check_clean(peer);
 }
 
@@ -510,7 +523,7 @@ TEST_CASE("hostile remote: a 200 MiB WebSocket message keeps memory bounded and 
     REQUIRE(peer.loop.run_until([&] { return peer.received("x/flood_done"); }));
     CHECK(peer.logged("over the limit of 1048576 bytes"));
     check_still_works(peer);
-    CHECK(memory.grown_mib() < 64);
+    CHECK(memory.grown_mib() < kMaxGrowthMiB);
     MESSAGE("peak RSS growth with a 200 MiB WebSocket message: " << memory.grown_mib() << " MiB");
     check_clean(peer);
 }
@@ -552,7 +565,7 @@ TEST_CASE("hostile remote: a flood of 200000 pings keeps memory bounded and the 
     REQUIRE(peer.initialize().ok());
     REQUIRE(peer.loop.run_until([&] { return peer.received("x/flood_done"); }));
     check_still_works(peer);
-    CHECK(memory.grown_mib() < 64);
+    CHECK(memory.grown_mib() < kMaxGrowthMiB);
     check_clean(peer);
 }
 

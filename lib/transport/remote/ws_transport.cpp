@@ -20,8 +20,17 @@ namespace {
 constexpr uint64_t kCloseGraceMs = 2000;
 
 int dispatch(struct lws* wsi, enum lws_callback_reasons reason, void* /*user*/, void* in, std::size_t len) {
-    auto* self = static_cast<WsTransport*>(lws_context_user(lws_get_context(wsi)));
+    auto* link = static_cast<WsContextLink*>(lws_context_user(lws_get_context(wsi)));
+    WsTransport* self = link == nullptr ? nullptr : link->transport;
     return self == nullptr ? 0 : self->on_lws_event(wsi, static_cast<int>(reason), in, len);
+}
+
+// The context is destroyed asynchronously: its last callbacks may come after the
+// transport is gone. The link they reach lives until the context's vhost is freed.
+void free_link(struct lws_vhost* /*vhost*/, void* arg) {
+    auto* link = static_cast<WsContextLink*>(arg);
+    if (link->transport != nullptr) link->transport->forget_link();  // it may go first (synchronous destroy)
+    delete link;
 }
 
 // One protocol: the name is not sent (ACP over WebSocket uses no subprotocol).
@@ -65,7 +74,11 @@ Result<std::unique_ptr<WsTransport>> WsTransport::connect(uv_loop_t* loop, Remot
     std::memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
     info.protocols = kProtocols;
-    info.user = transport.get();
+    auto* link = new WsContextLink{transport.get()};
+    transport->link_ = link;
+    info.user = link;
+    info.finalize = free_link;
+    info.finalize_arg = link;
     info.foreign_loops = foreign_loops;
     // The client's loop, not a loop of its own; no signal handlers of its own either.
     info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
@@ -76,6 +89,8 @@ Result<std::unique_ptr<WsTransport>> WsTransport::connect(uv_loop_t* loop, Remot
     }
     transport->context_ = lws_create_context(&info);
     if (transport->context_ == nullptr) {
+        delete link;
+        transport->link_ = nullptr;
         return Status(Errc::io_error, "cannot set up the WebSocket client for " + transport->url_.redacted +
                                           (options.ca_file.empty() ? std::string()
                                                                    : " (is the CA file '" + options.ca_file +
@@ -86,6 +101,7 @@ Result<std::unique_ptr<WsTransport>> WsTransport::connect(uv_loop_t* loop, Remot
 
 WsTransport::~WsTransport() {
     events_ = nullptr;
+    if (link_ != nullptr) link_->transport = nullptr;
     destroy_context();
 }
 

@@ -27,6 +27,13 @@ struct lws_context;
 
 namespace acp::detail {
 
+class WsTransport;
+
+// What libwebsockets' callbacks reach: the transport, or nothing once it is gone.
+struct WsContextLink {
+    WsTransport* transport;
+};
+
 class WsTransport final : public Transport, private ReadSwitch {
 public:
     static Result<std::unique_ptr<WsTransport>> connect(uv_loop_t* loop, RemoteUrl url, const RemoteOptions& options,
@@ -42,6 +49,7 @@ public:
 
     // libwebsockets' callback for this transport's connection (ws_transport.cpp).
     int on_lws_event(struct lws* wsi, int reason, void* in, std::size_t len);
+    void forget_link() { link_ = nullptr; }  // libwebsockets freed it
 
 private:
     WsTransport(uv_loop_t* loop, RemoteUrl url, const RemoteOptions& options, Logger logger);
@@ -64,6 +72,7 @@ private:
     UvHandlePtr<uv_timer_t> connect_timer_;
     UvHandlePtr<uv_timer_t> close_timer_;  // a server that stops reading cannot hold close() up
     struct lws_context* context_ = nullptr;
+    WsContextLink* link_ = nullptr;  // freed by libwebsockets with the context's vhost
     struct lws* wsi_ = nullptr;
     TransportEvents* events_ = nullptr;
 
