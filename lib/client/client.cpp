@@ -169,8 +169,9 @@ Result<std::unique_ptr<Client>> Client::adopt(uv_loop_t* loop, const AdoptedFds&
 }
 
 Result<std::unique_ptr<Client>> Client::connect(uv_loop_t* loop, const RemoteOptions& agent, ClientOptions options) {
-    auto remote = detail::connect_remote(loop, agent, options.max_line_bytes, detail::Logger(options.log));
+    auto remote = detail::connect_remote(loop, agent, options.max_line_bytes, std::move(options.log));
     if (!remote) return remote.status();
+    options.log = std::move(remote.value().log);  // the host's, never showing its header values
     return std::unique_ptr<Client>(new Client(std::make_shared<Impl>(
         loop, std::move(remote.value().transport), std::move(options), std::move(remote.value().label))));
 }

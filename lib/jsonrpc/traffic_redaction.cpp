@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "jsonrpc/json.hpp"
+#include "jsonrpc/utf8_check.hpp"
 
 namespace acp::detail {
 
@@ -180,7 +181,27 @@ std::string redact_secrets(std::string_view line) {
 std::string loggable_head(std::string_view head, std::size_t max_bytes) {
     head = head.substr(0, max_bytes);
     if (contains_secrets(head)) return "[withheld: it may carry secrets (mcpServers or _meta)]";
-    return std::string(head);
+    // The agent chose these bytes and a host may print its log as it comes: control
+    // characters (terminal escapes, NUL) and what is not UTF-8 are shown as \xNN.
+    std::string out;
+    out.reserve(head.size());
+    for (std::size_t i = 0; i < head.size();) {
+        auto c = static_cast<unsigned char>(head[i]);
+        std::size_t length = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+        bool text = c < 0x80 ? (c >= 0x20 && c != 0x7f)
+                             : i + length <= head.size() && first_invalid_utf8(head.data() + i, length) == length;
+        if (text) {
+            out.append(head, i, length);
+            i += length;
+            continue;
+        }
+        static constexpr char kHex[] = "0123456789abcdef";
+        out += "\\x";
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 0xf]);
+        ++i;
+    }
+    return out;
 }
 
 }  // namespace acp::detail

@@ -34,7 +34,7 @@ bool contains_secrets(std::string_view line);
 std::string redact_secrets(std::string_view line);
 // The first bytes of a line that cannot be parsed (oversized or malformed), for a log
 // message: at most max_bytes, or a placeholder when they may hold secrets, since they
-// cannot be walked.
+// cannot be walked. Control characters and bytes that are not UTF-8 become \xNN.
 std::string loggable_head(std::string_view head, std::size_t max_bytes);
 
 }  // namespace acp::detail

@@ -3,12 +3,20 @@
 
 #include <strings.h>
 
+#include <cstring>
+
 #include <mutex>
 #include <utility>
 
 namespace acp::detail {
 
 namespace {
+
+// The cookie jar is there for load-balancer affinity, a cookie or two. A server may set 50
+// new cookies of 4 KiB with every answer (libcurl's own limits per response): beyond
+// these, the newest are dropped.
+constexpr std::size_t kMaxCookies = 50;
+constexpr std::size_t kMaxCookieBytes = 16 * 1024;
 
 void global_init() {
     static std::once_flag once;
@@ -45,6 +53,9 @@ CurlMulti::CurlMulti(uv_loop_t* loop) : loop_(loop), multi_(curl_multi_init()), 
     curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
     // Cookies the server sets (load-balancer affinity) go with every later request.
     curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE);
+    jar_ = curl_easy_init();
+    curl_easy_setopt(jar_, CURLOPT_SHARE, share_);
+    curl_easy_setopt(jar_, CURLOPT_COOKIEFILE, "");
 }
 
 CurlMulti::~CurlMulti() {
@@ -55,6 +66,7 @@ CurlMulti::~CurlMulti() {
         curl_multi_remove_handle(multi_, easy);
     }
     exchanges_.clear();
+    curl_easy_cleanup(jar_);
     curl_multi_cleanup(multi_);
     curl_share_cleanup(share_);
     // Sockets libcurl did not say goodbye to: their handles must still be closed.
@@ -65,6 +77,7 @@ CurlMulti::~CurlMulti() {
 Exchange* CurlMulti::start(std::unique_ptr<Exchange> exchange) {
     Exchange* raw = exchange.get();
     CURL* easy = raw->easy;
+    raw->multi = this;
     curl_easy_setopt(easy, CURLOPT_PRIVATE, raw);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlMulti::on_write);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, raw);
@@ -164,6 +177,32 @@ void CurlMulti::finish_transfers() {
         auto done = std::move(exchange->on_done);
         if (!exchange->cancelled && done) done(result);  // may start, cancel or shut down
     }
+    if (cookies_set_) trim_cookies();
+}
+
+void CurlMulti::trim_cookies() {
+    cookies_set_ = false;
+    curl_slist* cookies = nullptr;
+    if (curl_easy_getinfo(jar_, CURLINFO_COOKIELIST, &cookies) != CURLE_OK || cookies == nullptr) return;
+    // The oldest first (libcurl lists them in the order they were set): the affinity
+    // cookie of the initialize answer stays.
+    std::vector<std::string> kept;
+    std::size_t kept_bytes = 0;
+    std::size_t dropped = 0;
+    for (curl_slist* cookie = cookies; cookie != nullptr; cookie = cookie->next) {
+        std::size_t size = std::strlen(cookie->data);
+        if (dropped == 0 && kept.size() < kMaxCookies && kept_bytes + size <= kMaxCookieBytes) {
+            kept.emplace_back(cookie->data);
+            kept_bytes += size;
+        } else {
+            ++dropped;
+        }
+    }
+    curl_slist_free_all(cookies);
+    if (dropped == 0) return;
+    curl_easy_setopt(jar_, CURLOPT_COOKIELIST, "ALL");
+    for (const auto& line : kept) curl_easy_setopt(jar_, CURLOPT_COOKIELIST, line.c_str());
+    if (on_cookies_dropped) on_cookies_dropped(dropped);
 }
 
 void CurlMulti::socket_action(curl_socket_t fd, int events) {
@@ -250,6 +289,10 @@ std::size_t CurlMulti::on_header(char* data, std::size_t size, std::size_t count
             if (exchange->on_headers) exchange->on_headers();
         }
         return bytes;
+    }
+    static constexpr std::string_view kSetCookie = "set-cookie:";
+    if (line.size() > kSetCookie.size() && strncasecmp(line.data(), kSetCookie.data(), kSetCookie.size()) == 0) {
+        exchange->multi->cookies_set_ = true;
     }
     static constexpr std::string_view kConnectionId = "acp-connection-id:";
     if (line.size() > kConnectionId.size() && strncasecmp(line.data(), kConnectionId.data(), kConnectionId.size()) == 0) {

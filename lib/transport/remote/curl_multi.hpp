@@ -23,6 +23,8 @@
 
 namespace acp::detail {
 
+class CurlMulti;
+
 // One HTTP request and its response.
 struct Exchange {
     Exchange();
@@ -44,6 +46,7 @@ struct Exchange {
 
     bool cancelled = false;
     bool paused = false;
+    CurlMulti* multi = nullptr;  // set by CurlMulti::start
 };
 
 class CurlMulti : public std::enable_shared_from_this<CurlMulti> {
@@ -63,6 +66,8 @@ public:
     // Cancels everything; nothing runs again. For the owner's destructor.
     void shutdown();
     CURLSH* share() const { return share_; }
+    // Called with how many cookies the server set beyond what the jar keeps (see .cpp).
+    std::function<void(std::size_t dropped)> on_cookies_dropped;
 
 private:
     explicit CurlMulti(uv_loop_t* loop);
@@ -78,10 +83,13 @@ private:
     void apply_queued();
     void finish_transfers();
     void remove(Exchange* exchange);
+    void trim_cookies();
 
     uv_loop_t* loop_;
     CURLM* multi_ = nullptr;
     CURLSH* share_ = nullptr;
+    CURL* jar_ = nullptr;         // no transfer: reads and trims the shared cookie jar
+    bool cookies_set_ = false;    // a response set cookies since the jar was last trimmed
     UvHandlePtr<uv_timer_t> timer_;
     std::unordered_map<CURL*, std::unique_ptr<Exchange>> exchanges_;
     std::unordered_set<Watch*> watches_;

@@ -24,6 +24,9 @@ bool closes_connection(long status) { return status == 401 || status == 403 || s
 
 bool is_reattach(const std::string& method) { return method == "session/load" || method == "session/resume"; }
 
+// Requests whose answer names a new session, whose stream then opens.
+bool creates_session(const std::string& method) { return method == "session/new" || method == "session/fork"; }
+
 bool is_transport_header(const std::string& name) {
     for (const char* own : {"content-type", "accept", "acp-connection-id", "acp-session-id"}) {
         if (strcasecmp(name.c_str(), own) == 0) return true;
@@ -77,8 +80,8 @@ void append_capped(std::string& to, const char* data, std::size_t size, std::siz
     if (to.size() < cap) to.append(data, std::min(size, cap - to.size()));
 }
 
-// A session id goes into the Acp-Session-Id header: one the agent made up with a control
-// character in it (a line break would forge headers) is never sent.
+// Ids the agent made up go into the Acp-Session-Id and Acp-Connection-Id headers: one with
+// a control character in it (a line break would forge headers) is never sent.
 bool fits_in_header(const std::string& value) {
     if (value.empty() || value.size() > 1024) return false;
     for (unsigned char c : value) {
@@ -105,8 +108,22 @@ HttpTransport::HttpTransport(uv_loop_t* loop, RemoteUrl url, const RemoteOptions
       options_(options),
       max_message_bytes_(max_message_bytes),
       logger_(std::move(logger)),
+      secrets_(header_secrets(options.headers)),
       deferred_(loop),
-      multi_(CurlMulti::create(loop)) {}
+      multi_(CurlMulti::create(loop)) {
+    multi_->on_cookies_dropped = [this](std::size_t dropped) {
+        if (cookies_dropped_) return;  // said once: a server may do it with every answer
+        cookies_dropped_ = true;
+        logger_(LogLevel::warning, log_source::transport,
+                "the agent's server at " + url_.redacted + " set more cookies than are kept; " +
+                    std::to_string(dropped) + " dropped, and from now on all such are dropped without a word");
+    };
+}
+
+std::string HttpTransport::excerpt(const std::string& text) const {
+    // Redacted before it is cut: a token cut in two would slip through.
+    return printable_excerpt(without_secrets(text, secrets_));
+}
 
 Result<std::unique_ptr<HttpTransport>> HttpTransport::connect(uv_loop_t* loop, RemoteUrl url,
                                                               const RemoteOptions& options,
@@ -216,6 +233,9 @@ void HttpTransport::post(const std::string& session) {
     if (!session.empty() && message.facts.is_request) {
         pending_session_requests_[message.facts.id_key] = PendingRequest{session, message.facts.id_json};
     }
+    if (message.facts.is_request && creates_session(message.facts.method)) {
+        session_creating_requests_.insert(message.facts.id_key);
+    }
     auto exchange = new_exchange(session, false);
     exchange->headers = curl_slist_append(exchange->headers, "Content-Type: application/json");
     exchange->request_body = message.json;
@@ -224,10 +244,13 @@ void HttpTransport::post(const std::string& session) {
     curl_easy_setopt(easy, CURLOPT_POSTFIELDS, exchange->request_body.data());
     curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(exchange->request_body.size()));
     post_body_.clear();
+    post_body_cut_ = false;
     std::size_t cap = connection_id_.empty() ? max_message_bytes_ : kMaxErrorBodyBytes;
     exchange->on_body = [this, cap](const char* data, std::size_t size) {
         append_capped(post_body_, data, size, cap);
-        return true;
+        // Nothing past the cap is used: stop reading (a body may never end).
+        if (post_body_.size() == cap) post_body_cut_ = true;
+        return !post_body_cut_;
     };
     Exchange* raw = exchange.get();
     exchange->on_done = [this, session, raw](CURLcode result) { on_post_done(session, *raw, result); };
@@ -250,8 +273,16 @@ void HttpTransport::on_post_done(const std::string& session, Exchange& exchange,
     post_body_.clear();
     finish_post();
 
-    if (curl_result != CURLE_OK) {
-        std::string what = connection_id_.empty() ? "cannot connect to " : "sending to ";
+    // Reading stopped at the cap: the response is as complete as it needs to be.
+    const bool cut = post_body_cut_ && curl_result == CURLE_WRITE_ERROR;
+    if (cut && connection_id_.empty() && exchange.status == 200) {
+        fail_transport(Status(Errc::connection_closed, "the answer to initialize from the agent at " + url_.redacted +
+                                                           " is over the limit of " +
+                                                           std::to_string(max_message_bytes_) + " bytes"));
+        return;
+    }
+    if (curl_result != CURLE_OK && !cut) {
+        std::string what = connection_id_.empty() ? "connecting to " : "sending to ";
         fail_transport(Status(errc_of(curl_result), what + url_.redacted + " failed: " + curl_reason(exchange, curl_result)));
         return;
     }
@@ -266,6 +297,7 @@ void HttpTransport::on_post_done(const std::string& session, Exchange& exchange,
         pump();
         return;
     }
+    if (message.facts.is_request) session_creating_requests_.erase(message.facts.id_key);  // no answer will come
     HttpFailure failure{status, body, "the agent's server answered HTTP " + std::to_string(status)};
     bool still_pending = true;
     if (!session.empty() && message.facts.is_request) still_pending = pending_session_requests_.erase(message.facts.id_key) > 0;
@@ -277,7 +309,7 @@ void HttpTransport::on_post_done(const std::string& session, Exchange& exchange,
         if (still_pending) answer_with_error(message.facts.id_json, failure);
     } else {
         fail_transport(Status(Errc::connection_closed, url_.redacted + " answered HTTP " + std::to_string(status) +
-                                                           (body.empty() ? "" : ": " + printable_excerpt(body))));
+                                                           (body.empty() ? "" : ": " + excerpt(body))));
         return;
     }
     pump();
@@ -289,11 +321,16 @@ void HttpTransport::on_initialize_answer(Exchange& exchange, std::string& body) 
         fail_transport(Status(Errc::connection_closed, "the agent at " + url_.redacted + " refused initialize: " + why));
     };
     if (status != 200) {
-        refuse("HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + printable_excerpt(body)));
+        refuse("HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + excerpt(body)));
         return;
     }
     if (exchange.connection_id.empty()) {
         refuse("the answer has no Acp-Connection-Id header");
+        return;
+    }
+    // It goes back in a header of every later request: a bare CR in it would forge headers.
+    if (!fits_in_header(exchange.connection_id)) {
+        refuse("its Acp-Connection-Id header holds control characters or is over 1024 bytes");
         return;
     }
     MessageFacts facts = inspect_message(body);
@@ -336,13 +373,15 @@ void HttpTransport::answer_with_error(const std::string& id_json, const HttpFail
         out.Key("status");
         out.Int64(failure.status);
         out.Key("body");
-        // The body as JSON when it is JSON, else as a string, as the SDK reports it.
+        // The body as JSON when it is JSON, else as a string, as the SDK reports it; a
+        // server that echoes the request's headers does not hand the host's back to it.
+        const std::string body = without_secrets(failure.body, secrets_);
         rapidjson::Document parsed;
-        parsed.Parse<rapidjson::kParseValidateEncodingFlag>(failure.body.data(), failure.body.size());
+        parsed.Parse<rapidjson::kParseValidateEncodingFlag>(body.data(), body.size());
         if (!parsed.HasParseError()) {
             parsed.Accept(out);
         } else {
-            out.String(valid_utf8(failure.body));
+            out.String(valid_utf8(body));
         }
         out.EndObject();
     }
@@ -384,10 +423,10 @@ void HttpTransport::open_stream(const std::string& session) {
     exchange->on_body = [raw](const char* data, std::size_t size) {
         if (raw->open) {
             raw->parser.feed(data, size, *raw);
-        } else {
-            append_capped(raw->error_body, data, size, kMaxErrorBodyBytes);
+            return true;
         }
-        return true;
+        append_capped(raw->error_body, data, size, kMaxErrorBodyBytes);
+        return raw->error_body.size() < kMaxErrorBodyBytes;  // a refusal's body may never end
     };
     exchange->on_done = [this, raw, exchange_raw](CURLcode result) {
         raw->exchange = nullptr;
@@ -430,8 +469,11 @@ void HttpTransport::on_inbound(EventStream& stream, std::string message) {
         MessageFacts facts = inspect_message(message);
         if (facts.is_response) {
             pending_session_requests_.erase(facts.id_key);
-            // A session the agent just named gets its stream before its first update.
-            if (fits_in_header(facts.result_session) && session_streams_.count(facts.result_session) == 0 &&
+            // A session the agent just created gets its stream before its first update.
+            // Only then: a session named in any other answer would open one more
+            // connection per answer, without end.
+            bool created = session_creating_requests_.erase(facts.id_key) > 0;
+            if (created && fits_in_header(facts.result_session) && session_streams_.count(facts.result_session) == 0 &&
                 session_failures_.count(facts.result_session) == 0) {
                 open_stream(facts.result_session);
             }
@@ -478,12 +520,12 @@ void HttpTransport::on_stream_done(EventStream& stream, int curl_result, long st
     fail_transport(Status(Errc::connection_closed,
                           url_.redacted + " refused the event stream" + (session.empty() ? "" : " of a session") +
                               ": HTTP " + std::to_string(status) +
-                              (failure.body.empty() ? "" : ": " + printable_excerpt(failure.body))));
+                              (failure.body.empty() ? "" : ": " + excerpt(failure.body))));
 }
 
 void HttpTransport::fail_session(const std::string& session, const HttpFailure& failure) {
     logger_(LogLevel::warning, log_source::transport,
-            "the agent's server detached session " + printable_excerpt(session) + " (HTTP " +
+            "the agent's server detached session " + excerpt(session) + " (HTTP " +
                 std::to_string(failure.status) + "); its requests fail until it is resumed or loaded");
     session_failures_[session] = failure;
     auto it = session_streams_.find(session);

@@ -25,6 +25,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "acp/status.hpp"
 #include "acp/transport_options.hpp"
@@ -87,6 +88,7 @@ private:
     HttpTransport(uv_loop_t* loop, RemoteUrl url, const RemoteOptions& options, std::size_t max_message_bytes,
                   Logger logger);
     std::unique_ptr<Exchange> new_exchange(const std::string& session, bool event_stream);
+    std::string excerpt(const std::string& server_text) const;  // for a status or a log line
     void pump();
     void post(const std::string& session);
     void on_post_done(const std::string& session, Exchange& exchange, int curl_result);
@@ -115,6 +117,7 @@ private:
     RemoteOptions options_;
     std::size_t max_message_bytes_;
     Logger logger_;
+    std::vector<std::string> secrets_;  // the header values (remote_headers.hpp)
     DeferredQueue deferred_;
     std::shared_ptr<CurlMulti> multi_;
     TransportEvents* events_ = nullptr;
@@ -124,6 +127,7 @@ private:
     std::size_t queued_bytes_ = 0;
     Exchange* post_ = nullptr;  // the POST in flight (one at a time)
     std::string post_body_;     // its response body, capped
+    bool post_body_cut_ = false;  // the body reached the cap and reading it stopped
     ReadThrottle throttle_;
     bool read_paused_ = false;
 
@@ -133,10 +137,12 @@ private:
     std::map<std::string, HttpFailure> session_failures_;         // 409: until reattached
     std::map<std::string, PendingRequest> pending_session_requests_;  // by id key
     std::map<std::string, std::string> agent_request_sessions_;   // the agent's requests: id key -> session
+    std::set<std::string> session_creating_requests_;             // session/new, session/fork in flight
 
     std::string scratch_;  // a writable copy for the framer
     bool close_requested_ = false;
     bool closed_ = false;
+    bool cookies_dropped_ = false;  // the warning about it was logged
 };
 
 }  // namespace acp::detail

@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "transport/remote/remote_headers.hpp"
 #include "transport/remote/remote_url.hpp"
 #if ACP_WITH_REMOTE
 #include "transport/remote/http_transport.hpp"
@@ -12,11 +13,13 @@
 namespace acp::detail {
 
 Result<RemoteTransport> connect_remote(uv_loop_t* loop, const RemoteOptions& options, std::size_t max_message_bytes,
-                                       Logger logger) {
+                                       LogSink host_log) {
     auto url = parse_remote_url(options.url);
     if (!url) return url.status();
     RemoteTransport out;
     out.label = "the agent at " + url.value().redacted;
+    out.log = redacting_sink(std::move(host_log), header_secrets(options.headers));
+    Logger logger(out.log);
 #if ACP_WITH_REMOTE
     if (url.value().kind == RemoteKind::websocket) {
         auto ws = WsTransport::connect(loop, std::move(url.value()), options, std::move(logger));

@@ -9,7 +9,7 @@
 
 #include "acp/status.hpp"
 #include "acp/transport_options.hpp"
-#include "support/logger.hpp"
+#include "acp/log.hpp"
 #include "transport/transport.hpp"
 
 namespace acp::detail {
@@ -17,11 +17,14 @@ namespace acp::detail {
 struct RemoteTransport {
     std::unique_ptr<Transport> transport;
     std::string label;  // "the agent at ws://host:port/path", safe to log
+    LogSink log;        // the host's sink, the header values redacted: for everything of this client
 };
 
 // Errc::unsupported when built without ACP_WITH_REMOTE or for another scheme.
 // max_message_bytes caps one incoming message where the transport must hold it whole.
+// The agent's server may echo the headers (a bearer token) back in anything it sends, so
+// whatever logs for this client uses the returned `log`, not `host_log`.
 Result<RemoteTransport> connect_remote(uv_loop_t* loop, const RemoteOptions& options, std::size_t max_message_bytes,
-                                       Logger logger);
+                                       LogSink host_log);
 
 }  // namespace acp::detail

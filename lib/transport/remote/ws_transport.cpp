@@ -16,6 +16,10 @@ namespace acp::detail {
 
 namespace {
 
+// How long close() waits for the queued messages and the close frame to go out, as the
+// HTTP transport's DELETE does.
+constexpr uint64_t kCloseGraceMs = 2000;
+
 int dispatch(struct lws* wsi, enum lws_callback_reasons reason, void* /*user*/, void* in, std::size_t len) {
     auto* target = static_cast<WsTransport::CallbackTarget*>(lws_context_user(lws_get_context(wsi)));
     if (target == nullptr) return 0;
@@ -103,9 +107,12 @@ WsTransport::WsTransport(uv_loop_t* loop, RemoteUrl url, const RemoteOptions& op
       options_(options),
       logger_(std::move(logger)),
       deferred_(loop),
-      connect_timer_(new uv_timer_t) {
+      connect_timer_(new uv_timer_t),
+      close_timer_(new uv_timer_t) {
     uv_timer_init(loop, connect_timer_.get());
     connect_timer_->data = this;
+    uv_timer_init(loop, close_timer_.get());
+    close_timer_->data = this;
 }
 
 Result<std::unique_ptr<WsTransport>> WsTransport::connect(uv_loop_t* loop, RemoteUrl url, const RemoteOptions& options,
@@ -296,7 +303,8 @@ void WsTransport::on_receive(char* data, std::size_t size, bool final_fragment) 
 }
 
 void WsTransport::on_connect_error(const char* reason) {
-    std::string why = reason;
+    // libwebsockets' account may quote the server's answer: no header value of ours in it.
+    std::string why = without_secrets(reason, header_secrets(options_.headers));
     // A refused upgrade says so; the status tells 401 from 404.
     report_closed(Status(Errc::connection_closed, "cannot connect to the agent at " + url_.redacted + ": " + why));
 }
@@ -319,10 +327,25 @@ void WsTransport::close() {
     throttle_.release();
     if (established_ && wsi_ != nullptr) {
         lws_callback_on_writable(wsi_);  // sends what is queued, then the close frame
+        // ...unless the server stopped reading: then the socket never becomes writable.
+        uv_timer_start(
+            close_timer_.get(), [](uv_timer_t* timer) { static_cast<WsTransport*>(timer->data)->on_close_overdue(); },
+            kCloseGraceMs, 0);
         return;
     }
     if (wsi_ != nullptr) lws_set_timeout(wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
     deferred_.post([this] { report_closed(Status(Errc::connection_closed, "the connection was closed by the client")); });
+}
+
+void WsTransport::on_close_overdue() {
+    if (closed_) return;
+    if (queued_bytes_ > 0) {
+        logger_(LogLevel::warning, log_source::transport,
+                std::to_string(queued_bytes_) + " bytes queued for the agent at " + url_.redacted +
+                    " were dropped: it did not read them within " + std::to_string(kCloseGraceMs) + " ms of close()");
+    }
+    if (wsi_ != nullptr) lws_set_timeout(wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    report_closed(Status(Errc::connection_closed, "the connection was closed by the client"));
 }
 
 void WsTransport::detach() { events_ = nullptr; }
@@ -345,6 +368,7 @@ void WsTransport::report_closed(Status why) {
     if (closed_) return;
     closed_ = true;
     uv_timer_stop(connect_timer_.get());
+    uv_timer_stop(close_timer_.get());
     throttle_.release();
     outgoing_.clear();
     queued_bytes_ = 0;

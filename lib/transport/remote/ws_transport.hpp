@@ -56,6 +56,7 @@ private:
     void on_receive(char* data, std::size_t size, bool final_fragment);
     void on_connect_error(const char* reason);
     void report_closed(Status why);
+    void on_close_overdue();
     void destroy_context();
     void pause_reading() override;
     void resume_reading() override;
@@ -66,6 +67,7 @@ private:
     Logger logger_;
     DeferredQueue deferred_;
     UvHandlePtr<uv_timer_t> connect_timer_;
+    UvHandlePtr<uv_timer_t> close_timer_;  // a server that stops reading cannot hold close() up
     struct lws_context* context_ = nullptr;
     CallbackTarget* target_ = nullptr;  // freed by the reaper
     struct ContextReaper;
