@@ -91,6 +91,7 @@ void Connection::close() { core_->close(); }
 bool Connection::is_closed() const { return core_->is_closed(); }
 std::size_t Connection::pending_requests() const { return core_->pending_count(); }
 std::size_t Connection::queued_output_bytes() const { return core_->queued_output_bytes(); }
+void Connection::hold_reading(bool held) { core_->hold_reading(held); }
 const StringEdgeSurrogates* Connection::edge_surrogates(const JsonValue& string) const {
     return core_->edge_surrogates(string);
 }

@@ -117,6 +117,9 @@ public:
     bool is_closed() const { return closed_; }
     std::size_t pending_count() const { return pending_.size(); }
     std::size_t queued_output_bytes() const { return transport_ ? transport_->queued_bytes() : 0; }
+    void hold_reading(bool held) {
+        if (transport_) transport_->hold_reading(held);
+    }
 
     // --- answering incoming requests (through ResponderState) ------------------------
 
