@@ -3,7 +3,7 @@
 // session and follows one "flood N" turn with libacp's C++ API (Client + SessionStore,
 // appending the text each change event carries), then prints one JSON line:
 //   {"updates": N, "seconds": wall time prompt->idle, "cpu": this process's CPU time in
-//    that span, "bytes": text followed, "peak_rss_kib": peak RSS of this process}
+//    that span, "bytes": text followed, "peak_rss_kib": peak RSS of this process (VmHWM)}
 //
 //   acp_bench_flood_follow AGENT N      (run by bench/python_follow_bench.py, e2e_ts_bench)
 #include <sys/resource.h>
@@ -24,6 +24,24 @@ double cpu_seconds() {
     timespec now{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
     return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// Peak RSS of this process image: VmHWM, which starts afresh at exec. (getrusage's
+// ru_maxrss keeps the RSS of the process that forked it, so under Python's subprocess it
+// reads at least Python's own RSS.) Falls back to ru_maxrss where /proc is missing.
+long peak_rss_kib() {
+    if (std::FILE* status = std::fopen("/proc/self/status", "r")) {
+        char line[256];
+        long kib = -1;
+        while (std::fgets(line, sizeof line, status) != nullptr) {
+            if (std::sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+        }
+        std::fclose(status);
+        if (kib >= 0) return kib;
+    }
+    struct rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
 }
 
 void require(bool ok, const char* what) {
@@ -47,12 +65,18 @@ int main(int argc, char** argv) {
     auto created = acp::Client::spawn((*runtime)->loop(), agent);
     require(created.ok(), "spawn");
     std::unique_ptr<acp::Client> client = std::move(created.value());
+    // The model holds the reply; the follower counts what each change appended (a UI
+    // would draw it) and checks at the end that the model holds exactly that much, rather
+    // than keeping a second copy of the text (ACP_FOLLOW_COPY=1 keeps one, as before).
+    const bool copy = std::getenv("ACP_FOLLOW_COPY") != nullptr;
     std::string reply;
+    std::size_t followed = 0;
     std::size_t chunks = 0;
     bool turn_ended = false;
     auto subscription = client->sessions().subscribe([&](const acp::SessionEvent& e) {
         if (e.appended_text) {
-            reply.append(e.appended_text->data(), e.appended_text->size());
+            followed += e.appended_text->size();
+            if (copy) reply.append(e.appended_text->data(), e.appended_text->size());
             ++chunks;
         }
         if (e.type == acp::SessionEvent::Type::turn_ended) turn_ended = true;
@@ -82,11 +106,16 @@ int main(int argc, char** argv) {
     const double cpu = cpu_seconds() - cpu_start;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     require(chunks == static_cast<std::size_t>(updates), "a chunk went missing");
+    const acp::SessionState* state = client->sessions().find(session);
+    const acp::SessionItem* item = state != nullptr ? state->item(acp::ItemKind::agent_message, "m1") : nullptr;
+    const acp::MessageItem* message = item != nullptr ? item->message() : nullptr;
+    require(message != nullptr && message->content.size() == 1 && message->content[0].text() != nullptr &&
+                message->content[0].text()->text.size() == followed,
+            "the model does not hold the text the changes appended");
+    require(!copy || reply.size() == followed, "the copy differs");
 
-    struct rusage usage {};
-    getrusage(RUSAGE_SELF, &usage);
     std::printf("{\"updates\": %ld, \"seconds\": %.6f, \"cpu\": %.6f, \"bytes\": %zu, \"peak_rss_kib\": %ld}\n", updates,
-                seconds, cpu, reply.size(), usage.ru_maxrss);
+                seconds, cpu, followed, peak_rss_kib());
     bool closed = false;
     client->on_closed([&](const acp::Status&) { closed = true; });
     client->close();
