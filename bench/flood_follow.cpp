@@ -3,7 +3,7 @@
 // session and follows one "flood N" turn with libacp's C++ API (Client + SessionStore,
 // appending the text each change event carries), then prints one JSON line:
 //   {"updates": N, "seconds": wall time prompt->idle, "cpu": this process's CPU time in
-//    that span, "bytes": text followed, "peak_rss_kib": peak RSS of this process (VmHWM)}
+//    that span, "runqueue_wait": time in that span it was ready to run but had no CPU, "bytes": text followed, "peak_rss_kib": peak RSS of this process (VmHWM)}
 //
 //   acp_bench_flood_follow AGENT N      (run by bench/python_follow_bench.py, e2e_ts_bench)
 #include <sys/resource.h>
@@ -42,6 +42,18 @@ long peak_rss_kib() {
     struct rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
     return usage.ru_maxrss;
+}
+
+// Time this thread spent runnable but waiting for a CPU (/proc/thread-self/schedstat,
+// second field, ns): wall time minus CPU time minus this is time spent waiting for the
+// agent. -1 where the kernel does not report it.
+double runqueue_wait_seconds() {
+    std::FILE* stat = std::fopen("/proc/thread-self/schedstat", "r");
+    if (stat == nullptr) return -1;
+    unsigned long long ran = 0, waited = 0;
+    const bool read = std::fscanf(stat, "%llu %llu", &ran, &waited) == 2;
+    std::fclose(stat);
+    return read ? static_cast<double>(waited) * 1e-9 : -1;
 }
 
 void require(bool ok, const char* what) {
@@ -101,9 +113,11 @@ int main(int argc, char** argv) {
     request.prompt.push_back(acp::v2::ContentBlock::make_text(std::move(content)));
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = cpu_seconds();
+    const double wait_start = runqueue_wait_seconds();
     client->prompt(std::move(request), [&](acp::Result<acp::v2::PromptResponse> r) { require(r.ok(), "prompt"); });
     require((*runtime)->run_until([&] { return turn_ended; }).ok(), "turn");
     const double cpu = cpu_seconds() - cpu_start;
+    const double runqueue_wait = runqueue_wait_seconds() - wait_start;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     require(chunks == static_cast<std::size_t>(updates), "a chunk went missing");
     const acp::SessionState* state = client->sessions().find(session);
@@ -114,8 +128,9 @@ int main(int argc, char** argv) {
             "the model does not hold the text the changes appended");
     require(!copy || reply.size() == followed, "the copy differs");
 
-    std::printf("{\"updates\": %ld, \"seconds\": %.6f, \"cpu\": %.6f, \"bytes\": %zu, \"peak_rss_kib\": %ld}\n", updates,
-                seconds, cpu, followed, peak_rss_kib());
+    std::printf("{\"updates\": %ld, \"seconds\": %.6f, \"cpu\": %.6f, \"runqueue_wait\": %.6f, \"bytes\": %zu, "
+                "\"peak_rss_kib\": %ld}\n",
+                updates, seconds, cpu, runqueue_wait, followed, peak_rss_kib());
     bool closed = false;
     client->on_closed([&](const acp::Status&) { closed = true; });
     client->close();
