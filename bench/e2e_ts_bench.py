@@ -7,7 +7,10 @@ the idle state. Per round and size: updates/s, peak RSS and CPU time per update 
 client process; reported as min / median / max of the per-round ratios, and the growth
 of each client's time from the smallest size to the largest (linear = the size ratio).
 
-    python3 bench/e2e_ts_bench.py [--build build/release] [--sizes 100000,1000000] [--rounds 3]
+    python3 bench/e2e_ts_bench.py [--build build/release] [--sizes 100000,1000000] [--rounds 3] [--pipe-bytes N]
+
+--pipe-bytes N: the flood agent makes its stdout pipe hold N bytes (F_SETPIPE_SZ, at most
+/proc/sys/fs/pipe-max-size) instead of Linux's 64 KiB, for both clients alike.
 
 Needs node and tests/peers/ts-agent/node_modules (scripts/install-deps.sh installs both).
 """
@@ -22,9 +25,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run(command, size):
+def run(command, size, pipe_bytes):
     # The agent builds the flood at startup, before the client's clock runs.
     env = dict(os.environ, ACP_FLOOD_PREPARE=str(size))
+    if pipe_bytes:
+        env["ACP_FLOOD_PIPE_BYTES"] = str(pipe_bytes)
     out = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -38,6 +43,7 @@ def main():
     parser.add_argument("--build", default=os.path.join(HERE, "..", "build", "release"))
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--pipe-bytes", type=int, default=0)
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     agent = os.path.join(build, "bench", "acp_bench_flood_agent")
@@ -53,8 +59,8 @@ def main():
     for size in sizes:
         rate, rss, cpu = [], [], []
         for _ in range(args.rounds):
-            c = run([cpp, agent, str(size)], size)
-            t = run([node, os.path.join(HERE, "e2e_ts_client.mjs"), agent, str(size)], size)
+            c = run([cpp, agent, str(size)], size, args.pipe_bytes)
+            t = run([node, os.path.join(HERE, "e2e_ts_client.mjs"), agent, str(size)], size, args.pipe_bytes)
             if c["bytes"] != t["bytes"]:
                 raise SystemExit("C++ followed %d bytes, TypeScript %d" % (c["bytes"], t["bytes"]))
             seconds[("cpp", size)].append(c["seconds"])

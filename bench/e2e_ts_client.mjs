@@ -7,7 +7,15 @@
 //
 //   node bench/e2e_ts_client.mjs AGENT N
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
+
+// Peak RSS of this process image, as the C++ follower measures it: VmHWM (maxRSS would
+// include the RSS of the Python process that forked this one).
+function peakRssKib() {
+  const hwm = /VmHWM:\s*(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+  return hwm ? Number(hwm[1]) : process.resourceUsage().maxRSS;
+}
 
 const sdk = await import(new URL("../tests/peers/ts-agent/node_modules/@agentclientprotocol/sdk/dist/v2/stable/acp.js",
                                  import.meta.url));
@@ -43,7 +51,7 @@ await sdk.client({ name: "e2e-ts-bench" }).connectWith(stream, async (cx) => {
     seconds,
     cpu: (cpu.user + cpu.system) / 1e6,
     bytes: Buffer.byteLength(texts.join(""), "utf8"),
-    peak_rss_kib: process.resourceUsage().maxRSS,
+    peak_rss_kib: peakRssKib(),
   };
   session.dispose();
 });

@@ -9,6 +9,7 @@
 // turn at once.
 //
 //   acp_bench_flood_agent            (spawned by bench/python_follow_bench.py, e2e_ts_bench.py)
+#include <fcntl.h>
 #include <rapidjson/document.h>
 #include <unistd.h>
 
@@ -83,6 +84,14 @@ void answer(const rapidjson::Document& request, int& prompts) {
 }  // namespace
 
 int main() {
+    // A pipe of 64 KiB (Linux's default) wakes the client every 430 lines; with ACP_FLOOD_PIPE_BYTES
+    // the agent's stdout pipe holds that much (up to /proc/sys/fs/pipe-max-size), so a
+    // client that keeps up sleeps less often. Both clients of a benchmark get the same pipe.
+    if (const char* pipe_bytes = std::getenv("ACP_FLOOD_PIPE_BYTES"); pipe_bytes != nullptr && std::atoi(pipe_bytes) > 0) {
+#if defined(F_SETPIPE_SZ)
+        (void)::fcntl(STDOUT_FILENO, F_SETPIPE_SZ, std::atoi(pipe_bytes));
+#endif
+    }
     if (const char* prepare = std::getenv("ACP_FLOOD_PREPARE")) {
         prepared_count = std::atol(prepare);
         if (prepared_count > 0) prepared = flood("s1", "m1", prepared_count);

@@ -11,7 +11,11 @@
 // path, and still does when the host installs on_session_update). Also the heap the model
 // holds per byte of text it holds, and peak RSS.
 //
-//   build/release/bench/acp_bench_session [UPDATES] [ROUNDS]     (default 1,000,000 and 3)
+//   build/release/bench/acp_bench_session [UPDATES] [ROUNDS] [--only=PHASE]   (default 1,000,000 and 3)
+//
+// --only=model|parse|bare runs nothing but that phase over the mixed stream, ROUNDS
+// times: for a profiler. bench/session_profile.sh counts the instructions of each with
+// callgrind (repeatable on a loaded machine, where CPU times are not).
 //
 // Machines are noisy, so compare ratios; every phase runs ROUNDS times, interleaved, and
 // the best time of each is reported (the thread's CPU time, not wall time).
@@ -152,13 +156,13 @@ struct ReceivePath {
         if (message == nullptr) return false;
         const acp::detail::JsonValue* params = acp::detail::find_member(*message, "params");
         if (params == nullptr) return false;
-        const auto chunk = acp::detail::read_text_chunk(*params);
-        if (chunk && parser.edge_surrogates(*chunk->text) == nullptr) {
+        const acp::detail::StreamedChunk streamed = acp::detail::read_streamed_chunk(*params);
+        if (const auto& chunk = streamed.text; chunk && parser.edge_surrogates(*chunk->text) == nullptr) {
             session_id.assign(chunk->session_id);
             item_id.assign(chunk->message_id);
             return store.apply_text_chunk(session_id, chunk->kind, item_id, chunk->text_view()).ok();
         }
-        if (const auto output = acp::detail::read_terminal_chunk(*params)) {
+        if (const auto& output = streamed.terminal) {
             session_id.assign(output->session_id);
             item_id.assign(output->terminal_id);
             return store.apply_terminal_chunk(session_id, item_id, output->data).ok();
@@ -267,11 +271,40 @@ void report(const char* name, const Stream& stream, const Best& best, int rounds
     }
 }
 
+// One phase alone over the mixed stream (--only=model, --only=parse, --only=bare): for a
+// profiler (perf record, valgrind --tool=callgrind), whose samples are then all that phase's.
+int run_only(std::size_t count, int rounds, const std::string& phase) {
+    const Stream stream = make_stream(count);
+    ReceivePath path;
+    for (int round = 0; round < rounds; ++round) {
+        acp::SessionStore store;
+        double seconds = -1;
+        if (phase == "model") {
+            seconds = timed_pass(stream, [&](const std::string& line) { return path.receive(line, store); });
+        } else if (phase == "parse") {
+            seconds = timed_pass(stream, [&](const std::string& line) { return path.parse(line) != nullptr; });
+        } else if (phase == "bare") {
+            seconds = timed_pass(stream, [](const std::string& line) {
+                rapidjson::Document document;
+                document.Parse(line.c_str(), line.size());
+                return !document.HasParseError();
+            });
+        } else {
+            std::fprintf(stderr, "--only=model, parse or bare\n");
+            return 2;
+        }
+        if (seconds < 0) return 1;
+        std::printf("mixed, %s: %.0f upd/s\n", phase.c_str(), static_cast<double>(stream.lines.size()) / seconds);
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     const std::size_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
     const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
+    if (argc > 3 && std::string(argv[3]).rfind("--only=", 0) == 0) return run_only(count, rounds, argv[3] + 7);
     // One stream in memory at a time; the phases of a stream run interleaved, `rounds`
     // times each, and the best time of each counts: other processes on a shared machine
     // then slow every phase alike or not at all.

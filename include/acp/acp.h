@@ -382,6 +382,13 @@ ACP_API int acp_client_observe_sessions(acp_client *client, int enabled);
  * goes from the agent's line straight into the model, and queued text changes of one
  * item coalesce (ACP_EVENT_SESSION_CHANGED). The model is the same either way. */
 ACP_API int acp_client_report_updates(acp_client *client, int enabled);
+/* Bounds the pull queue. Once the events waiting in it hold more than max_bytes (their
+ * JSON and text, coalesced text included), libacp stops reading from the agent, which then
+ * waits in its pipe, until the host has pulled the queue down to a quarter of max_bytes.
+ * Nothing is dropped: a host that lags costs memory up to the bound, then time. Default
+ * 4 MiB; 0: unbounded. A host that never pulls (and has no handler for every event type
+ * the agent causes) stalls the agent at the bound, results of its calls included. */
+ACP_API int acp_client_set_event_queue_bound(acp_client *client, size_t max_bytes);
 
 /* ---- responders (thread-safe; answer any time later, exactly once) -------------------- */
 

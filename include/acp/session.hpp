@@ -203,6 +203,9 @@ private:
     std::vector<SessionItem> items_;
     // One id space per entity kind (CLIENT-MUST-52); values index items_.
     std::unordered_map<std::string, std::size_t> index_[7];
+    // The item the last upsert found: a stream appends to one item many times in a row,
+    // so the next chunk usually skips the hash lookup. Checked against items_ before use.
+    std::size_t last_item_ = static_cast<std::size_t>(-1);
     ForegroundState foreground_;
     std::optional<std::vector<v2::SessionConfigOption>> config_options_;
     std::optional<std::vector<v2::AvailableCommand>> available_commands_;

@@ -220,6 +220,14 @@ int acp_client_observe_sessions(acp_client* client, int enabled) {
     });
 }
 
+int acp_client_set_event_queue_bound(acp_client* client, size_t max_bytes) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        if (client == nullptr) return fail(ACP_EINVAL, "client is NULL");
+        client->core->bound_queue(max_bytes);
+        return ACP_OK;
+    });
+}
+
 int acp_client_report_updates(acp_client* client, int enabled) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
         if (client == nullptr) return fail(ACP_EINVAL, "client is NULL");

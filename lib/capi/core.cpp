@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "client/client_access.hpp"
+
 namespace acp::capi {
 
 namespace {
@@ -136,6 +138,7 @@ int Core::start(const AgentSource& agent, const acp_client_options& options) {
         client = std::move(*made);
         install_client_handlers();
     });
+    bound_queue(kDefaultQueueBytes);
     if (!ran) created = ran;
     if (!created) {
         int code = fail(code_of(created), created.to_string());
@@ -160,6 +163,23 @@ int Core::run_sync(const std::function<void()>& fn) {
 }
 
 // --- events --------------------------------------------------------------------------------
+
+void Core::bound_queue(std::size_t max_bytes) {
+    std::weak_ptr<Core> weak = shared_from_this();
+    // The queue flips on the loop thread (a push) or the host's (a pull): the loop thread
+    // then asks the queue again, so flips that cross on the way settle on the last state.
+    events_.set_bound(max_bytes, max_bytes / 4, [weak] {
+        auto core = weak.lock();
+        if (!core || core->freed) return;
+        (void)core->run([weak] {
+            if (auto alive = weak.lock()) alive->follow_queue_bound();
+        });
+    });
+}
+
+void Core::follow_queue_bound() {
+    if (client) detail::ClientAccess::core(*client).rpc->hold_reading(events_.held());
+}
 
 void Core::emit(std::unique_ptr<acp_event> event) {
     Handler handler = handlers[event->type];

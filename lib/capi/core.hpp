@@ -116,6 +116,11 @@ public:
     // default), or none (off): then nothing is decoded or encoded for the host, and
     // streamed text goes from the line into the model alone.
     void report_updates(bool enabled);
+    // Bounds the pull queue (capi/event_queue.hpp): past max_bytes of queued events the
+    // client stops reading from the agent until the host pulled them down to a quarter.
+    // 0: no bound. Any thread.
+    void bound_queue(std::size_t max_bytes);
+    static constexpr std::size_t kDefaultQueueBytes = 4u * 1024u * 1024u;
 
     // Loop thread only.
     std::unique_ptr<Client> client;
@@ -132,6 +137,8 @@ public:
 
 private:
     void install_client_handlers();
+    // Loop thread: reading from the agent follows whether the pull queue holds too much.
+    void follow_queue_bound();
     void end_dispatch();
 
     int mode_;

@@ -3,9 +3,17 @@
 // acp_client_next_event, which never calls into the host, so FFI hosts need no C
 // callbacks. A pipe is readable exactly while the queue holds events (acp_client_event_fd).
 // Thread-safe: the loop thread pushes, any thread pops.
+//
+// Bounded by bytes, not by dropping: past max_bytes of queued events (their text and JSON,
+// coalesced text included) the queue reports that it holds too much, and the Core stops
+// reading from the agent until the host has pulled it down to resume_below (the agent
+// then waits in its pipe, as for ClientOptions::max_queued_output_bytes). Nothing queued
+// is ever lost.
 #pragma once
 
+#include <cstddef>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -31,9 +39,27 @@ public:
     int fd() const { return pipe_[0]; }
     void clear();
 
+    // max_bytes 0: no bound. on_held_change runs (outside the lock, on the thread that
+    // pushed or popped) whenever held() flips; it must not call back into the queue's
+    // push or pop synchronously on another thread's behalf, only schedule.
+    void set_bound(std::size_t max_bytes, std::size_t resume_below, std::function<void()> on_held_change);
+    // Past max_bytes and not yet down to resume_below.
+    bool held();
+    std::size_t bytes();
+
 private:
+    // The bytes an event holds while queued, roughly: what the host will be handed.
+    static std::size_t cost(const acp_event& event);
+    // Under the lock: whether held_ flipped.
+    bool update_held();
+
     std::mutex mutex_;
     std::deque<acp_event*> events_;
+    std::size_t bytes_ = 0;
+    std::size_t max_bytes_ = 0;
+    std::size_t resume_below_ = 0;
+    bool held_ = false;
+    std::function<void()> on_held_change_;
     int pipe_[2] = {-1, -1};
 };
 

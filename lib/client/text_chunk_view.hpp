@@ -41,4 +41,12 @@ struct TerminalChunkView {
 };
 std::optional<TerminalChunkView> read_terminal_chunk(const JsonValue& params);
 
+// Either of the two, read in one pass over the params (what the receive path calls for
+// every session/update); both empty = neither, decode it.
+struct StreamedChunk {
+    std::optional<TextChunkView> text;
+    std::optional<TerminalChunkView> terminal;
+};
+StreamedChunk read_streamed_chunk(const JsonValue& params);
+
 }  // namespace acp::detail

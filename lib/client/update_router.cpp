@@ -61,14 +61,15 @@ void UpdateRouter::route(v2::UpdateSessionNotification notification) {
 bool UpdateRouter::deliver_streamed_chunk(const JsonValue& params) {
     // The host's handler takes typed updates: it pays for them, on the full path.
     if (core_.host.session_update || !joiner_.idle()) return false;
-    if (const std::optional<TextChunkView> chunk = read_text_chunk(params)) {
+    const StreamedChunk streamed = read_streamed_chunk(params);
+    if (const std::optional<TextChunkView>& chunk = streamed.text) {
         if (core_.rpc->edge_surrogates(*chunk->text) != nullptr || !delivers(chunk->session_id)) return false;
         chunk_item_id_.assign(chunk->message_id);
         applied(core_.store.apply_text_chunk(chunk_session_id_, chunk->kind, chunk_item_id_, chunk->text_view()),
                 "a text chunk");
         return true;
     }
-    if (const std::optional<TerminalChunkView> chunk = read_terminal_chunk(params)) {
+    if (const std::optional<TerminalChunkView>& chunk = streamed.terminal) {
         if (!delivers(chunk->session_id)) return false;
         chunk_item_id_.assign(chunk->terminal_id);
         applied(core_.store.apply_terminal_chunk(chunk_session_id_, chunk_item_id_, chunk->data),

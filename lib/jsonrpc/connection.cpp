@@ -68,7 +68,7 @@ void Connection::on_request(std::string method, RequestHandler handler) {
     core_->request_handlers[std::move(method)] = std::move(handler);
 }
 void Connection::on_notification(std::string method, NotificationHandler handler) {
-    core_->notification_handlers[std::move(method)] = std::move(handler);
+    core_->notification_handlers[std::move(method)] = std::make_shared<const NotificationHandler>(std::move(handler));
 }
 void Connection::on_unknown_notification(UnknownNotificationHandler handler) {
     core_->unknown_notification_handler = std::move(handler);
@@ -91,6 +91,7 @@ void Connection::close() { core_->close(); }
 bool Connection::is_closed() const { return core_->is_closed(); }
 std::size_t Connection::pending_requests() const { return core_->pending_count(); }
 std::size_t Connection::queued_output_bytes() const { return core_->queued_output_bytes(); }
+void Connection::hold_reading(bool held) { core_->hold_reading(held); }
 const StringEdgeSurrogates* Connection::edge_surrogates(const JsonValue& string) const {
     return core_->edge_surrogates(string);
 }

@@ -131,6 +131,9 @@ public:
     std::size_t pending_requests() const;
     // Bytes written to the agent that it has not read yet.
     std::size_t queued_output_bytes() const;
+    // Stops reading from the peer while held (the host lags behind what was read; the C
+    // API's pull queue), as ConnectionOptions::max_queued_output_bytes does.
+    void hold_reading(bool held);
 
     // During a handler: the lone surrogate halves a string value of the message being
     // handled lost at its edges (jsonrpc/lone_surrogates.hpp), or nullptr.

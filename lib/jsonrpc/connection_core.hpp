@@ -15,6 +15,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "jsonrpc/connection.hpp"
@@ -28,15 +29,23 @@ inline constexpr std::string_view kCancelRequestMethod = "$/cancel_request";
 
 // Runs a host callback; an exception escaping it is a host bug, reported, never let
 // into libuv's C frames.
+// `what` and `of` (its method, say) are joined only when it threw: the hot path (every
+// notification) builds no string.
 template <class Fn>
-void run_host_callback(const Logger& logger, std::string_view what, Fn&& fn) {
+void run_host_callback(const Logger& logger, std::string_view what, std::string_view of, Fn&& fn) {
     try {
         fn();
     } catch (const std::exception& e) {
-        logger(LogLevel::error, log_source::jsonrpc, std::string(what) + " threw: " + e.what());
+        logger(LogLevel::error, log_source::jsonrpc, std::string(what) + std::string(of) + " threw: " + e.what());
     } catch (...) {
-        logger(LogLevel::error, log_source::jsonrpc, std::string(what) + " threw a non-standard exception");
+        logger(LogLevel::error, log_source::jsonrpc,
+               std::string(what) + std::string(of) + " threw a non-standard exception");
     }
+}
+
+template <class Fn>
+void run_host_callback(const Logger& logger, std::string_view what, Fn&& fn) {
+    run_host_callback(logger, what, std::string_view(), std::forward<Fn>(fn));
 }
 
 // Responses to the members of one incoming batch, sent together as one array.
@@ -82,7 +91,9 @@ public:
     // --- configuration -------------------------------------------------------------
 
     std::unordered_map<std::string, RequestHandler> request_handlers;
-    std::unordered_map<std::string, NotificationHandler> notification_handlers;
+    // Shared, so a dispatch keeps its handler alive (it may replace itself) without
+    // copying the std::function for every notification.
+    std::unordered_map<std::string, std::shared_ptr<const NotificationHandler>> notification_handlers;
     UnknownNotificationHandler unknown_notification_handler;
     std::function<void(const Status&)> closed_handler;
     TrafficObserver observer;
@@ -117,6 +128,9 @@ public:
     bool is_closed() const { return closed_; }
     std::size_t pending_count() const { return pending_.size(); }
     std::size_t queued_output_bytes() const { return transport_ ? transport_->queued_bytes() : 0; }
+    void hold_reading(bool held) {
+        if (transport_) transport_->hold_reading(held);
+    }
 
     // --- answering incoming requests (through ResponderState) ------------------------
 

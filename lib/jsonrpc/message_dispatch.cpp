@@ -209,9 +209,8 @@ void ConnectionCore::handle_notification(std::string_view method, const JsonValu
     }
     auto it = notification_handlers.find(std::string(method));
     if (it != notification_handlers.end()) {
-        NotificationHandler handler = it->second;  // the handler may replace itself
-        run_host_callback(logger_, "notification handler for " + std::string(method),
-                          [&] { handler(params); });
+        const std::shared_ptr<const NotificationHandler> handler = it->second;  // it may replace itself
+        run_host_callback(logger_, "notification handler for ", method, [&] { (*handler)(params); });
         return;
     }
     // Unknown notifications are ignored ($/... silently), but the host hears of them.

@@ -16,7 +16,10 @@ using ParseAllocator = rapidjson::MemoryPoolAllocator<>;
 using ParseDocument = rapidjson::GenericDocument<rapidjson::UTF8<>, ParseAllocator, ParseAllocator>;
 
 // UTF-8 is validated before the parse, for the whole line at once (jsonrpc/utf8_check.hpp).
-constexpr unsigned kParseFlags = rapidjson::kParseInsituFlag | rapidjson::kParseIterativeFlag;
+// Recursive, not kParseIterativeFlag: the handler refuses depth past max_depth before the
+// parser descends, which bounds the recursion, and the recursive parser runs 17 % fewer
+// instructions per session/update (bench/session_profile.sh; docs/session-model.md).
+constexpr unsigned kParseFlags = rapidjson::kParseInsituFlag;
 
 // Forwards SAX events to the document, refusing to nest deeper than the limit.
 class DepthLimitedHandler {

@@ -2,11 +2,12 @@
 // Parses one incoming line into a JSON document, in place and without heap churn.
 //
 // The line is parsed where it lies (the framer hands it out writable and NUL-terminated),
-// with UTF-8 validation and the iterative parser. Values and the parser's stack live in
-// two arenas whose first chunk is preallocated and which are cleared for each message, so
-// a typical message allocates nothing. Nesting deeper than max_depth is refused: every
-// later walk over the document (serializing error data, decoding ACP types) recurses,
-// and an agent must not be able to overflow the host's stack. Lone UTF-16 surrogate
+// with UTF-8 validation and RapidJSON's recursive parser. Values and the parser's stack
+// live in two arenas whose first chunk is preallocated and which are cleared for each
+// message, so a typical message allocates nothing. Nesting deeper than max_depth is
+// refused as the parser enters it, so the parse itself recurses at most max_depth levels,
+// and so does every later walk over the document (serializing error data, decoding ACP
+// types): an agent cannot overflow the host's stack. Lone UTF-16 surrogate
 // escapes become U+FFFD (jsonrpc/lone_surrogates.hpp), so every string is valid UTF-8.
 #pragma once
 

@@ -85,10 +85,15 @@ struct SessionReducer {
     // `inserted` says which. Position = first sighting.
     template <class T>
     std::pair<std::size_t, T*> upsert(ItemKind kind, const std::string& id, bool& inserted) {
+        inserted = false;
+        if (s.last_item_ < s.items_.size() && s.items_[s.last_item_].kind() == kind) {
+            T* last = std::get_if<T>(&item_value(s.last_item_));
+            if (last != nullptr && last->id == id) return {s.last_item_, last};
+        }
         auto& index = s.index_[kind_slot(kind)];
         auto found = index.find(id);
         if (found != index.end()) {
-            inserted = false;
+            s.last_item_ = found->second;
             return {found->second, std::get_if<T>(&item_value(found->second))};
         }
         inserted = true;
@@ -97,6 +102,7 @@ struct SessionReducer {
         s.items_.emplace_back(kind, std::move(fresh));
         const std::size_t position = s.items_.size() - 1;
         index.emplace(id, position);
+        s.last_item_ = position;
         return {position, std::get_if<T>(&item_value(position))};
     }
 

@@ -51,6 +51,7 @@ void FdTransport::set_write_limits(std::size_t high_water, std::size_t low_water
 }
 
 std::size_t FdTransport::queued_bytes() const { return (writer_ ? *writer_ : *reader_).queued_bytes(); }
+void FdTransport::hold_reading(bool held) { throttle_.hold(held); }
 
 void FdTransport::start(TransportEvents* events) {
     events_ = events;

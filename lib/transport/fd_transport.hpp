@@ -31,6 +31,7 @@ public:
     void detach() override;
     void set_write_limits(std::size_t high_water, std::size_t low_water) override;
     std::size_t queued_bytes() const override;
+    void hold_reading(bool held) override;
 
 private:
     FdTransport(uv_loop_t* loop, Logger logger);

@@ -300,6 +300,7 @@ public:
         stdin_.on_queue_change([this](std::size_t queued) { throttle_.update(queued); });
     }
     std::size_t queued_bytes() const { return stdin_.queued_bytes(); }
+    void hold_reading(bool held) { throttle_.hold(held); }
 
     // The owner is gone: no more events, and no more log records either (the host's
     // sink may capture state that dies with the owner). The ladder goes on silently.
@@ -507,6 +508,7 @@ void ProcessTransport::set_write_limits(std::size_t high_water, std::size_t low_
     supervisor_->set_write_limits(high_water, low_water);
 }
 std::size_t ProcessTransport::queued_bytes() const { return supervisor_->queued_bytes(); }
+void ProcessTransport::hold_reading(bool held) { supervisor_->hold_reading(held); }
 int ProcessTransport::pid() const { return supervisor_->pid(); }
 
 }  // namespace acp::detail

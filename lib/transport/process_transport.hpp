@@ -37,6 +37,7 @@ public:
     void detach() override;
     void set_write_limits(std::size_t high_water, std::size_t low_water) override;
     std::size_t queued_bytes() const override;
+    void hold_reading(bool held) override;
 
     // The process libacp spawned: the guard (signals sent to it reach the agent's process
     // group), or the agent itself without the guard.

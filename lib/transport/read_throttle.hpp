@@ -5,6 +5,8 @@
 // answer the client owes it. Past the high-water mark the throttle stops reading the
 // agent's output (so no new requests arrive to be answered); under the low-water mark it
 // reads again. Each pause is reported once, with the numbers and the option to change.
+// The host can hold reading too (hold()): a host that lags behind what was read (the C
+// API's pull queue) stops the agent the same way. Reading resumes when neither holds.
 #pragma once
 
 #include <cstddef>
@@ -29,17 +31,23 @@ public:
     void configure(ReadSwitch* reader, std::size_t high_water, std::size_t low_water, Logger logger);
     // Called with the writer's queued bytes whenever they change.
     void update(std::size_t queued_bytes);
+    // The consumer of what is read lags (true) or caught up (false).
+    void hold(bool held);
     // Reading resumes for good (the connection is closing: what the agent still says is
     // read and nothing more is written, so the queue cannot grow).
     void release();
     bool paused() const { return paused_; }
 
 private:
+    void apply();
+
     ReadSwitch* reader_ = nullptr;
     Logger logger_;
     std::size_t high_water_ = 0;
     std::size_t low_water_ = 0;
     bool paused_ = false;
+    bool output_full_ = false;  // past high water, not yet under low water
+    bool held_ = false;
     bool released_ = false;
 };
 

@@ -44,6 +44,10 @@ public:
     // than high_water bytes are queued for it, read again at low_water. 0: no limit.
     // Transports without a write queue ignore it.
     virtual void set_write_limits(std::size_t /*high_water*/, std::size_t /*low_water*/) {}
+    // The host lags behind what was read (the C API's pull queue past its bound): stop
+    // reading from the agent while held, as the write limits do. Transports without a
+    // read throttle ignore it.
+    virtual void hold_reading(bool /*held*/) {}
     // Bytes written but not yet taken by the agent.
     virtual std::size_t queued_bytes() const { return 0; }
 };

@@ -39,6 +39,7 @@ public:
     void detach() override;
     void set_write_limits(std::size_t high_water, std::size_t low_water) override;
     std::size_t queued_bytes() const override { return queued_bytes_; }
+    void hold_reading(bool held) override { throttle_.hold(held); }
 
     // What libwebsockets' callbacks reach (ws_transport.cpp).
     struct CallbackTarget {

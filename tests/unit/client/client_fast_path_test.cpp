@@ -132,3 +132,39 @@ TEST_CASE("fast path: read_text_chunk takes exactly the plain shape") {
     CHECK(read(R"({"sessionId":"s","update":[1,2,3]})") == "decode");
     CHECK(read(R"([1,2])") == "decode");
 }
+
+TEST_CASE("fast path: read_streamed_chunk reads either shape in one pass and declines hybrids") {
+    auto read = [](std::string params) {
+        acp::detail::MessageParser parser;
+        const acp::detail::JsonValue* value = parser.parse(params.data(), params.size());
+        REQUIRE(value != nullptr);
+        const acp::detail::StreamedChunk chunk = acp::detail::read_streamed_chunk(*value);
+        CHECK(!(chunk.text && chunk.terminal));
+        if (chunk.text) return "text:" + std::string(chunk.text->message_id) + "|" + std::string(chunk.text->text_view());
+        if (chunk.terminal) {
+            return "terminal:" + std::string(chunk.terminal->session_id) + "|" + std::string(chunk.terminal->terminal_id) +
+                   "|" + std::string(chunk.terminal->data);
+        }
+        return std::string("decode");
+    };
+    CHECK(read(R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"text","text":"hi"}}})") ==
+          "text:m|hi");
+    CHECK(read(R"({"update":{"data":"eA==","terminalId":"t","sessionUpdate":"terminal_output_chunk"},"sessionId":"s"})") ==
+          "terminal:s|t|eA==");
+    // A terminal tag with a message's members, a message tag with a terminal's, a mix of both.
+    CHECK(read(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","messageId":"m","content":{"type":"text","text":"x"}}})") ==
+          "decode");
+    CHECK(read(R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","terminalId":"t","data":"eA=="}})") == "decode");
+    CHECK(read(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","content":"eA=="}})") ==
+          "decode");
+    CHECK(read(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","messageId":"m","data":"eA=="}})") == "decode");
+    // Keys that share a length or a prefix with the ones looked for.
+    CHECK(read(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalID":"t","data":"eA=="}})") == "decode");
+    CHECK(read(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","dat":"eA=="}})") == "decode");
+    CHECK(read(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunkX","terminalId":"t","data":"eA=="}})") == "decode");
+    CHECK(read(R"({"sessionID":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"eA=="}})") == "decode");
+    CHECK(read(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"eA==","x":1}})") ==
+          "decode");
+    CHECK(read(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","terminalId":"u"}})") ==
+          "decode");
+}

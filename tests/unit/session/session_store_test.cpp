@@ -477,3 +477,32 @@ TEST_CASE("session store: item events of a chunk carry the text it appended, oth
     apply_all(store, {first, second, snapshot});
     CHECK(appended == std::vector<std::string>{"+Hel", "+lo", "+", "-", "-", "+ok ", "+" + check + "\n", "-"});
 }
+
+TEST_CASE("session store: chunks alternating between entities of one id and kinds land in their own items") {
+    // The store remembers the item the last chunk went to (a lookup saved per streamed
+    // chunk); a chunk of another kind with the same id, or after a reset, must not take it.
+    acp::SessionStore store;
+    apply_all(store, {R"({"sessionUpdate":"agent_message_chunk","messageId":"x","content":{"type":"text","text":"a1 "}})",
+                      R"({"sessionUpdate":"agent_thought_chunk","messageId":"x","content":{"type":"text","text":"t1 "}})",
+                      R"({"sessionUpdate":"agent_message_chunk","messageId":"x","content":{"type":"text","text":"a2"}})",
+                      R"({"sessionUpdate":"user_message_chunk","messageId":"x","content":{"type":"text","text":"u"}})",
+                      R"({"sessionUpdate":"agent_thought_chunk","messageId":"x","content":{"type":"text","text":"t2"}})"});
+    CHECK(store.apply_text_chunk("s1", acp::ItemKind::agent_message, "x", " a3").ok());
+    CHECK(store.apply_text_chunk("s1", acp::ItemKind::agent_message, "y", "b").ok());
+    CHECK(store.apply_text_chunk("s1", acp::ItemKind::agent_message, "x", " a4").ok());
+    const std::string model = dump(store);
+    CHECK(select(model, "items[0].content[0].text") == R"("a1 a2 a3 a4")");
+    CHECK(select(model, "items[1].content[0].text") == R"("t1 t2")");
+    CHECK(select(model, "items[2].content[0].text") == R"("u")");
+    CHECK(select(model, "items[3].content[0].text") == R"("b")");
+    CHECK(select(model, "items[4]") == "<missing>");
+
+    // A full replay empties the session: the remembered item is gone with it.
+    store.begin_replay("s1");
+    CHECK(store.apply_text_chunk("s1", acp::ItemKind::agent_thought, "x", "again").ok());
+    store.end_replay("s1");
+    const std::string replayed = dump(store);
+    CHECK(select(replayed, "items[0].kind") == R"("agent_thought")");
+    CHECK(select(replayed, "items[0].content[0].text") == R"("again")");
+    CHECK(select(replayed, "items[1]") == "<missing>");
+}
