@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "support/server_process.hpp"
 #include "support/ts_peer.hpp"
 
 using acp::RemoteOptions;
@@ -41,52 +42,20 @@ constexpr long kMaxGrowthMiB = 128;  // AddressSanitizer's redzones, shadow and 
 constexpr long kMaxGrowthMiB = 64;
 #endif
 
-// server.py in one mode; its standard input is a pipe held here, so it ends with the test.
+// server.py in one mode; it ends with the test (tests/support/server_process.hpp).
 class HostileServer {
 public:
-    explicit HostileServer(const std::string& mode, std::vector<std::string> flags = {}) {
-        char path[] = "/tmp/acp-hostile-record-XXXXXX";
-        int fd = mkstemp(path);
-        REQUIRE(fd >= 0);
-        ::close(fd);
-        record_path = path;
-        int out[2];
-        int in[2];
-        REQUIRE(pipe(out) == 0);
-        REQUIRE(pipe(in) == 0);
-        pid_ = fork();
-        REQUIRE(pid_ >= 0);
-        if (pid_ == 0) {
-            dup2(in[0], 0);
-            dup2(out[1], 1);
-            for (int unused : {in[0], in[1], out[0], out[1]}) ::close(unused);
-            std::vector<std::string> args = {ACP_PYTHON, ACP_HOSTILE_REMOTE_SERVER, "--mode=" + mode,
-                                             "--record=" + record_path};
-            for (auto& flag : flags) args.push_back(flag);
-            std::vector<char*> argv;
-            for (auto& arg : args) argv.push_back(arg.data());
-            argv.push_back(nullptr);
-            execv(argv[0], argv.data());
-            _exit(127);
-        }
-        ::close(in[0]);
-        ::close(out[1]);
-        stdin_ = in[1];
-        stdout_ = out[0];
-        std::string line = read_line();
-        INFO("server.py said: " << line);
-        http_url = field(line, "http");
-        ws_url = field(line, "ws");
-        other_url = field(line, "other");
+    explicit HostileServer(const std::string& mode, std::vector<std::string> flags = {})
+        : record_path(make_record_path()), process_(command(mode, record_path, std::move(flags))) {
+        INFO("server.py said: " << process_.first_line());
+        http_url = process_.url("http");
+        ws_url = process_.url("ws");
+        other_url = process_.url("other");
         REQUIRE(!http_url.empty());
         REQUIRE(!ws_url.empty());
     }
     ~HostileServer() {
-        ::close(stdin_);  // EOF: the server exits
-        ::kill(pid_, SIGTERM);
-        int status = 0;
-        waitpid(pid_, &status, 0);
-        ::close(stdout_);
+        process_.stop(SIGTERM);
         std::remove(record_path.c_str());
     }
     HostileServer(const HostileServer&) = delete;
@@ -98,36 +67,27 @@ public:
         return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
 
+    std::string record_path;
     std::string http_url;
     std::string ws_url;
     std::string other_url;
-    std::string record_path;
 
 private:
-    std::string read_line() {
-        std::string line;
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-        while (std::chrono::steady_clock::now() < deadline) {
-            pollfd fd{stdout_, POLLIN, 0};
-            if (poll(&fd, 1, 100) <= 0) continue;
-            char c;
-            if (::read(stdout_, &c, 1) != 1) break;
-            if (c == '\n') return line;
-            line += c;
-        }
-        return line;
+    static std::string make_record_path() {
+        char path[] = "/tmp/acp-hostile-record-XXXXXX";
+        int fd = mkstemp(path);
+        REQUIRE(fd >= 0);
+        ::close(fd);
+        return path;
     }
-    static std::string field(const std::string& json, const std::string& name) {
-        std::string key = "\"" + name + "\": \"";
-        auto at = json.find(key);
-        if (at == std::string::npos) return {};
-        auto start = at + key.size();
-        return json.substr(start, json.find('"', start) - start);
+    static std::vector<std::string> command(const std::string& mode, const std::string& record,
+                                            std::vector<std::string> flags) {
+        std::vector<std::string> args = {ACP_PYTHON, ACP_HOSTILE_REMOTE_SERVER, "--mode=" + mode, "--record=" + record};
+        for (auto& flag : flags) args.push_back(std::move(flag));
+        return args;
     }
 
-    pid_t pid_ = -1;
-    int stdin_ = -1;
-    int stdout_ = -1;
+    acp::test::ServerProcess process_;
 };
 
 RemoteOptions with_token(const std::string& url) {
