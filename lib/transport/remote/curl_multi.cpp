@@ -271,7 +271,10 @@ std::size_t CurlMulti::on_write(char* data, std::size_t size, std::size_t count,
     auto* exchange = static_cast<Exchange*>(exchange_ptr);
     std::size_t bytes = size * count;
     if (exchange->cancelled) return 0;  // aborts the transfer
-    if (exchange->on_body && !exchange->on_body(data, bytes)) return 0;
+    if (!exchange->on_body) return bytes;
+    // A copy runs: the callback may cancel its own exchange, which drops the original.
+    auto on_body = exchange->on_body;
+    if (!on_body(data, bytes)) return 0;
     return bytes;
 }
 
@@ -286,7 +289,10 @@ std::size_t CurlMulti::on_header(char* data, std::size_t size, std::size_t count
         curl_easy_getinfo(exchange->easy, CURLINFO_RESPONSE_CODE, &status);
         if (status >= 200 || status == 0) {  // not an interim 1xx
             exchange->status = status;
-            if (exchange->on_headers) exchange->on_headers();
+            if (exchange->on_headers) {
+                auto on_headers = exchange->on_headers;  // as in on_write
+                on_headers();
+            }
         }
         return bytes;
     }

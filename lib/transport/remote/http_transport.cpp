@@ -135,7 +135,15 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::connect(uv_loop_t* loop, R
 
 HttpTransport::~HttpTransport() {
     events_ = nullptr;
+    if (connection_stream_) connection_stream_->owner = nullptr;
+    for (auto& entry : session_streams_) entry.second->owner = nullptr;
     multi_->shutdown();  // no callback of ours runs again
+}
+
+void HttpTransport::retire(EventStream& stream) {
+    stream.owner = nullptr;
+    multi_->cancel(stream.exchange);
+    stream.exchange = nullptr;
 }
 
 void HttpTransport::start(TransportEvents* events) { events_ = events; }
@@ -403,10 +411,10 @@ bool HttpTransport::session_stream_ready(const std::string& session) {
 }
 
 void HttpTransport::open_stream(const std::string& session) {
-    auto stream = std::make_unique<EventStream>();
+    auto stream = std::make_shared<EventStream>();
     stream->owner = this;
     stream->session = session;
-    EventStream* raw = stream.get();
+    std::shared_ptr<EventStream> raw = stream;
     if (session.empty()) {
         connection_stream_ = std::move(stream);
     } else {
@@ -416,11 +424,13 @@ void HttpTransport::open_stream(const std::string& session) {
     curl_easy_setopt(exchange->easy, CURLOPT_HTTPHEADER, exchange->headers);
     Exchange* exchange_raw = exchange.get();
     exchange->on_headers = [this, raw, exchange_raw] {
+        if (raw->owner == nullptr) return;
         raw->open = exchange_raw->status == 200;
         if (raw->open && read_paused_) multi_->set_receive_paused(exchange_raw, true);
         if (raw->open && !raw->session.empty()) pump();
     };
     exchange->on_body = [raw](const char* data, std::size_t size) {
+        if (raw->owner == nullptr) return false;  // retired: the transfer ends
         if (raw->open) {
             raw->parser.feed(data, size, *raw);
             return true;
@@ -430,12 +440,14 @@ void HttpTransport::open_stream(const std::string& session) {
     };
     exchange->on_done = [this, raw, exchange_raw](CURLcode result) {
         raw->exchange = nullptr;
+        if (raw->owner == nullptr) return;
         on_stream_done(*raw, result, exchange_raw->status, curl_reason(*exchange_raw, result));
     };
     raw->exchange = multi_->start(std::move(exchange));
 }
 
 void HttpTransport::EventStream::on_sse_data(const char* data, std::size_t size) {
+    if (owner == nullptr) return;
     if (passing_through) {
         owner->deliver_raw(data, size);
         return;
@@ -454,6 +466,7 @@ void HttpTransport::EventStream::on_sse_data(const char* data, std::size_t size)
 }
 
 void HttpTransport::EventStream::on_sse_event_end() {
+    if (owner == nullptr) return;
     if (passing_through) {
         passing_through = false;
         owner->deliver_raw("\n", 1);
@@ -530,7 +543,7 @@ void HttpTransport::fail_session(const std::string& session, const HttpFailure& 
     session_failures_[session] = failure;
     auto it = session_streams_.find(session);
     if (it != session_streams_.end()) {
-        multi_->cancel(it->second->exchange);
+        retire(*it->second);
         session_streams_.erase(it);
     }
     fail_pending_requests(session, failure);
@@ -582,8 +595,8 @@ void HttpTransport::send_delete() {
 void HttpTransport::cancel_transfers() {
     multi_->cancel(post_);
     post_ = nullptr;
-    if (connection_stream_) multi_->cancel(connection_stream_->exchange);
-    for (auto& entry : session_streams_) multi_->cancel(entry.second->exchange);
+    if (connection_stream_) retire(*connection_stream_);
+    for (auto& entry : session_streams_) retire(*entry.second);
     session_streams_.clear();
     outgoing_.clear();
     queued_bytes_ = 0;

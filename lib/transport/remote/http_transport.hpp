@@ -64,8 +64,10 @@ private:
         MessageFacts facts;
     };
     // One server-sent event stream: the connection's (session empty) or a session's.
+    // Shared with its transfer's callbacks: a host's callback run from inside the stream's
+    // own parse may close or destroy the transport, and the parse must not lose its ground.
     struct EventStream final : SseSink {
-        HttpTransport* owner = nullptr;
+        HttpTransport* owner = nullptr;  // null once retired: nothing more is handed on
         std::string session;
         Exchange* exchange = nullptr;
         SseParser parser;
@@ -108,6 +110,7 @@ private:
     void deliver_raw(const char* data, std::size_t size);
     void fail_transport(Status why);
     void cancel_transfers();
+    void retire(EventStream& stream);
     void send_delete();
     void report_closed(Status why);
     void pause_reading() override;
@@ -133,8 +136,8 @@ private:
     bool read_paused_ = false;
 
     std::string connection_id_;
-    std::unique_ptr<EventStream> connection_stream_;
-    std::map<std::string, std::unique_ptr<EventStream>> session_streams_;
+    std::shared_ptr<EventStream> connection_stream_;
+    std::map<std::string, std::shared_ptr<EventStream>> session_streams_;
     std::map<std::string, HttpFailure> session_failures_;         // 409: until reattached
     std::map<std::string, PendingRequest> pending_session_requests_;  // by id key
     std::map<std::string, std::string> agent_request_sessions_;   // the agent's requests: id key -> session
