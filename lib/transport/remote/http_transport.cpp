@@ -103,8 +103,7 @@ std::string curl_reason(const Exchange& exchange, int curl_result) {
 
 HttpTransport::HttpTransport(uv_loop_t* loop, RemoteUrl url, const RemoteOptions& options,
                              std::size_t max_message_bytes, Logger logger)
-    : loop_(loop),
-      url_(std::move(url)),
+    : url_(std::move(url)),
       options_(options),
       max_message_bytes_(max_message_bytes),
       logger_(std::move(logger)),

@@ -116,7 +116,6 @@ private:
     void pause_reading() override;
     void resume_reading() override;
 
-    uv_loop_t* loop_;
     RemoteUrl url_;
     RemoteOptions options_;
     std::size_t max_message_bytes_;

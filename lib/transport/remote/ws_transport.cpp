@@ -80,11 +80,11 @@ struct WsTransport::ContextReaper {
         }
         uv_timer_start(
             &reaper->timer,
-            [](uv_timer_t* timer) {
-                auto* self = static_cast<ContextReaper*>(timer->data);
+            [](uv_timer_t* tick) {
+                auto* self = static_cast<ContextReaper*>(tick->data);
                 // Ten seconds at most; past that the context is left as it is.
                 if (self->context != nullptr && ++self->ticks < 1000 && self->target->connection == nullptr &&
-                    !any_handle_closing(timer->loop)) {
+                    !any_handle_closing(tick->loop)) {
                     lws_context_destroy(self->context);
                 }
                 if (self->context == nullptr || self->ticks >= 1000) self->finish();
