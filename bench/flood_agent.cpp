@@ -37,7 +37,7 @@ std::string update(const std::string& session, const std::string& body) {
 
 std::string flood(const std::string& session, const std::string& message_id, long count) {
     std::string out = update(session, R"({"sessionUpdate":"state_update","state":"running"})");
-    out.reserve(static_cast<std::size_t>(count) * 150);
+    out.reserve(static_cast<std::size_t>(count) * 190);
     for (long i = 0; i < count; ++i) {
         out += update(session, R"({"sessionUpdate":"agent_message_chunk","messageId":")" + message_id +
                                    R"(","content":{"type":"text","text":"token )" + std::to_string(i) +
@@ -74,8 +74,11 @@ void answer(const rapidjson::Document& request, int& prompts) {
                 body = flood(session, "m" + k, count);
             }
         }
-        body += update(session, R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})");
-        write_all(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"messageId":"u)" + k + R"("}})" "\n" + body);
+        // Three writes, not one concatenation: a copy of a prepared flood of 1M lines (185 MB,
+        // page faults and all) would hold the client's clock for a quarter of a second.
+        write_all(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"messageId":"u)" + k + R"("}})" "\n");
+        write_all(body);
+        write_all(update(session, R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})"));
     } else {
         write_all(R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":{"code":-32601,"message":"not in the flood agent"}})" "\n");
     }

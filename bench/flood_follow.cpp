@@ -3,7 +3,8 @@
 // session and follows one "flood N" turn with libacp's C++ API (Client + SessionStore,
 // appending the text each change event carries), then prints one JSON line:
 //   {"updates": N, "seconds": wall time prompt->idle, "cpu": this process's CPU time in
-//    that span, "runqueue_wait": time in that span it was ready to run but had no CPU, "bytes": text followed, "peak_rss_kib": peak RSS of this process (VmHWM)}
+//    that span, "runqueue_wait": time in that span it was ready to run but had no CPU, "bytes": text followed, "peak_rss_kib": peak RSS of this process (VmHWM),
+//    "page_faults": minor page faults of this process in that span}
 //
 //   acp_bench_flood_follow AGENT N [AGENT ARGS...]   (run by bench/python_follow_bench.py,
 //                                                      e2e_ts_bench.py, remote_flood_bench.py)
@@ -56,6 +57,12 @@ double runqueue_wait_seconds() {
     const bool read = std::fscanf(stat, "%llu %llu", &ran, &waited) == 2;
     std::fclose(stat);
     return read ? static_cast<double>(waited) * 1e-9 : -1;
+}
+
+long minor_page_faults() {
+    struct rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt;
 }
 
 void require(bool ok, const char* what) {
@@ -125,10 +132,12 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = cpu_seconds();
     const double wait_start = runqueue_wait_seconds();
+    const long faults_start = minor_page_faults();
     client->prompt(std::move(request), [&](acp::Result<acp::v2::PromptResponse> r) { require(r.ok(), "prompt"); });
     require((*runtime)->run_until([&] { return turn_ended; }).ok(), "turn");
     const double cpu = cpu_seconds() - cpu_start;
     const double runqueue_wait = runqueue_wait_seconds() - wait_start;
+    const long page_faults = minor_page_faults() - faults_start;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     require(chunks == static_cast<std::size_t>(updates), "a chunk went missing");
     const acp::SessionState* state = client->sessions().find(session);
@@ -140,8 +149,8 @@ int main(int argc, char** argv) {
     require(!copy || reply.size() == followed, "the copy differs");
 
     std::printf("{\"updates\": %ld, \"seconds\": %.6f, \"cpu\": %.6f, \"runqueue_wait\": %.6f, \"bytes\": %zu, "
-                "\"peak_rss_kib\": %ld}\n",
-                updates, seconds, cpu, runqueue_wait, followed, peak_rss_kib());
+                "\"peak_rss_kib\": %ld, \"page_faults\": %ld}\n",
+                updates, seconds, cpu, runqueue_wait, followed, peak_rss_kib(), page_faults);
     bool closed = false;
     client->on_closed([&](const acp::Status&) { closed = true; });
     client->close();

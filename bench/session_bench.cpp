@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Benchmark: the session model on generated streams of realistic session/update lines, a
 // flood (nothing but agent_message_chunk text) and a mixed stream (a coding agent's turns).
-// The model path is the Client's receive path: MessageParser parses each line in place,
-// then a plain text chunk or a terminal output chunk goes straight into the model
-// (client/text_chunk_view.hpp, SessionStore::apply_text_chunk / apply_terminal_chunk) and
-// anything else is decoded and SessionStore::apply'd.
+// The model path is the Client's receive path: a line that is a plain text chunk or a
+// terminal output chunk goes from the raw line into the model without a parse
+// (client/chunk_line.hpp, SessionStore::apply_text_chunk / apply_terminal_chunk); any
+// other line is parsed in place by MessageParser, decoded and SessionStore::apply'd.
 // Baselines measured in the same run on the same lines: a bare RapidJSON parse (a fresh
 // Document per line), libacp's parse alone, parse + decode without applying, and the
 // typed path for every line (decode + apply: what the receive path did before the fast
@@ -34,7 +34,7 @@
 #endif
 
 #include "acp/session.hpp"
-#include "client/text_chunk_view.hpp"
+#include "client/chunk_line.hpp"
 #include "jsonrpc/json.hpp"
 #include "jsonrpc/message_parser.hpp"
 #include "protocol/v2/codec.hpp"
@@ -148,26 +148,23 @@ struct ReceivePath {
         buffer.push_back('\0');
         return parser.parse(buffer.data(), line.size());
     }
-    // What the Client does with a session/update: a plain text chunk or a terminal output
-    // chunk goes into the model from the parsed line, anything else is decoded first.
+    // What the Client does with a session/update: a line that is a plain text chunk or a
+    // terminal output chunk goes into the model from the raw line, unparsed
+    // (client/chunk_line.hpp); anything else is parsed and decoded first.
     std::string session_id, item_id;
     bool receive(const std::string& line, acp::SessionStore& store) {
-        const acp::detail::JsonValue* message = parse(line);
+        buffer.assign(line.begin(), line.end());
+        buffer.push_back('\0');
+        if (std::optional<acp::detail::ChunkLine> chunk = acp::detail::scan_chunk_line(buffer.data(), line.size())) {
+            session_id.assign(chunk->session_id);
+            item_id.assign(chunk->item_id);
+            if (chunk->terminal) return store.apply_terminal_chunk(session_id, item_id, chunk->data()).ok();
+            return store.apply_text_chunk(session_id, chunk->kind, item_id, acp::detail::decode_text(*chunk)).ok();
+        }
+        const acp::detail::JsonValue* message = parser.parse(buffer.data(), line.size());
         if (message == nullptr) return false;
         const acp::detail::JsonValue* params = acp::detail::find_member(*message, "params");
-        if (params == nullptr) return false;
-        const acp::detail::StreamedChunk streamed = acp::detail::read_streamed_chunk(*params);
-        if (const auto& chunk = streamed.text; chunk && parser.edge_surrogates(*chunk->text) == nullptr) {
-            session_id.assign(chunk->session_id);
-            item_id.assign(chunk->message_id);
-            return store.apply_text_chunk(session_id, chunk->kind, item_id, chunk->text_view()).ok();
-        }
-        if (const auto& output = streamed.terminal) {
-            session_id.assign(output->session_id);
-            item_id.assign(output->terminal_id);
-            return store.apply_terminal_chunk(session_id, item_id, output->data).ok();
-        }
-        return acp::v2::codec::decode(*params, notification).ok() && store.apply(notification).ok();
+        return params != nullptr && acp::v2::codec::decode(*params, notification).ok() && store.apply(notification).ok();
     }
     bool decode(const std::string& line) {
         const acp::detail::JsonValue* message = parse(line);

@@ -75,6 +75,11 @@ void Client::Impl::listen() {
         if (driver_) return driver_->on_session_update(params);
         core_.log_session(LogLevel::warning, "a session/update before initialize succeeded was ignored");
     });
+    rpc.set_line_shortcut([this](char* line, std::size_t size) {
+        if (!driver_) return false;
+        auto keep_alive = shared_from_this();
+        return driver_->on_update_line(line, size);
+    });
     rpc.on_request(std::string(method::session_request_permission), [this](const JsonValue* params, Responder r) {
         auto keep_alive = shared_from_this();
         if (driver_) return driver_->on_permission_request(params, std::move(r));

@@ -40,6 +40,9 @@ public:
 
     // --- agent → client ---------------------------------------------------------------
     virtual void on_session_update(const JsonValue* params) = 0;
+    // A raw line offered before it is parsed (jsonrpc LineShortcut): true when the driver
+    // took it as a streamed chunk. v1 chunks are lifted by the adapter and decline.
+    virtual bool on_update_line(char* /*line*/, std::size_t /*size*/) { return false; }
     virtual void on_permission_request(const JsonValue* params, Responder responder) = 0;
     // The v1 client methods (fs/*, terminal/*: client/v1_client_methods.hpp).
     virtual void on_client_method(std::string_view method, const JsonValue* params, Responder responder) = 0;

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "client/client_core.hpp"
-#include "client/text_chunk_view.hpp"
+#include "client/chunk_line.hpp"
 #include "protocol/v2/codec.hpp"
 
 namespace acp::detail {
@@ -58,25 +58,20 @@ void UpdateRouter::route(v2::UpdateSessionNotification notification) {
     }
 }
 
-bool UpdateRouter::deliver_streamed_chunk(const JsonValue& params) {
+bool UpdateRouter::deliver_chunk_line(char* line, std::size_t size) {
     // The host's handler takes typed updates: it pays for them, on the full path.
     if (core_.host.session_update || !joiner_.idle()) return false;
-    const StreamedChunk streamed = read_streamed_chunk(params);
-    if (const std::optional<TextChunkView>& chunk = streamed.text) {
-        if (core_.rpc->edge_surrogates(*chunk->text) != nullptr || !delivers(chunk->session_id)) return false;
-        chunk_item_id_.assign(chunk->message_id);
-        applied(core_.store.apply_text_chunk(chunk_session_id_, chunk->kind, chunk_item_id_, chunk->text_view()),
-                "a text chunk");
-        return true;
-    }
-    if (const std::optional<TerminalChunkView>& chunk = streamed.terminal) {
-        if (!delivers(chunk->session_id)) return false;
-        chunk_item_id_.assign(chunk->terminal_id);
-        applied(core_.store.apply_terminal_chunk(chunk_session_id_, chunk_item_id_, chunk->data),
+    std::optional<ChunkLine> chunk = scan_chunk_line(line, size);
+    if (!chunk || !delivers(chunk->session_id)) return false;
+    chunk_item_id_.assign(chunk->item_id);
+    if (chunk->terminal) {
+        applied(core_.store.apply_terminal_chunk(chunk_session_id_, chunk_item_id_, chunk->data()),
                 "terminal_output_chunk");
-        return true;
+    } else {
+        applied(core_.store.apply_text_chunk(chunk_session_id_, chunk->kind, chunk_item_id_, decode_text(*chunk)),
+                "a text chunk");
     }
-    return false;
+    return true;
 }
 
 bool UpdateRouter::delivers(std::string_view session_id) {

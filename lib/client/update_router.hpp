@@ -52,13 +52,13 @@ public:
     Route classify(std::string_view session_id) const;
 
     void route(v2::UpdateSessionNotification notification);
-    // The fast path for streamed text (client/text_chunk_view.hpp): a plain text chunk (or
-    // a terminal output chunk) for a session of this client goes from the parsed params
-    // straight into the model. False
-    // when it is not one, or when the host's on_session_update wants a typed update, a
-    // surrogate half waits to be joined, or the session is not delivered to: then the
-    // caller decodes and route()s as usual.
-    bool deliver_streamed_chunk(const JsonValue& params);
+    // The fast path for streamed text: a line that is nothing but a plain text chunk (or
+    // terminal output chunk, client/chunk_line.hpp) for a session of this client goes from
+    // the raw line straight into the model. False, with the line untouched, when it is not
+    // one, or when the host's on_session_update wants a typed update, a surrogate half
+    // waits to be joined, or the session is not delivered to: then the line is parsed,
+    // decoded and route()d as usual.
+    bool deliver_chunk_line(char* line, std::size_t size);
     // Into the model first, so the host's callback sees the session with it applied; a
     // surrogate pair split across two chunks is joined on the way (client/split_surrogates.hpp).
     void deliver(v2::UpdateSessionNotification& notification);

@@ -172,9 +172,10 @@ void V2Driver::cancel_terminal(Checked<av2::CancelTerminalRequest> request, Call
     call<av2::CancelTerminalResponse>(method::terminal_cancel, *request, std::move(done));
 }
 
+bool V2Driver::on_update_line(char* line, std::size_t size) { return router_.deliver_chunk_line(line, size); }
+
+// Everything the line shortcut declined (client/chunk_line.hpp) is decoded here.
 void V2Driver::on_session_update(const JsonValue* params) {
-    // Streamed text goes from the parsed line into the model (client/text_chunk_view.hpp).
-    if (params != nullptr && router_.deliver_streamed_chunk(*params)) return;
     av2::UpdateSessionNotification notification;
     rapidjson::Document repaired;  // commands without `type` (Appendix B 9)
     Status decoded = params ? codec::decode(with_command_types_in_update(*params, repaired), notification)

@@ -31,6 +31,7 @@ public:
     void cancel_terminal(Checked<v2::CancelTerminalRequest> request, Callback<v2::CancelTerminalResponse> done) override;
 
     void on_session_update(const JsonValue* params) override;
+    bool on_update_line(char* line, std::size_t size) override;
     void on_permission_request(const JsonValue* params, Responder responder) override;
     void on_client_method(std::string_view method, const JsonValue* params, Responder responder) override;
 

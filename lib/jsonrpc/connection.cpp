@@ -70,6 +70,7 @@ void Connection::on_request(std::string method, RequestHandler handler) {
 void Connection::on_notification(std::string method, NotificationHandler handler) {
     core_->notification_handlers[std::move(method)] = std::make_shared<const NotificationHandler>(std::move(handler));
 }
+void Connection::set_line_shortcut(LineShortcut shortcut) { core_->line_shortcut = std::move(shortcut); }
 void Connection::on_unknown_notification(UnknownNotificationHandler handler) {
     core_->unknown_notification_handler = std::move(handler);
 }

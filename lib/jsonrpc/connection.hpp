@@ -95,6 +95,9 @@ private:
 using RequestHandler = std::function<void(const JsonValue* params, Responder responder)>;
 using NotificationHandler = std::function<void(const JsonValue* params)>;
 using UnknownNotificationHandler = std::function<void(std::string_view method, const JsonValue* params)>;
+// Offered every incoming line (writable, line[size] == '\0') before it is parsed: true when
+// it took the line in full, false when it left it untouched for the parse and dispatch.
+using LineShortcut = std::function<bool(char* line, std::size_t size)>;
 
 class Connection {
 public:
@@ -110,6 +113,9 @@ public:
     void on_request(std::string method, RequestHandler handler);
     void on_notification(std::string method, NotificationHandler handler);
     void on_unknown_notification(UnknownNotificationHandler handler);
+    // For the one message that dominates the traffic (streamed text): read without a
+    // document (client/chunk_line.hpp). Whatever it declines takes the usual path.
+    void set_line_shortcut(LineShortcut shortcut);
     void on_closed(std::function<void(const Status& why)> handler);
     // redact: hide secrets (env values and HTTP header values of MCP server configs) in
     // what the observer sees; what goes on the wire is never changed.

@@ -95,6 +95,7 @@ public:
     // copying the std::function for every notification.
     std::unordered_map<std::string, std::shared_ptr<const NotificationHandler>> notification_handlers;
     UnknownNotificationHandler unknown_notification_handler;
+    LineShortcut line_shortcut;
     std::function<void(const Status&)> closed_handler;
     TrafficObserver observer;
     bool redact = true;
@@ -226,6 +227,7 @@ private:
 
     void on_line(char* line, std::size_t size) override;
 
+    bool took_shortcut(char* line, std::size_t size);
     void dispatch(const JsonValue& message);
 
     void dispatch_one(const JsonValue& message, const std::shared_ptr<Batch>& batch);

@@ -65,6 +65,7 @@ void ConnectionCore::fail_from_peek(const EnvelopePeek& peek, const std::string&
 void ConnectionCore::on_line(char* line, std::size_t size) {
     auto keep_alive = shared_from_this();
     observe(Direction::incoming, std::string_view(line, size));
+    if (line_shortcut && !owner_gone_ && took_shortcut(line, size)) return;
     // In-place parsing overwrites the line; keep its head to recover the id on failure.
     line_head_.assign(line, std::min(size, kLineHeadBytes));
     const JsonValue* message = parser_.parse(line, size);
@@ -81,6 +82,17 @@ void ConnectionCore::on_line(char* line, std::size_t size) {
     } else {
         dispatch(*message);
     }
+}
+
+bool ConnectionCore::took_shortcut(char* line, std::size_t size) {
+    bool took = false;
+    // A throw comes from a host callback the shortcut ran after taking the line: the line
+    // is taken (parsing it again would apply it twice), the throw reported.
+    run_host_callback(logger_, "incoming line shortcut", [&] {
+        took = true;
+        took = line_shortcut(line, size);
+    });
+    return took;
 }
 
 void ConnectionCore::dispatch(const JsonValue& message) {

@@ -4,7 +4,9 @@
 // bytes -> LineFramer -> MessageParser -> v2 decode of session/update (and of the answers
 // a client decodes) -> v1 decode and lifting -> split surrogate joining ->
 // SessionStore::apply -> the session's JSON dump. Besides the sanitizers' findings, it
-// traps when any text the model holds is not valid UTF-8 (docs/untrusted-agent.md).
+// traps when any text the model holds is not valid UTF-8 (docs/untrusted-agent.md), and
+// when the chunk line shortcut (client/chunk_line.hpp) takes a line the parser does not
+// read as exactly that chunk: same session, kind, id and text, byte for byte.
 //
 // The first input byte picks the size of the reads the framer gets (agents write in any
 // pieces); the rest is the stream.
@@ -12,11 +14,13 @@
 #include <cstdint>
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "acp/session.hpp"
+#include "client/chunk_line.hpp"
 #include "client/split_surrogates.hpp"
 #include "client/v1_adapter.hpp"
 #include "jsonrpc/message_parser.hpp"
@@ -47,8 +51,53 @@ struct ReceivePath : LineSink {
         (void)store.apply(notification);
     }
 
+    // What the shortcut took must be what the parse reads: nothing it takes may differ
+    // from the full path's reading of the line.
+    static void check_shortcut(const ChunkLine& chunk, const std::string& text, const JsonValue* message) {
+        auto string_at = [](const JsonValue* object, const char* name) -> const JsonValue* {
+            const JsonValue* value = object != nullptr ? find_member(*object, name) : nullptr;
+            return value != nullptr && value->IsString() ? value : nullptr;
+        };
+        auto equals = [](const JsonValue* value, std::string_view expected) {
+            return value != nullptr && string_view_of(*value) == expected;
+        };
+        if (message == nullptr || !message->IsObject() || message->MemberCount() != 3 ||
+            !equals(string_at(message, "jsonrpc"), "2.0") || !equals(string_at(message, "method"), "session/update")) {
+            __builtin_trap();
+        }
+        const JsonValue* params = find_member(*message, "params");
+        const JsonValue* update = params != nullptr ? find_member(*params, "update") : nullptr;
+        if (update == nullptr || !equals(string_at(params, "sessionId"), chunk.session_id)) __builtin_trap();
+        if (chunk.terminal) {
+            if (!equals(string_at(update, "terminalId"), chunk.item_id) || !equals(string_at(update, "data"), text)) {
+                __builtin_trap();
+            }
+            return;
+        }
+        const JsonValue* content = find_member(*update, "content");
+        if (!equals(string_at(update, "messageId"), chunk.item_id) || !equals(string_at(content, "type"), "text") ||
+            !equals(string_at(content, "text"), text) ||
+            !equals(string_at(update, "sessionUpdate"), std::string(acp::item_kind_name(chunk.kind)) + "_chunk")) {
+            __builtin_trap();
+        }
+    }
+
     void on_line(char* line, std::size_t size) override {
+        std::vector<char> copy(line, line + size + 1);
+        const std::vector<char> before = copy;
+        std::optional<ChunkLine> chunk = scan_chunk_line(copy.data(), size);
+        if (!chunk && copy != before) __builtin_trap();  // declined, yet the line changed
+        std::string taken_ids[2];
+        std::string taken_text;
+        if (chunk) {
+            taken_ids[0].assign(chunk->session_id);
+            taken_ids[1].assign(chunk->item_id);
+            taken_text.assign(chunk->terminal ? chunk->data() : decode_text(*chunk));
+            chunk->session_id = taken_ids[0];
+            chunk->item_id = taken_ids[1];
+        }
         const JsonValue* message = parser.parse(line, size);
+        if (chunk) check_shortcut(*chunk, taken_text, message);
         if (message == nullptr || !message->IsObject()) return;
         const JsonValue* params = find_member(*message, "params");
         const JsonValue* result = find_member(*message, "result");

@@ -501,7 +501,10 @@ void HttpTransport::on_stream_done(EventStream& stream, int curl_result, long st
     std::string session = stream.session;  // the stream may be erased below
     if (stream.open) {
         stream.parser.finish(stream);
-        if (closed_) return;
+        // The last event's host callback may have closed the transport, or destroyed its
+        // client and with it this transport (which cleared every stream's owner): then
+        // nothing of this is touched again. The stream itself lives in the callback.
+        if (stream.owner == nullptr || closed_) return;
         if (curl_result != CURLE_OK) {
             fail_transport(Status(Errc::connection_closed,
                                   "the event stream from " + url_.redacted + " failed: " + reason));
