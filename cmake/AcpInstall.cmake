@@ -26,10 +26,13 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/acpConfig.cmake ${CMAKE_CURRENT_BINARY
 
 # acp.pc finds its prefix relative to itself, so the installed tree can move.
 file(RELATIVE_PATH ACP_PC_PREFIX_FROM_PCFILEDIR "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+# The remote transports load libcurl and libwebsockets at run time: nothing to link but
+# the dynamic loader.
 if(ACP_WITH_REMOTE)
-    set(ACP_PC_REMOTE_REQUIRES "libcurl libwebsockets")
+    set(ACP_PC_REMOTE_LIBS "${CMAKE_DL_LIBS}")
+    list(TRANSFORM ACP_PC_REMOTE_LIBS PREPEND "-l")
 else()
-    set(ACP_PC_REMOTE_REQUIRES "")
+    set(ACP_PC_REMOTE_LIBS "")
 endif()
 configure_file(cmake/acp.pc.in ${CMAKE_CURRENT_BINARY_DIR}/acp.pc @ONLY)
 configure_file(cmake/acp_static.pc.in ${CMAKE_CURRENT_BINARY_DIR}/acp_static.pc @ONLY)

@@ -17,11 +17,10 @@ set(CPACK_DEBIAN_PACKAGE_LICENSE "Apache-2.0")
 # for the CMake package's fallback and the .pc files.
 # acp-chat links libedit (its prompt line) and md4c (Markdown) dynamically.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libuv1 (>= 1.44), libuv1-dev, pkg-config, libedit2, libmd4c0")
-# Remote transports: libcurl and libwebsockets (with its libuv event library, loaded by
-# libwebsockets at run time), their -dev packages for the static library's users.
+# Remote transports: libcurl and libwebsockets (with its libuv event library), all loaded
+# at run time by the first Client::connect.
 if(ACP_WITH_REMOTE)
-    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libcurl4, libcurl4-openssl-dev, libwebsockets17, "
-        "libwebsockets-evlib-uv, libwebsockets-dev")
+    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libcurl4, libwebsockets17, libwebsockets-evlib-uv")
 endif()
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
 # Debug information stays in the build tree (a RelWithDebInfo build would weigh 100+ MiB).

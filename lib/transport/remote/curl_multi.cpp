@@ -8,6 +8,8 @@
 #include <mutex>
 #include <utility>
 
+#include "transport/remote/remote_libraries.hpp"
+
 namespace acp::detail {
 
 namespace {
@@ -20,7 +22,7 @@ constexpr std::size_t kMaxCookieBytes = 16 * 1024;
 
 void global_init() {
     static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    std::call_once(once, [] { curl().global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 }  // namespace
@@ -32,11 +34,11 @@ struct CurlMulti::Watch {
     curl_socket_t fd = CURL_SOCKET_BAD;
 };
 
-Exchange::Exchange() : easy(curl_easy_init()) {}
+Exchange::Exchange() : easy(curl().easy_init()) {}
 
 Exchange::~Exchange() {
-    if (easy != nullptr) curl_easy_cleanup(easy);
-    if (headers != nullptr) curl_slist_free_all(headers);
+    if (easy != nullptr) curl().easy_cleanup(easy);
+    if (headers != nullptr) curl().slist_free_all(headers);
 }
 
 std::shared_ptr<CurlMulti> CurlMulti::create(uv_loop_t* loop) {
@@ -44,18 +46,18 @@ std::shared_ptr<CurlMulti> CurlMulti::create(uv_loop_t* loop) {
     return std::shared_ptr<CurlMulti>(new CurlMulti(loop));
 }
 
-CurlMulti::CurlMulti(uv_loop_t* loop) : loop_(loop), multi_(curl_multi_init()), share_(curl_share_init()), timer_(new uv_timer_t) {
+CurlMulti::CurlMulti(uv_loop_t* loop) : loop_(loop), multi_(curl().multi_init()), share_(curl().share_init()), timer_(new uv_timer_t) {
     uv_timer_init(loop, timer_.get());
     timer_->data = this;
-    curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlMulti::on_socket);
-    curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
-    curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &CurlMulti::on_timer);
-    curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+    curl().multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlMulti::on_socket);
+    curl().multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+    curl().multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &CurlMulti::on_timer);
+    curl().multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
     // Cookies the server sets (load-balancer affinity) go with every later request.
-    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE);
-    jar_ = curl_easy_init();
-    curl_easy_setopt(jar_, CURLOPT_SHARE, share_);
-    curl_easy_setopt(jar_, CURLOPT_COOKIEFILE, "");
+    curl().share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE);
+    jar_ = curl().easy_init();
+    curl().easy_setopt(jar_, CURLOPT_SHARE, share_);
+    curl().easy_setopt(jar_, CURLOPT_COOKIEFILE, "");
 }
 
 CurlMulti::~CurlMulti() {
@@ -63,12 +65,12 @@ CurlMulti::~CurlMulti() {
         exchange->on_headers = nullptr;
         exchange->on_body = nullptr;
         exchange->on_done = nullptr;
-        curl_multi_remove_handle(multi_, easy);
+        curl().multi_remove_handle(multi_, easy);
     }
     exchanges_.clear();
-    curl_easy_cleanup(jar_);
-    curl_multi_cleanup(multi_);
-    curl_share_cleanup(share_);
+    curl().easy_cleanup(jar_);
+    curl().multi_cleanup(multi_);
+    curl().share_cleanup(share_);
     // Sockets libcurl did not say goodbye to: their handles must still be closed.
     for (Watch* watch : watches_) close_watch(watch);
     watches_.clear();
@@ -78,22 +80,22 @@ Exchange* CurlMulti::start(std::unique_ptr<Exchange> exchange) {
     Exchange* raw = exchange.get();
     CURL* easy = raw->easy;
     raw->multi = this;
-    curl_easy_setopt(easy, CURLOPT_PRIVATE, raw);
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlMulti::on_write);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, raw);
-    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &CurlMulti::on_header);
-    curl_easy_setopt(easy, CURLOPT_HEADERDATA, raw);
-    curl_easy_setopt(easy, CURLOPT_SHARE, share_);
-    curl_easy_setopt(easy, CURLOPT_COOKIEFILE, "");  // the cookie engine, in memory only
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, raw->error);
+    curl().easy_setopt(easy, CURLOPT_PRIVATE, raw);
+    curl().easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlMulti::on_write);
+    curl().easy_setopt(easy, CURLOPT_WRITEDATA, raw);
+    curl().easy_setopt(easy, CURLOPT_HEADERFUNCTION, &CurlMulti::on_header);
+    curl().easy_setopt(easy, CURLOPT_HEADERDATA, raw);
+    curl().easy_setopt(easy, CURLOPT_SHARE, share_);
+    curl().easy_setopt(easy, CURLOPT_COOKIEFILE, "");  // the cookie engine, in memory only
+    curl().easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl().easy_setopt(easy, CURLOPT_ERRORBUFFER, raw->error);
     exchanges_.emplace(easy, std::move(exchange));
     if (depth_ > 0) {
         to_start_.push_back(raw);
     } else {
         // Only added here: what completes is reported from the loop, never inside start().
         ++depth_;
-        curl_multi_add_handle(multi_, easy);
+        curl().multi_add_handle(multi_, easy);
         --depth_;
     }
     return raw;
@@ -115,7 +117,7 @@ void CurlMulti::set_receive_paused(Exchange* exchange, bool paused) {
     auto keep = shared_from_this();
     ++depth_;
     // Resuming may deliver what libcurl held back, through on_write, right here.
-    curl_easy_pause(exchange->easy, paused ? CURLPAUSE_RECV : CURLPAUSE_CONT);
+    curl().easy_pause(exchange->easy, paused ? CURLPAUSE_RECV : CURLPAUSE_CONT);
     --depth_;
     after_libcurl();
 }
@@ -130,7 +132,7 @@ void CurlMulti::shutdown() {
 void CurlMulti::remove(Exchange* exchange) {
     auto it = exchanges_.find(exchange->easy);
     if (it == exchanges_.end()) return;
-    curl_multi_remove_handle(multi_, exchange->easy);
+    curl().multi_remove_handle(multi_, exchange->easy);
     exchanges_.erase(it);
 }
 
@@ -156,7 +158,7 @@ void CurlMulti::apply_queued() {
         starting.swap(to_start_);
         ++depth_;
         for (Exchange* exchange : starting) {
-            if (exchange != nullptr) curl_multi_add_handle(multi_, exchange->easy);
+            if (exchange != nullptr) curl().multi_add_handle(multi_, exchange->easy);
         }
         --depth_;
     }
@@ -164,7 +166,7 @@ void CurlMulti::apply_queued() {
 
 void CurlMulti::finish_transfers() {
     int left = 0;
-    while (CURLMsg* message = curl_multi_info_read(multi_, &left)) {
+    while (CURLMsg* message = curl().multi_info_read(multi_, &left)) {
         if (message->msg != CURLMSG_DONE) continue;
         CURL* easy = message->easy_handle;
         CURLcode result = message->data.result;
@@ -172,8 +174,8 @@ void CurlMulti::finish_transfers() {
         if (it == exchanges_.end()) continue;
         std::unique_ptr<Exchange> exchange = std::move(it->second);
         exchanges_.erase(it);
-        curl_multi_remove_handle(multi_, easy);
-        if (exchange->status == 0) curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &exchange->status);
+        curl().multi_remove_handle(multi_, easy);
+        if (exchange->status == 0) curl().easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &exchange->status);
         auto done = std::move(exchange->on_done);
         if (!exchange->cancelled && done) done(result);  // may start, cancel or shut down
     }
@@ -183,7 +185,7 @@ void CurlMulti::finish_transfers() {
 void CurlMulti::trim_cookies() {
     cookies_set_ = false;
     curl_slist* cookies = nullptr;
-    if (curl_easy_getinfo(jar_, CURLINFO_COOKIELIST, &cookies) != CURLE_OK || cookies == nullptr) return;
+    if (curl().easy_getinfo(jar_, CURLINFO_COOKIELIST, &cookies) != CURLE_OK || cookies == nullptr) return;
     // The oldest first (libcurl lists them in the order they were set): the affinity
     // cookie of the initialize answer stays.
     std::vector<std::string> kept;
@@ -198,10 +200,10 @@ void CurlMulti::trim_cookies() {
             ++dropped;
         }
     }
-    curl_slist_free_all(cookies);
+    curl().slist_free_all(cookies);
     if (dropped == 0) return;
-    curl_easy_setopt(jar_, CURLOPT_COOKIELIST, "ALL");
-    for (const auto& line : kept) curl_easy_setopt(jar_, CURLOPT_COOKIELIST, line.c_str());
+    curl().easy_setopt(jar_, CURLOPT_COOKIELIST, "ALL");
+    for (const auto& line : kept) curl().easy_setopt(jar_, CURLOPT_COOKIELIST, line.c_str());
     if (on_cookies_dropped) on_cookies_dropped(dropped);
 }
 
@@ -209,7 +211,7 @@ void CurlMulti::socket_action(curl_socket_t fd, int events) {
     auto keep = shared_from_this();
     int running = 0;
     ++depth_;
-    curl_multi_socket_action(multi_, fd, events, &running);
+    curl().multi_socket_action(multi_, fd, events, &running);
     --depth_;
     after_libcurl();
 }
@@ -219,7 +221,7 @@ int CurlMulti::on_socket(CURL* /*easy*/, curl_socket_t fd, int what, void* self_
     auto* watch = static_cast<Watch*>(watch_ptr);
     if (what == CURL_POLL_REMOVE) {
         if (watch != nullptr) {
-            curl_multi_assign(self->multi_, fd, nullptr);
+            curl().multi_assign(self->multi_, fd, nullptr);
             self->watches_.erase(watch);
             close_watch(watch);
         }
@@ -231,7 +233,7 @@ int CurlMulti::on_socket(CURL* /*easy*/, curl_socket_t fd, int what, void* self_
         watch->fd = fd;
         watch->poll.data = watch;
         uv_poll_init_socket(self->loop_, &watch->poll, fd);
-        curl_multi_assign(self->multi_, fd, watch);
+        curl().multi_assign(self->multi_, fd, watch);
         self->watches_.insert(watch);
     }
     int events = 0;
@@ -286,7 +288,7 @@ std::size_t CurlMulti::on_header(char* data, std::size_t size, std::size_t count
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
     if (line.empty()) {  // the end of a header block
         long status = 0;
-        curl_easy_getinfo(exchange->easy, CURLINFO_RESPONSE_CODE, &status);
+        curl().easy_getinfo(exchange->easy, CURLINFO_RESPONSE_CODE, &status);
         if (status >= 200 || status == 0) {  // not an interim 1xx
             exchange->status = status;
             if (exchange->on_headers) {

@@ -12,6 +12,7 @@
 #include "transport/message_lines.hpp"
 #include "transport/remote/curl_multi.hpp"
 #include "transport/remote/remote_headers.hpp"
+#include "transport/remote/remote_libraries.hpp"
 
 namespace acp::detail {
 
@@ -96,7 +97,7 @@ Errc errc_of(int curl_result) {
 
 std::string curl_reason(const Exchange& exchange, int curl_result) {
     return exchange.error[0] != '\0' ? std::string(exchange.error)
-                                     : std::string(curl_easy_strerror(static_cast<CURLcode>(curl_result)));
+                                     : std::string(curl().easy_strerror(static_cast<CURLcode>(curl_result)));
 }
 
 }  // namespace
@@ -150,26 +151,26 @@ void HttpTransport::start(TransportEvents* events) { events_ = events; }
 std::unique_ptr<Exchange> HttpTransport::new_exchange(const std::string& session, bool event_stream) {
     auto exchange = std::make_unique<Exchange>();
     CURL* easy = exchange->easy;
-    curl_easy_setopt(easy, CURLOPT_URL, url_.full.c_str());
-    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
-    if (!options_.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, options_.ca_file.c_str());
+    curl().easy_setopt(easy, CURLOPT_URL, url_.full.c_str());
+    curl().easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl().easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+    if (!options_.ca_file.empty()) curl().easy_setopt(easy, CURLOPT_CAINFO, options_.ca_file.c_str());
     if (options_.connect_timeout.count() > 0) {
-        curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
+        curl().easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
     }
     // The host's headers first; the transport's own are never overridden by them.
     for (const auto& [name, value] : options_.headers) {
         if (is_transport_header(name)) continue;
         // "Name;" is libcurl's way to send a header with an empty value.
         std::string line = value.empty() ? name + ";" : name + ": " + value;
-        exchange->headers = curl_slist_append(exchange->headers, line.c_str());
+        exchange->headers = curl().slist_append(exchange->headers, line.c_str());
     }
-    if (event_stream) exchange->headers = curl_slist_append(exchange->headers, "Accept: text/event-stream");
+    if (event_stream) exchange->headers = curl().slist_append(exchange->headers, "Accept: text/event-stream");
     if (!connection_id_.empty()) {
-        exchange->headers = curl_slist_append(exchange->headers, ("Acp-Connection-Id: " + connection_id_).c_str());
+        exchange->headers = curl().slist_append(exchange->headers, ("Acp-Connection-Id: " + connection_id_).c_str());
     }
     if (!session.empty()) {
-        exchange->headers = curl_slist_append(exchange->headers, ("Acp-Session-Id: " + session).c_str());
+        exchange->headers = curl().slist_append(exchange->headers, ("Acp-Session-Id: " + session).c_str());
     }
     return exchange;
 }
@@ -244,12 +245,12 @@ void HttpTransport::post(const std::string& session) {
         session_creating_requests_.insert(message.facts.id_key);
     }
     auto exchange = new_exchange(session, false);
-    exchange->headers = curl_slist_append(exchange->headers, "Content-Type: application/json");
+    exchange->headers = curl().slist_append(exchange->headers, "Content-Type: application/json");
     exchange->request_body = message.json;
     CURL* easy = exchange->easy;
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, exchange->headers);
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, exchange->request_body.data());
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(exchange->request_body.size()));
+    curl().easy_setopt(easy, CURLOPT_HTTPHEADER, exchange->headers);
+    curl().easy_setopt(easy, CURLOPT_POSTFIELDS, exchange->request_body.data());
+    curl().easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(exchange->request_body.size()));
     post_body_.clear();
     post_body_cut_ = false;
     std::size_t cap = connection_id_.empty() ? max_message_bytes_ : kMaxErrorBodyBytes;
@@ -420,7 +421,7 @@ void HttpTransport::open_stream(const std::string& session) {
         session_streams_[session] = std::move(stream);
     }
     auto exchange = new_exchange(session, true);
-    curl_easy_setopt(exchange->easy, CURLOPT_HTTPHEADER, exchange->headers);
+    curl().easy_setopt(exchange->easy, CURLOPT_HTTPHEADER, exchange->headers);
     Exchange* exchange_raw = exchange.get();
     exchange->on_headers = [this, raw, exchange_raw] {
         if (raw->owner == nullptr) return;
@@ -584,9 +585,9 @@ void HttpTransport::deliver_raw(const char* data, std::size_t size) {
 void HttpTransport::send_delete() {
     if (connection_id_.empty()) return;
     auto exchange = new_exchange({}, false);
-    curl_easy_setopt(exchange->easy, CURLOPT_HTTPHEADER, exchange->headers);
-    curl_easy_setopt(exchange->easy, CURLOPT_CUSTOMREQUEST, "DELETE");
-    curl_easy_setopt(exchange->easy, CURLOPT_TIMEOUT_MS, 2000L);
+    curl().easy_setopt(exchange->easy, CURLOPT_HTTPHEADER, exchange->headers);
+    curl().easy_setopt(exchange->easy, CURLOPT_CUSTOMREQUEST, "DELETE");
+    curl().easy_setopt(exchange->easy, CURLOPT_TIMEOUT_MS, 2000L);
     connection_id_.clear();
     exchange->on_done = [this](CURLcode) {
         if (close_requested_) report_closed(Status(Errc::connection_closed, "the connection was closed by the client"));

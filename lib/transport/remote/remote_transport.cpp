@@ -7,6 +7,7 @@
 #include "transport/remote/remote_url.hpp"
 #if ACP_WITH_REMOTE
 #include "transport/remote/http_transport.hpp"
+#include "transport/remote/remote_libraries.hpp"
 #include "transport/remote/ws_transport.hpp"
 #endif
 
@@ -21,6 +22,9 @@ Result<RemoteTransport> connect_remote(uv_loop_t* loop, const RemoteOptions& opt
     out.log = redacting_sink(std::move(host_log), header_secrets(options.headers));
     Logger logger(out.log);
 #if ACP_WITH_REMOTE
+    if (Status loaded = load_remote_libraries(); !loaded) {
+        return Status(loaded.code(), "cannot reach " + out.label + ": " + loaded.message());
+    }
     if (url.value().kind == RemoteKind::websocket) {
         auto ws = WsTransport::connect(loop, std::move(url.value()), options, std::move(logger));
         if (!ws) return ws.status();

@@ -11,6 +11,7 @@
 
 #include "transport/message_lines.hpp"
 #include "transport/remote/remote_headers.hpp"
+#include "transport/remote/remote_libraries.hpp"
 
 namespace acp::detail {
 
@@ -21,7 +22,7 @@ namespace {
 constexpr uint64_t kCloseGraceMs = 2000;
 
 int dispatch(struct lws* wsi, enum lws_callback_reasons reason, void* /*user*/, void* in, std::size_t len) {
-    auto* target = static_cast<WsTransport::CallbackTarget*>(lws_context_user(lws_get_context(wsi)));
+    auto* target = static_cast<WsTransport::CallbackTarget*>(lws().context_user(lws().get_context(wsi)));
     if (target == nullptr) return 0;
     if (reason == LWS_CALLBACK_WSI_DESTROY && wsi == target->connection) target->connection = nullptr;
     if (target->owner == nullptr) return 0;
@@ -40,7 +41,7 @@ const struct lws_protocols kProtocols[] = {
 void silence_library_log() {
     static std::once_flag once;
     std::call_once(once, [] {
-        lws_set_log_level(0, nullptr);
+        lws().set_log_level(0, nullptr);
         // libwebsockets loads its libuv event library as a plugin with each context and
         // unloads it with the last one, while libuv may still hold close callbacks into
         // it: keep it mapped for the life of the process.
@@ -73,7 +74,7 @@ struct WsTransport::ContextReaper {
     int ticks = 0;
 
     static void reap(ContextReaper* reaper) {
-        lws_context_destroy(reaper->context);  // closes the connection and lws's handles
+        lws().context_destroy(reaper->context);  // closes the connection and lws's handles
         if (reaper->context == nullptr) {
             reaper->finish();
             return;
@@ -85,7 +86,7 @@ struct WsTransport::ContextReaper {
                 // Ten seconds at most; past that the context is left as it is.
                 if (self->context != nullptr && ++self->ticks < 1000 && self->target->connection == nullptr &&
                     !any_handle_closing(tick->loop)) {
-                    lws_context_destroy(self->context);
+                    lws().context_destroy(self->context);
                 }
                 if (self->context == nullptr || self->ticks >= 1000) self->finish();
             },
@@ -144,7 +145,7 @@ Result<std::unique_ptr<WsTransport>> WsTransport::connect(uv_loop_t* loop, Remot
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
         if (!options.ca_file.empty()) info.client_ssl_ca_filepath = transport->options_.ca_file.c_str();
     }
-    transport->context_ = lws_create_context(&info);
+    transport->context_ = lws().create_context(&info);
     transport->target_ = target;
     reaper->context = transport->context_;
     transport->reaper_ = reaper;
@@ -192,7 +193,7 @@ void WsTransport::start(TransportEvents* events) {
     info.local_protocol_name = kProtocols[0].name;
     info.ssl_connection = url_.tls ? LCCSCF_USE_SSL : 0;
     info.pwsi = &wsi_;
-    target_->connection = lws_client_connect_via_info(&info);
+    target_->connection = lws().client_connect_via_info(&info);
     if (target_->connection == nullptr && !closed_) {
         deferred_.post([this] { on_connect_error("the connection could not be started"); });
         return;
@@ -202,7 +203,7 @@ void WsTransport::start(TransportEvents* events) {
             connect_timer_.get(),
             [](uv_timer_t* timer) {
                 auto* self = static_cast<WsTransport*>(timer->data);
-                if (self->wsi_ != nullptr) lws_set_timeout(self->wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+                if (self->wsi_ != nullptr) lws().set_timeout(self->wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
                 self->report_closed(Status(Errc::timed_out, "connecting to the agent at " + self->url_.redacted +
                                                                 " timed out after " +
                                                                 std::to_string(self->options_.connect_timeout.count()) +
@@ -220,7 +221,7 @@ int WsTransport::on_lws_event(struct lws* wsi, int reason, void* in, std::size_t
         unsigned char* end = *cursor + len;
         for (const auto& [name, value] : options_.headers) {
             std::string lws_name = name + ":";
-            if (lws_add_http_header_by_name(wsi, reinterpret_cast<const unsigned char*>(lws_name.c_str()),
+            if (lws().add_http_header_by_name(wsi, reinterpret_cast<const unsigned char*>(lws_name.c_str()),
                                             reinterpret_cast<const unsigned char*>(value.data()),
                                             static_cast<int>(value.size()), cursor, end) != 0) {
                 return -1;  // more header bytes than the handshake buffer holds
@@ -233,13 +234,13 @@ int WsTransport::on_lws_event(struct lws* wsi, int reason, void* in, std::size_t
         return 0;
     case LWS_CALLBACK_CLIENT_WRITEABLE:
         if (close_requested_ && outgoing_.empty()) {
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nullptr, 0);
+            lws().close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nullptr, 0);
             return -1;
         }
         on_writable();
         return closed_ ? -1 : 0;
     case LWS_CALLBACK_CLIENT_RECEIVE:
-        on_receive(static_cast<char*>(in), len, lws_is_final_fragment(wsi) != 0);
+        on_receive(static_cast<char*>(in), len, lws().is_final_fragment(wsi) != 0);
         return closed_ ? -1 : 0;
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         if (len >= 2) {
@@ -249,7 +250,7 @@ int WsTransport::on_lws_event(struct lws* wsi, int reason, void* in, std::size_t
         return 0;
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR: {
         // A refused upgrade has an HTTP status (401, 403, 404...): the host needs it.
-        unsigned int status = wsi != nullptr ? lws_http_client_http_response(wsi) : 0;
+        unsigned int status = wsi != nullptr ? lws().http_client_http_response(wsi) : 0;
         std::string why = in != nullptr ? static_cast<const char*>(in) : "the connection failed";
         if (status != 0 && status != 101) why = "HTTP " + std::to_string(status) + " (" + why + ")";
         wsi_ = nullptr;
@@ -276,7 +277,7 @@ void WsTransport::on_established() {
     established_ = true;
     uv_timer_stop(connect_timer_.get());
     logger_(LogLevel::info, log_source::transport, "connected to " + url_.redacted + " (WebSocket)");
-    if (!outgoing_.empty() || close_requested_) lws_callback_on_writable(wsi_);
+    if (!outgoing_.empty() || close_requested_) lws().callback_on_writable(wsi_);
 }
 
 void WsTransport::on_writable() {
@@ -285,7 +286,7 @@ void WsTransport::on_writable() {
     std::size_t payload = message.size() - LWS_PRE;
     // libwebsockets keeps what the socket did not take and sends it before the next
     // writable callback, so a whole message is always handed over at once.
-    int written = lws_write(wsi_, reinterpret_cast<unsigned char*>(&message[LWS_PRE]), payload, LWS_WRITE_TEXT);
+    int written = lws().write(wsi_, reinterpret_cast<unsigned char*>(&message[LWS_PRE]), payload, LWS_WRITE_TEXT);
     queued_bytes_ -= payload;
     outgoing_.pop_front();
     throttle_.update(queued_bytes_);
@@ -293,7 +294,7 @@ void WsTransport::on_writable() {
         report_closed(Status(Errc::io_error, "writing to the agent at " + url_.redacted + " failed"));
         return;
     }
-    if (!outgoing_.empty() || close_requested_) lws_callback_on_writable(wsi_);
+    if (!outgoing_.empty() || close_requested_) lws().callback_on_writable(wsi_);
 }
 
 void WsTransport::on_receive(char* data, std::size_t size, bool final_fragment) {
@@ -318,7 +319,7 @@ void WsTransport::write(std::string_view bytes) {
         outgoing_.push_back(std::move(framed));
     });
     throttle_.update(queued_bytes_);
-    if (established_ && wsi_ != nullptr) lws_callback_on_writable(wsi_);
+    if (established_ && wsi_ != nullptr) lws().callback_on_writable(wsi_);
 }
 
 void WsTransport::close() {
@@ -326,14 +327,14 @@ void WsTransport::close() {
     close_requested_ = true;
     throttle_.release();
     if (established_ && wsi_ != nullptr) {
-        lws_callback_on_writable(wsi_);  // sends what is queued, then the close frame
+        lws().callback_on_writable(wsi_);  // sends what is queued, then the close frame
         // ...unless the server stopped reading: then the socket never becomes writable.
         uv_timer_start(
             close_timer_.get(), [](uv_timer_t* timer) { static_cast<WsTransport*>(timer->data)->on_close_overdue(); },
             kCloseGraceMs, 0);
         return;
     }
-    if (wsi_ != nullptr) lws_set_timeout(wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    if (wsi_ != nullptr) lws().set_timeout(wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
     deferred_.post([this] { report_closed(Status(Errc::connection_closed, "the connection was closed by the client")); });
 }
 
@@ -344,7 +345,7 @@ void WsTransport::on_close_overdue() {
                 std::to_string(queued_bytes_) + " bytes queued for the agent at " + url_.redacted +
                     " were dropped: it did not read them within " + std::to_string(kCloseGraceMs) + " ms of close()");
     }
-    if (wsi_ != nullptr) lws_set_timeout(wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    if (wsi_ != nullptr) lws().set_timeout(wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
     report_closed(Status(Errc::connection_closed, "the connection was closed by the client"));
 }
 
@@ -356,12 +357,12 @@ void WsTransport::set_write_limits(std::size_t high_water, std::size_t low_water
 
 void WsTransport::pause_reading() {
     read_paused_ = true;
-    if (wsi_ != nullptr) lws_rx_flow_control(wsi_, 0);
+    if (wsi_ != nullptr) lws().rx_flow_control(wsi_, 0);
 }
 
 void WsTransport::resume_reading() {
     read_paused_ = false;
-    if (wsi_ != nullptr) lws_rx_flow_control(wsi_, 1);
+    if (wsi_ != nullptr) lws().rx_flow_control(wsi_, 1);
 }
 
 void WsTransport::report_closed(Status why) {
