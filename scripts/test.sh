@@ -9,6 +9,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# No build output, core dump or other large file is tracked: anything over 4 MiB fails
+# the run unless it is a declared fixture (none today).
+if git rev-parse --git-dir >/dev/null 2>&1; then
+    large=$(git ls-files -z | xargs -0 -r stat -c '%s %n' 2>/dev/null | awk '$1 > 4194304 {print}')
+    if [ -n "$large" ]; then
+        echo "tracked files over 4 MiB (remove them, or declare a fixture here):" >&2
+        echo "$large" >&2
+        exit 1
+    fi
+fi
+
 scripts/install-deps.sh
 # The peer agent on the official TypeScript SDK, pinned by the committed lockfile.
 (cd tests/peers/ts-agent && npm ci --no-audit --no-fund --loglevel=error)
