@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// The loopback Streamable HTTP carrier for host-offered MCP servers (internal; issue 26).
+//
+// An MCP endpoint on 127.0.0.1 at a port the OS picks, served on the client's loop. Every
+// request must carry `Authorization: Bearer <token>` (a fresh random token per carrier,
+// never logged) and come from loopback with no foreign Origin; anything else is refused.
+// Each authenticated MCP message goes to the McpEndpoint; what the endpoint sends its
+// McpPeer goes back on the matching response (JSON, or an event stream when progress
+// notifications precede the answer).
+//
+//   auto http = HttpCarrier::start(loop, endpoint, logger);
+//   entry: {"type":"http","name":...,"url":http->url(),
+//           "headers":[{"name":"Authorization","value":"Bearer "+http->bearer_token()}]}
+#pragma once
+
+#include <uv.h>
+
+#include <memory>
+#include <string>
+
+#include "acp/status.hpp"
+#include "support/logger.hpp"
+#include "tools/mcp_carrier.hpp"
+
+namespace acp::detail::tools {
+
+class HttpCarrier {
+public:
+    // Listens at once; fails (naming why) when the HTTP server cannot be had here.
+    static Result<std::unique_ptr<HttpCarrier>> start(uv_loop_t* loop, McpEndpoint& endpoint, Logger logger);
+    // Closes the listener and every connection; nothing stays listening.
+    ~HttpCarrier();
+
+    const std::string& url() const;           // "http://127.0.0.1:PORT/mcp"
+    const std::string& bearer_token() const;  // secret: for the entry's headers only
+
+private:
+    struct Impl;
+    explicit HttpCarrier(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace acp::detail::tools
