@@ -50,6 +50,10 @@ struct AgentExit {
     int term_signal = 0;       // the signal that ended the process, 0 if none
     bool requested = false;    // true when the client asked for the shutdown
     std::string stderr_tail;   // the last bytes the agent wrote to stderr
+    // Set when the agent turned on libacp's guard process (stopped or killed it) and the
+    // host swept the agent's tree itself: what happened, e.g. "the guard process was
+    // killed by signal 9; 3 of the agent's processes were killed".
+    std::string guard_report;
 };
 
 class ACP_NODISCARD_EXPORT Status {

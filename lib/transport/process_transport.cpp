@@ -2,6 +2,8 @@
 #include "transport/process_transport.hpp"
 
 #include <fcntl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <csignal>
@@ -18,6 +20,7 @@
 #include "support/uv_handle.hpp"
 #include "transport/agent_guard.hpp"
 #include "transport/pipe_stream.hpp"
+#include "transport/process_sweep.hpp"
 #include "transport/read_throttle.hpp"
 #include "transport/stderr_collector.hpp"
 
@@ -30,6 +33,31 @@ namespace {
 // How long to wait for the agent's pipes to drain after it exited. Grandchildren may
 // hold them open; they are terminated meanwhile.
 constexpr uint64_t kDrainAfterExitMs = 1000;
+// How often the host checks that the agent has not stopped its guard (SIGSTOP cannot be
+// caught, so the guard cannot say so itself): one read of /proc/PID/stat.
+constexpr uint64_t kGuardWatchMs = 100;
+// After the ladder's last step, how long the guard has to finish before the host sweeps
+// the tree itself.
+constexpr uint64_t kGuardKillGraceMs = 1000;
+// The environment entry that marks every process the agent starts (process_sweep.hpp).
+constexpr const char* kTreeMarkerName = "ACP_AGENT_TREE";
+
+// A fresh random marker value, so no two agents' trees match.
+std::string random_marker() {
+    unsigned char bytes[12] = {};
+    if (::getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
+        // Still unique per process and spawn, just not secret: it never needs to be.
+        static unsigned counter = 0;
+        std::snprintf(reinterpret_cast<char*>(bytes), sizeof bytes, "%x-%x", ::getpid(), ++counter);
+    }
+    static const char hex[] = "0123456789abcdef";
+    std::string text;
+    for (unsigned char byte : bytes) {
+        text.push_back(hex[byte >> 4]);
+        text.push_back(hex[byte & 15]);
+    }
+    return text;
+}
 
 std::string uv_error_text(int status) { return std::string(uv_strerror(status)); }
 
@@ -133,7 +161,7 @@ public:
           deferred_(loop) {}
 
     ~Supervisor() {
-        // The guard takes the end of its control pipe as "stop everything".
+        // The guard takes the end of its control socket as "stop everything".
         if (control_fd_ >= 0) ::close(control_fd_);
     }
 
@@ -147,6 +175,10 @@ public:
             }
         }
         std::vector<std::string> env = build_environment(options_);
+        if (options_.use_guard_process) {
+            tree_.marker = std::string(kTreeMarkerName) + "=" + random_marker();
+            env.push_back(tree_.marker);
+        }
         auto program = resolve_program(options_.argv[0], env, options_.cwd);
         if (!program) return program.status();
 
@@ -155,12 +187,16 @@ public:
         envp.push_back(nullptr);
 
         int rc = options_.use_guard_process ? spawn_guarded(*program, envp) : UV_ENOSYS;
-        if (rc != 0) rc = spawn_process(*program, options_.argv, envp, -1);
+        if (rc != 0) {
+            tree_ = AgentTree();
+            rc = spawn_process(*program, options_.argv, envp, -1);
+        }
         if (rc != 0) {
             return Status(Errc::spawn_failed,
                           "cannot start agent '" + options_.argv[0] + "': " + uv_error_text(rc));
         }
         pid_ = process_->pid;
+        if (control_fd_ >= 0) tree_.guard_pid = pid_;
         self_ = shared_from_this();
 
         timer_ = new uv_timer_t{};
@@ -169,6 +205,7 @@ public:
         drain_timer_ = new uv_timer_t{};
         uv_timer_init(loop_, drain_timer_);
         drain_timer_->data = this;
+        if (control_fd_ >= 0) watch_guard();
 
         stdin_.on_write_error([this](int status) {
             logger_(LogLevel::warning, log_source::transport,
@@ -186,14 +223,14 @@ public:
         return Status();
     }
 
-    // Runs the agent under the guard (lib/transport/guard/agent_guard.c), which gets the
-    // read end of the control pipe as its descriptor 3. When the guard cannot be run
-    // here, says so and leaves control_fd_ at -1 (the caller then spawns the agent itself).
+    // Runs the agent under the guard (lib/transport/guard/agent_guard.c), which gets one
+    // end of the control socket as its descriptor 3. When the guard cannot be run here,
+    // says so and leaves control_fd_ at -1 (the caller then spawns the agent itself).
     int spawn_guarded(const std::string& program, std::vector<char*>& envp) {
         auto guard = agent_guard_path();
         int control[2] = {-1, -1};
-        if (guard.ok() && ::pipe2(control, O_CLOEXEC) != 0) {
-            guard = Status(Errc::spawn_failed, std::string("cannot create its control pipe: ") + std::strerror(errno));
+        if (guard.ok() && ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0) {
+            guard = Status(Errc::spawn_failed, std::string("cannot create its control socket: ") + std::strerror(errno));
         }
         int rc = UV_ENOSYS;
         if (guard.ok()) {
@@ -343,8 +380,11 @@ private:
             case Phase::grace_after_sigterm:
                 self->logger_(LogLevel::warning, log_source::transport,
                               "the agent ignored SIGTERM; sending SIGKILL");
-                self->kill_agent_tree();
+                self->kill_agent_tree_now();
+                break;
+            case Phase::guard_finishing:
                 self->phase_ = Phase::idle;
+                self->take_over_from_guard("the guard process did not stop the agent");
                 break;
             case Phase::sweeping_group:
                 if (self->group_alive()) self->signal_group(SIGKILL);
@@ -363,6 +403,15 @@ private:
         self->exit_status_ = exit_status;
         self->term_signal_ = term_signal;
         uv_timer_stop(self->timer_);
+        if (self->guard_watch_ != nullptr) uv_timer_stop(self->guard_watch_);
+        // The guard said nothing before it ended: it was killed (or crashed), and what it
+        // guarded may still run. Whatever the guard had to say is read first.
+        if (self->control_poll_ != nullptr) on_control_readable(self->control_poll_, 0, UV_READABLE);
+        if (self->tree_.guard_pid > 0 && !self->guard_finished_ && !self->took_over_) {
+            std::string how = term_signal != 0 ? "was killed by signal " + std::to_string(term_signal)
+                                               : "exited with code " + std::to_string(exit_status);
+            self->take_over_from_guard("the guard process " + how);
+        }
         self->throttle_.release();
         self->stdin_.close();
         // Whatever the agent left running in its group goes with it.
@@ -402,10 +451,82 @@ private:
         if (pid_ > 0) ::kill(-pid_, signal_number);
     }
 
-    // SIGKILL cannot be relayed: the guard is told to kill every descendant itself.
-    void kill_agent_tree() {
-        if (control_fd_ >= 0 && ::write(control_fd_, "K", 1) == 1) return;
+    // SIGKILL cannot be relayed: the guard is told to kill every descendant itself, and
+    // the host does it when the guard does not finish in time.
+    void kill_agent_tree_now() {
+        phase_ = Phase::idle;
+        if (control_fd_ >= 0 && ::send(control_fd_, "K", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1) {
+            phase_ = Phase::guard_finishing;
+            uv_timer_start(timer_, &Supervisor::on_timer, kGuardKillGraceMs, 0);
+            return;
+        }
+        if (tree_.guard_pid > 0) {
+            take_over_from_guard("the guard process cannot be reached");
+            return;
+        }
         signal_group(SIGKILL);
+    }
+
+    // The guard reports on its control socket; the host also checks that it still runs.
+    void watch_guard() {
+        control_poll_ = new uv_poll_t{};
+        if (uv_poll_init(loop_, control_poll_, control_fd_) != 0) {
+            delete control_poll_;
+            control_poll_ = nullptr;
+        } else {
+            control_poll_->data = this;
+            uv_poll_start(control_poll_, UV_READABLE | UV_DISCONNECT, &Supervisor::on_control_readable);
+        }
+        guard_watch_ = new uv_timer_t{};
+        uv_timer_init(loop_, guard_watch_);
+        guard_watch_->data = this;
+        uv_timer_start(guard_watch_, &Supervisor::on_guard_watch, kGuardWatchMs, kGuardWatchMs);
+        // Watching never keeps the host's loop alive by itself.
+        uv_unref(reinterpret_cast<uv_handle_t*>(guard_watch_));
+    }
+
+    static void on_control_readable(uv_poll_t* poll, int status, int) {
+        auto* self = static_cast<Supervisor*>(poll->data);
+        auto keep_alive = self->shared_from_this();
+        char buffer[256];
+        ssize_t n = status < 0 ? -1 : ::recv(self->control_fd_, buffer, sizeof buffer, MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+        if (n <= 0) {
+            uv_poll_stop(poll);
+            return;
+        }
+        // Lines the guard writes are tiny; a bounded buffer keeps a garbled stream harmless.
+        self->control_text_.append(buffer, static_cast<std::size_t>(n));
+        std::size_t end;
+        while ((end = self->control_text_.find('\n')) != std::string::npos) {
+            std::string line = self->control_text_.substr(0, end);
+            self->control_text_.erase(0, end + 1);
+            if (line == "X") {
+                self->guard_finished_ = true;
+            } else if (line.size() > 1 && line[0] == 'A' && self->tree_.agent_pid == 0) {
+                self->tree_.agent_pid = std::atoi(line.c_str() + 1);
+            }
+        }
+        if (self->control_text_.size() > 64) self->control_text_.clear();
+    }
+
+    static void on_guard_watch(uv_timer_t* timer) {
+        auto* self = static_cast<Supervisor*>(timer->data);
+        auto keep_alive = self->shared_from_this();
+        if (self->exited_) return;
+        char state = process_state(self->pid_);
+        if (state == 'T' || state == 't') self->take_over_from_guard("the agent stopped the guard process");
+    }
+
+    // The guard can no longer be trusted to stop the agent: the host finds the agent's
+    // tree and kills it, then the guard (SIGKILL needs no cooperation, stopped or not).
+    void take_over_from_guard(const std::string& why) {
+        if (took_over_) return;
+        took_over_ = true;
+        std::size_t killed = kill_agent_tree(tree_);
+        if (!exited_ && pid_ > 0) ::kill(pid_, SIGKILL);
+        guard_note_ = why + "; " + std::to_string(killed) + " of the agent's processes were killed";
+        logger_(LogLevel::warning, log_source::transport, guard_note_);
     }
 
     void maybe_report_closed() {
@@ -423,11 +544,13 @@ private:
         exit.term_signal = term_signal_;
         exit.requested = shutdown_requested_by_client_;
         exit.stderr_tail = stderr_collector_.tail();
+        exit.guard_report = guard_note_;
         std::string how = term_signal_ != 0 ? "was killed by signal " + std::to_string(term_signal_) + " (" +
                                                   strsignal(term_signal_) + ")"
                                             : "exited with code " + std::to_string(exit_status_);
         std::string message = shutdown_requested_by_client_ ? "the agent was shut down and " + how
                                                             : "the agent " + how + " unexpectedly";
+        if (!guard_note_.empty()) message += " (" + guard_note_ + ")";
         Status why = Status(Errc::connection_closed, message).with_agent_exit(std::move(exit));
         logger_(shutdown_requested_by_client_ ? LogLevel::info : LogLevel::warning, log_source::transport, message);
         if (events_ != nullptr) {
@@ -446,12 +569,16 @@ private:
         close_and_delete(timer_);
         close_and_delete(drain_timer_);
         close_and_delete(process_);
+        if (guard_watch_ != nullptr) close_and_delete(guard_watch_);
+        if (control_poll_ != nullptr) close_and_delete(control_poll_);
+        guard_watch_ = nullptr;
+        control_poll_ = nullptr;
         timer_ = drain_timer_ = nullptr;
         process_ = nullptr;
         self_.reset();  // may destroy this; nothing may follow
     }
 
-    enum class Phase { idle, grace_after_stdin_eof, grace_after_sigterm, sweeping_group };
+    enum class Phase { idle, grace_after_stdin_eof, grace_after_sigterm, guard_finishing, sweeping_group };
 
     uv_loop_t* loop_;
     SpawnOptions options_;
@@ -462,7 +589,14 @@ private:
     StderrCollector stderr_collector_;
     ReadThrottle throttle_;
     uv_process_t* process_ = nullptr;
-    int control_fd_ = -1;                // our end of the guard's control pipe
+    int control_fd_ = -1;                // our end of the guard's control socket
+    uv_poll_t* control_poll_ = nullptr;  // what the guard reports on it
+    uv_timer_t* guard_watch_ = nullptr;  // is the guard stopped?
+    std::string control_text_;           // a partial line from the guard
+    AgentTree tree_;                     // what to sweep if the guard cannot
+    bool guard_finished_ = false;        // the guard said the agent exited and all is swept
+    bool took_over_ = false;             // the host swept the tree itself
+    std::string guard_note_;             // why, for the close report
     uv_timer_t* timer_ = nullptr;        // the shutdown ladder, then the group sweep
     uv_timer_t* drain_timer_ = nullptr;  // bounds the wait for pipes after the exit
     TransportEvents* events_ = nullptr;

@@ -63,12 +63,18 @@ int Chat::run() {
             on_permission(request, std::move(responder));
         });
     client_->on_closed([this](const acp::Status& why) {
+        const acp::AgentExit* exit = why.agent_exit();
+        // Said even on the way out: the agent attacked the guard that keeps it in check.
+        const std::string guard_report =
+            exit != nullptr && !exit->guard_report.empty() ? "libacp: " + sanitize(exit->guard_report) : "";
         if (quitting_) {
+            if (!guard_report.empty()) error(guard_report);
             finish_quit();
             return;
         }
         std::string text = "the agent exited";
-        if (const acp::AgentExit* exit = why.agent_exit(); exit != nullptr && exit->exited) {
+        if (exit != nullptr && exit->exited) {
+            if (!guard_report.empty()) error(guard_report);
             text += exit->term_signal != 0 ? " on signal " + std::to_string(exit->term_signal)
                                            : " with code " + std::to_string(exit->exit_code);
             if (!exit->stderr_tail.empty()) text += "; its last output on stderr:\n" + sanitize(exit->stderr_tail);

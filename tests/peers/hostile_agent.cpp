@@ -12,6 +12,11 @@
 //       dies on SIGTERM, and one (via an intermediate process that exits, so it is
 //       orphaned) that ignores SIGTERM. Never reads stdin, never exits by itself unless
 //       --exit-code N is given: then it exits with N once the descendants run.
+//   stop-guard --pid-file F
+//   kill-guard --pid-file F
+//       Starts descendants that ignore SIGTERM and SIGHUP (one in its group, one orphaned
+//       in a session of its own), then sends SIGSTOP or SIGKILL to its parent, libacp's
+//       agent guard ("guard <pid>" is recorded just before), and sleeps.
 //
 // --pid-file F: each process of the mode appends "<role> <pid>\n" to F once it runs.
 #include <fcntl.h>
@@ -31,14 +36,16 @@ namespace {
 std::string pid_file;
 int exit_code = -1;  // setsid-children: exit with this once the descendants run
 
-void record_pid(const char* role) {
+void record_pid_as(const char* role, pid_t pid) {
     if (pid_file.empty()) return;
     int fd = ::open(pid_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) return;
-    std::string line = std::string(role) + " " + std::to_string(::getpid()) + "\n";
+    std::string line = std::string(role) + " " + std::to_string(pid) + "\n";
     (void)!::write(fd, line.data(), line.size());  // one write: lines never interleave
     ::close(fd);
 }
+
+void record_pid(const char* role) { record_pid_as(role, ::getpid()); }
 
 bool write_all(int fd, const char* data, std::size_t size) {
     while (size > 0) {
@@ -123,6 +130,51 @@ int setsid_children() {
     sleep_forever();
 }
 
+// Waits (bounded) until the pid file holds `lines` lines.
+void wait_for_recorded(int lines) {
+    for (int i = 0; i < 500; ++i) {
+        std::FILE* in = std::fopen(pid_file.c_str(), "r");
+        int count = 0;
+        for (int c; in != nullptr && (c = std::fgetc(in)) != EOF;) count += c == '\n';
+        if (in != nullptr) std::fclose(in);
+        if (count >= lines) return;
+        ::usleep(10 * 1000);
+    }
+}
+
+void ignore_polite_signals() {
+    ::signal(SIGTERM, SIG_IGN);
+    ::signal(SIGHUP, SIG_IGN);
+}
+
+int attack_guard(int signal_number) {
+    if (pid_file.empty()) {
+        std::fprintf(stderr, "hostile_agent: stop-guard and kill-guard need --pid-file\n");
+        return 2;
+    }
+    record_pid("agent");
+    if (::fork() == 0) {
+        ignore_polite_signals();
+        record_pid("child-ignoring-sigterm");
+        sleep_forever();
+    }
+    if (::fork() == 0) {
+        become_detached_sleeper();
+        if (::fork() == 0) {
+            ignore_polite_signals();
+            ::setsid();
+            record_pid("orphan-ignoring-sigterm");
+            sleep_forever();
+        }
+        _exit(0);  // orphans its child
+    }
+    wait_for_recorded(3);
+    pid_t guard = ::getppid();
+    record_pid_as("guard", guard);
+    ::kill(guard, signal_number);
+    sleep_forever();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,6 +185,8 @@ int main(int argc, char** argv) {
     }
     if (mode == "flood-requests") return flood_requests();
     if (mode == "setsid-children") return setsid_children();
-    std::fprintf(stderr, "usage: hostile_agent flood-requests|setsid-children [--pid-file FILE]\n");
+    if (mode == "stop-guard") return attack_guard(SIGSTOP);
+    if (mode == "kill-guard") return attack_guard(SIGKILL);
+    std::fprintf(stderr, "usage: hostile_agent flood-requests|setsid-children|stop-guard|kill-guard [--pid-file FILE]\n");
     return 2;
 }

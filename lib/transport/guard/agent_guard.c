@@ -16,6 +16,11 @@
  *   - the byte 'K' on CONTROL_FD (the ladder's last step): SIGKILL to every descendant;
  *   - end of CONTROL_FD, or the death of HOST_PID (PR_SET_PDEATHSIG): the host is gone or
  *     dropped the agent: SIGTERM to every descendant, SIGKILL after GRACE_MS, exit.
+ * CONTROL_FD is a socket: the guard tells the host "A<pid>\n" once the agent runs (so the
+ * host can sweep the tree itself if the agent stops or kills the guard) and "X\n" just
+ * before it exits as the agent did (anything else ending the guard is an attack). The
+ * agent dies with the guard (PR_SET_PDEATHSIG SIGKILL), so killing the guard first never
+ * frees it.
  * Descendants are found by walking /proc (the parent of each process), repeatedly until
  * none is left, so processes forked meanwhile are caught too.
  *
@@ -33,6 +38,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -161,7 +167,15 @@ static void kill_all_descendants(void) {
     reap_children();
 }
 
+static int control_fd = -1;
+
+/* One short line to the host; the host may be gone or not reading, so never block. */
+static void tell_host(const char *line) {
+    (void)!send(control_fd, line, strlen(line), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 static void exit_as_agent(void) {
+    tell_host("X\n");
     if (WIFSIGNALED(agent_status)) {
         int sig = WTERMSIG(agent_status);
         struct rlimit no_core = {0, 0};
@@ -181,7 +195,7 @@ int main(int argc, char **argv) {
         say("usage: acp-agent-guard CONTROL_FD GRACE_MS HOST_PID PROGRAM ARGV0 [ARGS...]");
         return 127;
     }
-    int control_fd = atoi(argv[1]);
+    control_fd = atoi(argv[1]);
     long long grace_ms = atoll(argv[2]);
     pid_t host_pid = (pid_t)atoi(argv[3]);
     const char *program = argv[4];
@@ -202,6 +216,9 @@ int main(int argc, char **argv) {
     if (!host_gone) {
         agent_pid = fork();
         if (agent_pid == 0) {
+            /* Killing the guard kills the agent: it cannot be left running unwatched. */
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != self_pid) _exit(127);
             setpgid(0, 0);
             sigprocmask(SIG_SETMASK, &original, NULL);
             execv(program, argv + 5);
@@ -216,6 +233,9 @@ int main(int argc, char **argv) {
         }
         /* Avoid racing with the agent's own setpgid for the relayed signals. */
         setpgid(agent_pid, agent_pid);
+        char started[32];
+        snprintf(started, sizeof started, "A%d\n", (int)agent_pid);
+        tell_host(started);
     }
     /* The agent's stdout must end when the agent (and its children) close it, so the
      * guard keeps no copy of the pipes; its stderr stays for its own rare messages. */
