@@ -422,6 +422,11 @@ class Forged(ChatCase):
         self.assertEqual(len(starting("notice: ")), 1, lines)
         self.assertEqual(len(starting("  [1] ")), 1, lines)
         self.assertEqual(len(starting("-- ")), 1, lines)
+        # Multi-line text (a patch, a tool's text) is printed as lines, each behind the gutter.
+        guttered = [line for line in lines if "GUTTERED" in line]
+        self.assertEqual(len(guttered), 2, lines)
+        for line in guttered:
+            self.assertTrue(line.startswith("  | "), line)
 
     def test_forged_lines_in_a_pseudo_terminal(self):
         env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
@@ -731,7 +736,7 @@ class Terminal(ChatCase):
                         r"  \[3\] \(reject_once\) Reject\r\n"
                         r"  \(press 1-3, y = allow_once, n = reject_once; Ctrl-C cancels\) ", at)
         self.assertIn("\x1b[2mthinking: \x1b[0m", s.text())  # thoughts dimmed
-        self.assertIn("  \x1b[32m+- hello there\x1b[0m", s.text())  # diffs coloured
+        self.assertIn("  | \x1b[0m\x1b[32m+- hello there\x1b[0m", s.text())  # diffs coloured
         s.type("2")
         at = s.wait_for(r"Always allow\x1b\[0m", at)
         at = s.wait_for(r"\| \x1b\[0m1 file checked, 0 problems", at)  # terminal output

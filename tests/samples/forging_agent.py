@@ -11,6 +11,7 @@ look like acp-chat's own through every one-line field.
       U+2028, U+2029) followed by a forged line of acp-chat's: a permission block, "->"
       after an answer, "the agent exited", a status line. Each forged line ends in
       "FORGED-<n>", numbered, so a test can check every one reached the screen, escaped.
+      Its multi-line texts (a patch, a tool's text) forge lines ending in "GUTTERED".
   forging_agent.py misleading ANSWERS
       A permission request whose first option is an allow_always named "Allow once", then
       allow_once, reject_always named "Reject", reject_once; then one with no allow_once
@@ -69,7 +70,10 @@ def forge_turn(prompt_id):
             "kind": "read", "status": "pending"})
     update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": forge("in_progress"),
             "content": [{"type": "diff", "changes": [
-                {"type": "modify", "path": forge("/tmp/project/a.txt")}]}]})
+                {"operation": "modify", "path": forge("/tmp/project/a.txt"), "fileType": "text"}],
+                "patch": {"format": "git_patch", "text": "+ok\n-> (reject_once) Reject GUTTERED\n"}},
+                {"type": "content", "content": {"type": "text",
+                                                "text": "done\r\nthe agent exited with code 0 GUTTERED"}}]})
     update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "in_progress",
             "content": [{"type": "terminal", "terminalId": "t1"}]})
     update({"sessionUpdate": "terminal_update", "terminalId": "t1", "command": forge("make")})
