@@ -19,7 +19,9 @@
 // bare host's CPU time over acp-chat's (1.0 = acp-chat costs nothing extra; aim >= 0.5,
 // that is acp-chat within 2x of the bare host).
 //
-//   acp_bench_chat [--quick]   (paths of acp-chat and the agent are built in)
+//   acp_bench_chat [--quick] [--chat PATH]
+// The paths of acp-chat and the agent are built in; --chat runs another acp-chat build
+// (an older one, to compare) against the same bare host.
 #include <acp/client.hpp>
 #include <acp/session.hpp>
 #include <fcntl.h>
@@ -42,6 +44,8 @@ extern char** environ;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+std::string chat_path = ACP_CHAT;  // --chat
 
 struct Measure {
     double cpu = 0;   // seconds of CPU, host and agent
@@ -97,7 +101,7 @@ Measure bare_host(const Workload& work) {
     require(created.ok(), "spawning the agent");
     std::unique_ptr<acp::Client> client = std::move(created.value());
     std::size_t counted = 0;
-    std::unordered_map<std::string, std::size_t> blocks_seen;  // per message: its content blocks printed
+    std::unordered_map<std::string, std::size_t> blocks_seen;  // per message: its content blocks seen
     const auto print = [&](std::string_view text) {
         std::fwrite(text.data(), 1, text.size(), out);
         counted += count_of(work.counted, text.data(), text.size());
@@ -108,12 +112,12 @@ Measure bare_host(const Workload& work) {
             const acp::SessionItem& item = e.session->items()[e.index];
             if (e.appended_text) print(*e.appended_text);
             if (const acp::MessageItem* message = item.message()) {
+                // Text came as appended_text; a new block without text is printed as its type.
                 std::size_t& seen = blocks_seen[item.id()];
                 for (; seen < message->content.size(); ++seen) {
                     const acp::v2::ContentBlock& block = message->content[seen];
                     if (block.text() == nullptr) print("[" + block.tag() + "]");
                 }
-                seen = message->content.empty() ? 0 : message->content.size() - 1;  // the last one may grow
             }
         }
         if (e.type == acp::SessionEvent::Type::turn_ended && !ended) {
@@ -166,14 +170,14 @@ Measure through_acp_chat(const Workload& work, bool markdown) {
     posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
     posix_spawn_file_actions_addclose(&actions, out[0]);
     posix_spawn_file_actions_addclose(&actions, out[1]);
-    std::vector<std::string> args = {ACP_CHAT, "--cwd", "/tmp"};
+    std::vector<std::string> args = {chat_path, "--cwd", "/tmp"};
     if (markdown) args.push_back("--markdown");  // rendered as on a terminal (stdout is a pipe here)
     args.insert(args.end(), {"--", ACP_BENCH_AGENT});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     pid_t pid = 0;
-    require(posix_spawn(&pid, ACP_CHAT, &actions, nullptr, argv.data(), environ) == 0, "spawning acp-chat");
+    require(posix_spawn(&pid, chat_path.c_str(), &actions, nullptr, argv.data(), environ) == 0, "spawning acp-chat");
     posix_spawn_file_actions_destroy(&actions);
     close(out[1]);
     std::size_t counted = 0;
@@ -205,21 +209,33 @@ void compare(const std::string& what, const Workload& work, bool markdown) {
         const Measure m = through_acp_chat(work, true);
         if (m.cpu < rendered.cpu) rendered = m;
     }
-    std::printf("  %-40s CPU bare host %7.1f ms, acp-chat %7.1f ms, ratio %.2f (aim >= 0.5); wall %.0f ms, %.0f ms\n",
+    std::printf("  %-44s CPU bare host %7.1f ms, acp-chat %7.1f ms, ratio %.2f (aim >= 0.5); wall %.0f ms, %.0f ms\n",
                 what.c_str(), bare.cpu * 1e3, chat.cpu * 1e3, bare.cpu / chat.cpu, bare.wall * 1e3, chat.wall * 1e3);
     if (!markdown) return;
-    std::printf("  %-40s acp-chat %7.1f ms, ratio %.2f; wall %.0f ms\n", "  with --markdown (63-byte lines)",
+    std::printf("  %-44s acp-chat %7.1f ms, ratio %.2f; wall %.0f ms\n", "  with --markdown (63-byte lines)",
                 rendered.cpu * 1e3, bare.cpu / rendered.cpu, rendered.wall * 1e3);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-    std::printf("acp-chat vs a bare host on the public API (CPU time of host + agent, spawn to exit, best of 3)\n");
+    bool quick = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--quick") {
+            quick = true;
+        } else if (arg == "--chat" && i + 1 < argc) {
+            chat_path = argv[++i];
+        } else {
+            std::fprintf(stderr, "usage: acp_bench_chat [--quick] [--chat PATH]\n");
+            return 2;
+        }
+    }
+    std::printf("%s vs a bare host on the public API (CPU time of host + agent, spawn to exit, best of 3)\n",
+                chat_path.c_str());
     compare("reply, 1 MiB in 64-byte chunks", reply(1u << 20, 64), true);
+    compare("terminal, 8 MiB, no newline, 64-byte chunks", terminal_output(8u << 20, 64), false);
     compare("terminal, 8 MiB, no newline, 4 KiB chunks", terminal_output(8u << 20, 4096), false);
-    compare("terminal, 1 MiB, no newline, 64-byte chunks", terminal_output(1u << 20, 64), false);
     compare("images, 20,000 chunks in one message", image_chunks(20000), false);
     // The 100 MiB run takes a while; "--quick" leaves it out.
     if (!quick) compare("reply, 100 MiB in 1 MiB chunks", reply(100u << 20, 1u << 20), true);
