@@ -57,8 +57,9 @@ std::string choices_of(const v2::RequestPermissionRequest& request) {
 }
 
 // The keys that answer: "1-3, y = allow_once, n = reject_once"; y and n only when the kind
-// is there exactly once.
+// is there exactly once. (Ctrl-C, or the end of the input, cancels any question.)
 std::string keys_of(const v2::RequestPermissionRequest& request) {
+    if (request.options.empty()) return "Ctrl-C: the agent offers no options";
     std::string keys = request.options.size() == 1 ? "1" : "1-" + std::to_string(request.options.size());
     if (only_option(request.options, v2::PermissionOptionKind::allow_once) != nullptr) keys += ", y = allow_once";
     if (only_option(request.options, v2::PermissionOptionKind::reject_once) != nullptr) keys += ", n = reject_once";
