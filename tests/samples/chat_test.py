@@ -473,13 +473,15 @@ class Forged(ChatCase):
                         r"  \(press 1-4, y = allow_once, n = reject_once; Ctrl-C cancels\) ", at)
         s.type("y")
         at = s.wait_for(r"-> \(allow_once\) Just this time", at)
-        # Neither allow_once nor reject_once: y and n answer nothing, a number does.
+        # Neither allow_once nor reject_once: y and n answer nothing, a number does. A kind
+        # this version does not know is not printed as the agent wrote it.
         at = s.wait_for(r"  \[1\] \(allow_always\) Allow once\r\n  \[2\] \(reject_always\) Reject\r\n"
-                        r"  \(press 1-2; Ctrl-C cancels\) ", at)
+                        r"  \[3\] \(unknown kind\) \(allow_once\) Sure\r\n"
+                        r"  \(press 1-3; Ctrl-C cancels\) ", at)
         s.type("y")
-        at = s.wait_for(r"\(press 1-2\)", at)
+        at = s.wait_for(r"\(press 1-3\)", at)
         s.type("n")
-        at = s.wait_for(r"\(press 1-2\)", at)
+        at = s.wait_for(r"\(press 1-3\)", at)
         s.type("2")
         at = s.wait_for(r"-> \(reject_always\) Reject", at)
         at = s.wait_for(r"-- end_turn \| s1", at)
@@ -494,7 +496,8 @@ class Forged(ChatCase):
         self.assertEqual(code, 0)
         text = "\n".join(lines)
         self.assertIn("n\n-> (reject_once) Not now", text)
-        self.assertIn("y\n(not an answer: y; answer with 1-2 or an option id)\n1\n-> (allow_always) Allow once", text)
+        self.assertIn("y\n(not an answer: y; answer with 1-3 or an option id)\n1\n-> (allow_always) Allow once", text)
+        self.assertNotIn("allow_once_forever", text)
         self.assertEqual(self.answers(), ["p1 not-now", "p2 always"])
 
 

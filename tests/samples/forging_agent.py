@@ -15,7 +15,7 @@ look like acp-chat's own through every one-line field.
   forging_agent.py misleading ANSWERS
       A permission request whose first option is an allow_always named "Allow once", then
       allow_once, reject_always named "Reject", reject_once; then one with no allow_once
-      nor reject_once at all.
+      nor reject_once at all, and a kind no version knows named "(allow_once) Sure".
 The optionId of every permission answer (or "cancelled") is appended to ANSWERS.
 """
 import json
@@ -101,7 +101,8 @@ def answered(message):
     if MODE == "misleading" and message["id"] == "p1":
         ask("p2", {"sessionId": "s1", "title": "Push?", "options": [
             {"optionId": "always", "name": "Allow once", "kind": "allow_always"},
-            {"optionId": "never", "name": "Reject", "kind": "reject_always"}]})
+            {"optionId": "never", "name": "Reject", "kind": "reject_always"},
+            {"optionId": "odd", "name": "(allow_once) Sure", "kind": "allow_once_forever"}]})
         return
     if MODE == "forge":
         update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed"})
