@@ -77,11 +77,12 @@ int Chat::run() {
             if (!guard_report.empty()) error(guard_report);
             text += exit->term_signal != 0 ? " on signal " + std::to_string(exit->term_signal)
                                            : " with code " + std::to_string(exit->exit_code);
-            if (!exit->stderr_tail.empty()) text += "; its last output on stderr:\n" + sanitize(exit->stderr_tail);
+            if (!exit->stderr_tail.empty()) text += "; its last output on stderr:";
         } else {
             text += ": " + failure(why);
         }
         error(text);
+        if (exit != nullptr && exit->exited) gutter_lines(exit->stderr_tail);
         quit(exit_agent_exited);
     });
     uv_prepare_init(loop_, &flush_);
@@ -216,6 +217,18 @@ void Chat::new_session() {
                                 methods += ": refused, " + why;
                             } else {
                                 methods += ": run this in a terminal, then start acp-chat again:\n    " + command;
+                                // Quoted, a value cannot break out of its word; but some
+                                // variables change what runs, which the line does not say.
+                                const std::vector<std::string> risky = env_changing_what_runs(*t);
+                                std::string names;
+                                for (const auto& name : risky) names += (names.empty() ? "" : ", ") + name;
+                                if (!risky.empty()) {
+                                    methods += "\n    careful: it sets " + names +
+                                               (risky.size() == 1 ? ", which changes" : ", which change") +
+                                               " what code runs (programs, libraries, startup files); check " +
+                                               (risky.size() == 1 ? "its value" : "their values") +
+                                               " before you run it";
+                                }
                             }
                         } else {
                             methods += "\n  a method of type " + sanitize(m.tag()) + ", which acp-chat cannot use";

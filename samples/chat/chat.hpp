@@ -75,12 +75,15 @@ private:
 
     // --- the model on screen ---------------------------------------------------------------
     struct Shown {
-        std::size_t text = 0;     // bytes of the message's text shown (before sanitising)
-        Sanitizer sanitizer;      // the message's or the terminal output's stream
+        // A message: text_of() bytes shown (before sanitising); of its blocks, those
+        // before `block` are shown whole and of content[block] the first `part` bytes.
+        std::size_t text = 0;
+        std::size_t block = 0;
+        std::size_t part = 0;
+        Sanitizer sanitizer{Lines::keep};  // the message's or the terminal output's stream
         std::string status;
         std::size_t content = 0;
-        std::size_t output = 0;
-        std::string pending_line;
+        std::size_t output = 0;  // bytes of the terminal's text shown
         bool exited = false;
         bool command = false;
         std::string plan;
@@ -94,6 +97,9 @@ private:
     void render_message(const acp::SessionState& state, const acp::SessionItem& item,
                         std::optional<std::string_view> appended, Shown& shown);
     void render_tool_call(const acp::ToolCallItem& call, Shown& shown);
+    // The agent's multi-line text (tool output, stderr), each line behind a gutter ("  | "),
+    // so none of its lines can pass for one of acp-chat's own.
+    void gutter_lines(const std::string& text);
     void render_terminal(const acp::TerminalItem& terminal, Shown& shown);
     void render_plan(const acp::PlanItem& plan, Shown& shown);
     void status_line(const acp::SessionState& state);
@@ -132,6 +138,7 @@ private:
     void withdraw_permission(unsigned serial);
     void cancel_permissions(const std::string& session);  // answers them all "cancelled"
     bool answer_permission(const std::string& answer);
+    std::string permission_keys() const;  // "1-3, y = allow_once, n = reject_once"
     void cancel_turn();
 
     void on_log(const acp::LogRecord& record);

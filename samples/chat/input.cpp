@@ -67,8 +67,7 @@ void Chat::on_input(const char* data, std::size_t size) {
             } else if (key == 3 || key == 27) {  // Ctrl-C, or Esc on its own
                 cancel_turn();
             } else if (!answer_permission(std::string(1, key))) {
-                write(style_.paint(Color::yellow, "(press 1-" + std::to_string(permission_->request.options.size()) +
-                                                      ", y or n)\n"));
+                write(style_.paint(Color::yellow, "(press " + permission_keys() + ")\n"));
             }
         }
         return;
@@ -146,8 +145,7 @@ void Chat::process_next() {
             queue_.pop_front();
             line(answer);
             if (permission_ && !answer_permission(answer)) {
-                line("(not an answer: " + sanitize(answer) + "; answer with 1-" +
-                     std::to_string(permission_->request.options.size()) + ", y, n or an option id)");
+                line("(not an answer: " + sanitize(answer) + "; answer with " + permission_keys() + " or an option id)");
             }
         }
         if (permission_ && input_eof_) cancel_turn();

@@ -13,8 +13,6 @@ namespace chat {
 
 namespace {
 
-constexpr const char* kPressAKey = "  (press a key; Ctrl-C cancels) ";
-
 // "session S, tool: TITLE (KIND)" or "session S, command: CMD in DIR": who asks for what.
 std::string asker(const v2::RequestPermissionRequest& request) {
     std::string text = "session " + sanitize(request.sessionId);
@@ -29,13 +27,47 @@ std::string asker(const v2::RequestPermissionRequest& request) {
     return text;
 }
 
-// "  [1] Allow once  [2] Reject": the options, numbered as the keys that choose them.
+// "(allow_once)": an option's kind as the protocol names it, which is what y and n go by; a
+// kind this version does not know is not the agent's word to print.
+std::string kind_of(const v2::PermissionOption& option) {
+    return "(" + (option.kind.is_known() ? option.kind.value : std::string("unknown kind")) + ")";
+}
+
+// The one option of this kind, or nullptr when there is none or more than one.
+const v2::PermissionOption* only_option(const std::vector<v2::PermissionOption>& options, std::string_view kind) {
+    const v2::PermissionOption* found = nullptr;
+    for (const auto& o : options) {
+        if (o.kind != kind) continue;
+        if (found != nullptr) return nullptr;
+        found = &o;
+    }
+    return found;
+}
+
+// The options, one a line: "  [1] (allow_once) Allow once". The kind comes before the
+// agent's name, where the name cannot reach, and each name is one line of its own, so a
+// name can neither pass for another option nor hide what its own kind is.
 std::string choices_of(const v2::RequestPermissionRequest& request) {
     std::string choices;
     for (std::size_t i = 0; i < request.options.size(); ++i) {
-        choices += "  [" + std::to_string(i + 1) + "] " + sanitize(request.options[i].name);
+        const v2::PermissionOption& option = request.options[i];
+        choices += "  [" + std::to_string(i + 1) + "] " + kind_of(option) + " " + sanitize(option.name) + "\n";
     }
     return choices;
+}
+
+// The keys that answer: "1-3, y = allow_once, n = reject_once"; y and n only when the kind
+// is there exactly once. (Ctrl-C, or the end of the input, cancels any question.)
+std::string keys_of(const v2::RequestPermissionRequest& request) {
+    if (request.options.empty()) return "Ctrl-C: the agent offers no options";
+    std::string keys = request.options.size() == 1 ? "1" : "1-" + std::to_string(request.options.size());
+    if (only_option(request.options, v2::PermissionOptionKind::allow_once) != nullptr) keys += ", y = allow_once";
+    if (only_option(request.options, v2::PermissionOptionKind::reject_once) != nullptr) keys += ", n = reject_once";
+    return keys;
+}
+
+std::string press_a_key(const v2::RequestPermissionRequest& request) {
+    return "  (press " + keys_of(request) + "; Ctrl-C cancels) ";
 }
 
 }  // namespace
@@ -64,7 +96,7 @@ void Chat::on_permission(const v2::RequestPermissionRequest& request, acp::Permi
         waiting_permissions_.push_back(std::move(pending));
         if (tty_) {
             // The question on screen is still the one a key answers: ask it again.
-            write(choices_of(permission_->request) + kPressAKey);
+            write(choices_of(permission_->request) + press_a_key(permission_->request));
             open_line_ = true;
         }
         return;
@@ -87,7 +119,7 @@ void Chat::show_permission(PendingPermission pending) {
         uv_tty_set_mode(&tty_handle_, UV_TTY_MODE_RAW);
         tcflush(STDIN_FILENO, TCIFLUSH);
     }
-    write(choices_of(request) + (tty_ ? kPressAKey : "\n"));
+    write(choices_of(request) + (tty_ ? press_a_key(request) : ""));
     open_line_ = tty_;
     permission_ = std::move(pending);
     process_next();
@@ -145,10 +177,10 @@ bool Chat::answer_permission(const std::string& raw) {
         const std::size_t index = static_cast<std::size_t>(answer[0] - '1');
         if (index < options.size()) chosen = &options[index];
     } else if (answer == "y" || answer == "n") {
-        const std::string prefix = answer == "y" ? "allow" : "reject";
-        for (const auto& o : options) {
-            if (chosen == nullptr && o.kind.value.rfind(prefix, 0) == 0) chosen = &o;
-        }
+        // Exactly allow_once or reject_once, whatever the options are called or their order:
+        // an allow_always named "Allow once" is never what y picks.
+        chosen = only_option(options, answer == "y" ? v2::PermissionOptionKind::allow_once
+                                                    : v2::PermissionOptionKind::reject_once);
     } else {
         for (const auto& o : options) {
             if (o.optionId == answer) chosen = &o;
@@ -157,13 +189,16 @@ bool Chat::answer_permission(const std::string& raw) {
     if (chosen == nullptr) return false;
     open_line_ = false;
     write(tty_ ? answer + "\n" : "");
-    line(style_.paint(chosen->kind.value.rfind("allow", 0) == 0 ? Color::green : Color::red,
-                      "-> " + sanitize(chosen->name)));
+    const bool allow = chosen->kind == v2::PermissionOptionKind::allow_once ||
+                       chosen->kind == v2::PermissionOptionKind::allow_always;
+    line(style_.paint(allow ? Color::green : Color::red, "-> " + kind_of(*chosen) + " " + sanitize(chosen->name)));
     const std::string option_id = chosen->optionId;
     const acp::PermissionResponder responder = permission_->responder;
     responder.select(option_id);
     next_permission();
     return true;
 }
+
+std::string Chat::permission_keys() const { return keys_of(permission_->request); }
 
 }  // namespace chat

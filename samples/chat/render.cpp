@@ -84,24 +84,35 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
     // replay shows it.
     if (item.kind() == acp::ItemKind::user_message && !state.replaying()) return;
     const std::string key = std::string(acp::item_kind_name(item.kind())) + ":" + item.id();
+    const std::vector<v2::ContentBlock>& content = item.message()->content;
     // Only the new part is cleaned and printed, so a long reply costs its length, not its
     // length squared; the sanitiser remembers a sequence split across chunks.
     std::string delta;
-    if (appended.has_value() && !appended->empty()) {
-        shown.sanitizer.feed(*appended, delta);
-        shown.text += appended->size();
+    if (appended.has_value()) {
+        // Only appended (the model's appended_text): the last block's text grew, or blocks
+        // were added after it (an image chunk appends "" and a block). From the block last
+        // shown on, whatever is new: work of the chunk's size, never the message's.
+        std::string scratch;
+        for (std::size_t i = shown.block; i < content.size(); ++i) {
+            const std::string_view text = block_text(content[i], scratch);
+            const std::size_t from = i == shown.block ? std::min(shown.part, text.size()) : 0;
+            shown.sanitizer.feed(text.substr(from), delta);
+            shown.text += text.size() - from;
+        }
     } else {
-        // Anything else (an upsert, a block without text): compare the whole text.
-        const std::string text = text_of(item.message()->content);
+        // Anything else (an upsert): compare the whole text.
+        const std::string text = text_of(content);
         if (text.size() < shown.text) {  // replaced: show it again
             shown.text = 0;
             shown.sanitizer.reset();
             shown.markdown.reset();
         }
-        if (text.size() == shown.text) return;
-        shown.sanitizer.feed(std::string_view(text).substr(shown.text), delta);
+        if (text.size() > shown.text) shown.sanitizer.feed(std::string_view(text).substr(shown.text), delta);
         shown.text = text.size();
     }
+    std::string scratch;
+    shown.block = content.empty() ? 0 : content.size() - 1;
+    shown.part = content.empty() ? 0 : block_text(content.back(), scratch).size();
     if (delta.empty()) return;
     if (stream_key_ != key) {
         end_stream();
@@ -123,6 +134,11 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
     }
     write(item.kind() == acp::ItemKind::agent_thought ? style_.paint(Color::dim, delta) : delta);
     open_line_ = delta.back() != '\n';
+}
+
+void Chat::gutter_lines(const std::string& text) {
+    std::istringstream lines(sanitize_lines(text));
+    for (std::string l; std::getline(lines, l);) line(style_.paint(Color::dim, "  | ") + l);
 }
 
 void Chat::end_markdown() {
@@ -157,7 +173,9 @@ void Chat::render_tool_call(const acp::ToolCallItem& call, Shown& shown) {
                 line("  " + sanitize(change.operation.tag()) + " " + sanitize(diff_path(change.operation)));
             }
             if (diff->patch.has_value()) {
-                std::istringstream patch(sanitize(diff->patch->text));
+                // Behind the gutter like all of the agent's multi-line text: no line of it
+                // can pass for one of acp-chat's own.
+                std::istringstream patch(sanitize_lines(diff->patch->text));
                 for (std::string l; std::getline(patch, l);) {
                     Color color = Color::none;
                     if (l.rfind("+++", 0) == 0 || l.rfind("---", 0) == 0 || l.rfind("diff ", 0) == 0) {
@@ -169,11 +187,11 @@ void Chat::render_tool_call(const acp::ToolCallItem& call, Shown& shown) {
                     } else if (l.rfind("@@", 0) == 0) {
                         color = Color::cyan;
                     }
-                    line("  " + style_.paint(color, l));
+                    line(style_.paint(Color::dim, "  | ") + style_.paint(color, l));
                 }
             }
         } else if (const v2::Content* block = content.content()) {
-            line("  " + sanitize(text_of({block->content})));
+            gutter_lines(text_of({block->content}));
         }
     }
 }
@@ -185,20 +203,35 @@ void Chat::render_terminal(const acp::TerminalItem& terminal, Shown& shown) {
     }
     if (terminal.text.size() < shown.output) {
         shown.output = 0;  // a snapshot replaced the output
-        shown.pending_line.clear();
         shown.sanitizer.reset();
     }
-    shown.sanitizer.feed(std::string_view(terminal.text).substr(shown.output), shown.pending_line);
+    // Streamed like a message, each line behind the gutter: only the new output is
+    // cleaned and looked at, and a line without end is printed as it comes, never held,
+    // so output of any length without a newline costs its length.
+    std::string delta;
+    shown.sanitizer.feed(std::string_view(terminal.text).substr(shown.output), delta);
     shown.output = terminal.text.size();
-    std::size_t nl;
-    while ((nl = shown.pending_line.find('\n')) != std::string::npos) {
-        line(style_.paint(Color::dim, "  | ") + shown.pending_line.substr(0, nl));
-        shown.pending_line.erase(0, nl + 1);
+    if (!delta.empty()) {
+        const std::string key = "terminal:" + terminal.id;
+        if (stream_key_ != key) {
+            end_stream();
+            stream_key_ = key;
+        }
+        const std::string gutter = style_.paint(Color::dim, "  | ");
+        std::string out;
+        out.reserve(delta.size() + gutter.size());
+        for (std::size_t at = 0; at < delta.size();) {
+            if (!open_line_) out += gutter;
+            const std::size_t nl = delta.find('\n', at);
+            const std::size_t end = nl == std::string::npos ? delta.size() : nl + 1;
+            out.append(delta, at, end - at);
+            open_line_ = nl == std::string::npos;
+            at = end;
+        }
+        write(out);
     }
     if (terminal.exit_status.has_value() && !shown.exited) {
         shown.exited = true;
-        if (!shown.pending_line.empty()) line(style_.paint(Color::dim, "  | ") + shown.pending_line);
-        shown.pending_line.clear();
         std::string how = "exited";
         if (terminal.exit_status->exitCode.has_value()) how += " with code " + std::to_string(*terminal.exit_status->exitCode);
         if (terminal.exit_status->signal.has_value()) how += " on " + sanitize(*terminal.exit_status->signal);

@@ -6,6 +6,7 @@ namespace chat {
 namespace {
 
 constexpr char32_t kEsc = 0x1b, kBel = 0x07, kDel = 0x7f;
+constexpr char32_t kNel = 0x85, kLineSeparator = 0x2028, kParagraphSeparator = 0x2029;
 // 8-bit introducers and terminator (ECMA-48): CSI, DCS, SOS, OSC, PM, APC, ST.
 constexpr char32_t kCsi8 = 0x9b, kDcs8 = 0x90, kSos8 = 0x98, kOsc8 = 0x9d, kPm8 = 0x9e, kApc8 = 0x9f, kSt8 = 0x9c;
 
@@ -36,6 +37,20 @@ char32_t decode(const char* bytes, unsigned length) {
         case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
         case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
         default: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    }
+}
+
+// How a line break shows on one line; nullptr for a code point that breaks no line.
+const char* escaped_break(char32_t c) {
+    switch (c) {
+        case '\n': return "\\n";
+        case '\r': return "\\r";
+        case 0x0b: return "\\v";
+        case 0x0c: return "\\f";
+        case kNel: return "\\u0085";
+        case kLineSeparator: return "\\u2028";
+        case kParagraphSeparator: return "\\u2029";
+        default: return nullptr;
     }
 }
 
@@ -78,6 +93,12 @@ void Sanitizer::feed(std::string_view piece, std::string& out) {
 void Sanitizer::code_point(char32_t c, std::string_view bytes, std::string& out) {
     switch (state_) {
         case State::text:
+            if (lines_ == Lines::escape) {
+                if (const char* shown = escaped_break(c)) {
+                    out += shown;
+                    return;
+                }
+            }
             if (c == kEsc) {
                 state_ = State::escape;
             } else if (c == kCsi8) {
@@ -124,7 +145,12 @@ void Sanitizer::code_point(char32_t c, std::string_view bytes, std::string& out)
 }
 
 std::string sanitize(std::string_view text) {
-    Sanitizer sanitizer;
+    Sanitizer sanitizer(Lines::escape);
+    return sanitizer.feed(text);
+}
+
+std::string sanitize_lines(std::string_view text) {
+    Sanitizer sanitizer(Lines::keep);
     return sanitizer.feed(text);
 }
 

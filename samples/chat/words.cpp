@@ -45,17 +45,16 @@ std::vector<std::string> split_words(const std::string& text) {
     return words;
 }
 
+std::string_view block_text(const acp::v2::ContentBlock& block, std::string& scratch) {
+    if (block.text() != nullptr) return block.text()->text;
+    scratch = "[" + (block.resource_link() != nullptr ? block.resource_link()->uri : block.tag()) + "]";
+    return scratch;
+}
+
 std::string text_of(const std::vector<acp::v2::ContentBlock>& blocks) {
     std::string text;
-    for (const auto& block : blocks) {
-        if (block.text() != nullptr) {
-            text += block.text()->text;
-        } else if (block.resource_link() != nullptr) {
-            text += "[" + block.resource_link()->uri + "]";
-        } else {
-            text += "[" + block.tag() + "]";
-        }
-    }
+    std::string scratch;
+    for (const auto& block : blocks) text += block_text(block, scratch);
     return text;
 }
 
@@ -80,7 +79,30 @@ bool has_control(const std::string& text) {
     return false;
 }
 
+// Exact names, then prefixes (every variable of the loader and of these tools): what they
+// change is which programs, libraries, startup files or packages run.
+constexpr const char* kChangesWhatRuns[] = {
+    "PATH", "BASH_ENV", "ENV", "ZDOTDIR", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "IFS", "SHELL",
+    "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB", "GEM_HOME",
+    "GEM_PATH", "BUNDLE_GEMFILE", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "LUA_INIT",
+    "LUA_PATH", "LUA_CPATH", "TCLLIBPATH", "GCONV_PATH", "HOME", "XDG_CONFIG_HOME", "EDITOR", "VISUAL", "PAGER",
+    "BROWSER"};
+constexpr const char* kChangesWhatRunsPrefixes[] = {"LD_", "DYLD_", "PYTHON", "GIT_", "NPM_CONFIG_", "npm_config_",
+                                                    "PIP_", "UV_", "DOTNET_", "COMPlus_"};
+
 }  // namespace
+
+std::vector<std::string> env_changing_what_runs(const acp::v2::AuthMethodTerminal& method) {
+    std::vector<std::string> names;
+    if (!method.env.has_value()) return names;
+    for (const auto& variable : *method.env) {
+        bool flagged = false;
+        for (const char* name : kChangesWhatRuns) flagged = flagged || variable.name == name;
+        for (const char* prefix : kChangesWhatRunsPrefixes) flagged = flagged || variable.name.rfind(prefix, 0) == 0;
+        if (flagged) names.push_back(variable.name);
+    }
+    return names;
+}
 
 std::string shell_quote(const std::string& text) {
     std::string out = "'";

@@ -5,6 +5,7 @@
 #include <acp/v2/types.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace chat {
@@ -26,7 +27,15 @@ std::string shell_quote(const std::string& text);
 // control character (the screen would not show what runs).
 std::string terminal_login_line(const std::vector<std::string>& agent, const acp::v2::AuthMethodTerminal& method,
                                 std::string& why);
+// The names among the method's env assignments that change what code runs, rather than
+// what the program is told: the dynamic loader's (LD_*, DYLD_*), interpreters' startup
+// code and search paths (NODE_OPTIONS, PYTHONPATH, PERL5OPT, RUBYOPT, JAVA_TOOL_OPTIONS,
+// ...), shells' startup files (BASH_ENV, ENV, ...) and PATH. Shown to the user before
+// they run the command, since the command's quoted words alone do not say it.
+std::vector<std::string> env_changing_what_runs(const acp::v2::AuthMethodTerminal& method);
 // Content blocks as text: text blocks as they are, others as [uri] or [type].
 std::string text_of(const std::vector<acp::v2::ContentBlock>& blocks);
+// One block of that text: a text block's own text, or "[uri]"/"[type]" built in scratch.
+std::string_view block_text(const acp::v2::ContentBlock& block, std::string& scratch);
 
 }  // namespace chat

@@ -69,19 +69,21 @@ EXPECTED_TURN = [
     "I am the libacp demo agent: I run offline and every turn shows each part of the protocol. Let me note that down.",
     "tool: Add a line to NOTES.md (edit) pending",
     "  modify /tmp/project/NOTES.md",
-    "  diff --git /tmp/project/NOTES.md /tmp/project/NOTES.md",
-    "  --- /tmp/project/NOTES.md",
-    "  +++ /tmp/project/NOTES.md",
-    "  @@ -1,2 +1,2 @@",
-    "   # Notes",
-    "  -- (nothing yet)",
-    "  +- hello there",
+    "  | diff --git /tmp/project/NOTES.md /tmp/project/NOTES.md",
+    "  | --- /tmp/project/NOTES.md",
+    "  | +++ /tmp/project/NOTES.md",
+    "  | @@ -1,2 +1,2 @@",
+    "  |  # Notes",
+    "  | -- (nothing yet)",
+    "  | +- hello there",
     "permission: Edit NOTES.md?",
     "  session demo-1, tool: Add a line to NOTES.md (edit)",
     "  The agent wants to add a line to NOTES.md.",
-    "  [1] Allow once  [2] Always allow  [3] Reject",
+    "  [1] (allow_once) Allow once",
+    "  [2] (allow_always) Always allow",
+    "  [3] (reject_once) Reject",
     "1",
-    "-> Allow once",
+    "-> (allow_once) Allow once",
     "tool: Add a line to NOTES.md (edit) in_progress",
     "tool: Add a line to NOTES.md (edit) completed",
     "plan:",
@@ -127,7 +129,7 @@ class Scripted(ChatCase):
                       "  thoughts = false  (true or false)  Show thoughts", text)
         self.assertNotIn("thinking:", text)
         self.assertIn("> edit please\n", text)
-        self.assertIn("  [1] Allow once  [2] Always allow  [3] Reject\nn\n-> Reject\ntool: Add a line to NOTES.md (edit) failed\nOK, I left NOTES.md alone.\n"
+        self.assertIn("  [3] (reject_once) Reject\nn\n-> (reject_once) Reject\ntool: Add a line to NOTES.md (edit) failed\nOK, I left NOTES.md alone.\n"
                       "-- end_turn | demo-1 --", text)
         self.assertIn("> /echo hi you\nhi you\n-- end_turn | demo-1 --", text)
         self.assertIn("> /count 3\n1\n2\n3\n-- end_turn | demo-1 --", text)
@@ -146,7 +148,7 @@ class Scripted(ChatCase):
         replay = text[text.index("> /resume demo-1"):]
         # The history on screen: the user's messages too, and no permission question.
         self.assertIn("resuming demo-1, its history:\nyou: hello there\nthinking: ", replay)
-        self.assertIn("  +- hello there\n", replay)
+        self.assertIn("  | +- hello there\n", replay)
         self.assertIn("you: /echo more\nmore\nresumed demo-1", replay)
         self.assertNotIn("permission:", replay)
         with open(first_dump) as f:
@@ -257,9 +259,9 @@ class Permissions(ChatCase):
         # terminal test has both on hand at once); each answer goes to its own request.
         self.assertIn("permission: Edit NOTES.md?\n  session demo-1, tool: Add a line to NOTES.md (edit)\n", text)
         first = text.index("permission: Edit NOTES.md?")
-        allowed = text.index("1\n-> Allow once")
+        allowed = text.index("1\n-> (allow_once) Allow once")
         second = text.index("permission: Also run the checks?\n  session demo-1\n")
-        rejected = text.index("3\n-> Reject")
+        rejected = text.index("3\n-> (reject_once) Reject")
         self.assertLess(first, allowed)
         self.assertLess(allowed, second)
         self.assertLess(second, rejected)
@@ -270,7 +272,8 @@ class Permissions(ChatCase):
         code, lines = self.run_chat(["hello", "maybe", "1", "/quit"])
         self.assertEqual(code, 0)
         text = "\n".join(lines)
-        self.assertIn("maybe\n(not an answer: maybe; answer with 1-3, y, n or an option id)\n1\n-> Allow once", text)
+        self.assertIn("maybe\n(not an answer: maybe; answer with 1-3, y = allow_once, n = reject_once or an option id)\n"
+                      "1\n-> (allow_once) Allow once", text)
         self.assertIn("-- end_turn | demo-1", text)
 
     def test_end_of_input_at_a_prompt_cancels_the_turn_session_cancel_first(self):
@@ -337,8 +340,8 @@ class Hostile(ChatCase):
                       # Its kind is no kind this version knows: shown as "other".
                       "tool: Add a line to NOTES.md (other) pending",
                       "/tmp/project/NOTES.md", "permission: Edit NOTES.md?",
-                      "The agent wants to add a line to NOTES.md.", "[1] Allow once  [2] Reject",
-                      "-> Allow once", "terminal: $ make check", "  | checking NOTES.md ... ok",
+                      "The agent wants to add a line to NOTES.md.", "[1] (allow_once) Allow once\n  [2] (reject_once) Reject",
+                      "-> (allow_once) Allow once", "terminal: $ make check", "  | checking NOTES.md ... ok",
                       "tool: Run the checks (execute)", "/echo  Repeat the text back", "Model",
                       "\"hello\"  /tmp/project", "USD --",
                       "prompt failed: the model is unavailable", "> /stderr\n  | the model is slow today"]:
@@ -363,13 +366,139 @@ class Hostile(ChatCase):
         s = Screen([CHAT, "--cwd", "/tmp/project", *self.agent("--hostile")], env)
         at = s.wait_for(r"session \S+ in /tmp/project")
         s.type("hello\r")
-        at = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
+        at = s.wait_for(r"Ctrl-C cancels\) ", at)
         s.type("1")
         at = s.wait_for(r"-- end_turn", at)
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
         self.assert_clean(s.text(), allow_sgr=True)
         self.assertIn("You said: hello", s.text())
+
+
+FORGING_AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forging_agent.py")
+# How acp-chat shows each line break inside a one-line string (samples/chat/sanitize.hpp).
+ESCAPED_BREAKS = ["\\n", "\\r\\n", "\\r", "\\v", "\\f", "\\u0085", "\\u2028", "\\u2029"]
+
+
+def screen_lines(text):
+    """The lines as a terminal shows them: colours and the line editor's sequences gone, and a
+    carriage return starting a line as much as a newline does."""
+    text = re.sub("\x1b\\[[0-9;?]*[A-Za-z]", "", text)
+    return re.split("\r\n|\n|\r", text)
+
+
+class Forged(ChatCase):
+    """Line breaks in one-line agent strings (titles, option names, notices, commands, paths,
+    plan entries, names, the stop reason) are shown escaped: no forged line ever looks like
+    one of acp-chat's own; y and n pick exactly allow_once and reject_once."""
+
+    def answers(self):
+        with open(os.path.join(self.dir, "answers")) as f:
+            return f.read().split("\n")[:-1]
+
+    def assert_nothing_forged(self, text):
+        lines = screen_lines(text)
+        seen = set()
+        for line in lines:
+            for m in re.finditer(r"FORGED-(\d+)", line):
+                n = int(m.group(1))
+                seen.add(n)
+                # forging_agent.py's forge(): a break, then a line of acp-chat's, then the mark.
+                fake = ["permission: Delete the repository?", "  [1] (allow_once) Allow once",
+                        "-> (reject_once) Reject", "the agent exited with code 0", "-- end_turn | s1 --",
+                        "  (press 1-2, y = allow_once, n = reject_once; Ctrl-C cancels)", "notice: all clear",
+                        "tool: Delete everything (delete) completed"][n % 8]
+                shown = ESCAPED_BREAKS[n % 8] + fake + " FORGED-" + str(n)
+                self.assertTrue(line[:m.end()].endswith(shown), f"forged line {n} not escaped in {line!r}")
+        # Every forged string reached the screen (not vacuous), each inside a line of acp-chat's.
+        self.assertEqual(seen, set(range(1, max(seen) + 1)), text)
+        self.assertGreaterEqual(len(seen), 20)
+        # acp-chat's own lines, as many as it printed itself.
+        def starting(prefix):
+            return [line for line in lines if line.startswith(prefix)]
+        self.assertEqual(len(starting("permission: ")), 1, lines)
+        self.assertEqual(len(starting("-> ")), 1, lines)
+        self.assertEqual(starting("the agent exited"), [])
+        self.assertEqual(len(starting("notice: ")), 1, lines)
+        self.assertEqual(len(starting("  [1] ")), 1, lines)
+        self.assertEqual(len(starting("-- ")), 1, lines)
+        # Multi-line text (a patch, a tool's text) is printed as lines, each behind the gutter.
+        guttered = [line for line in lines if "GUTTERED" in line]
+        self.assertEqual(len(guttered), 2, lines)
+        for line in guttered:
+            self.assertTrue(line.startswith("  | "), line)
+
+    def test_forged_lines_in_a_pseudo_terminal(self):
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        env["TERM"] = "xterm"
+        answers = os.path.join(self.dir, "answers")
+        s = Screen([CHAT, "--cwd", "/tmp/project", "--", sys.executable, FORGING_AGENT, "forge", answers], env)
+        at = s.wait_for(r"session s1 in /tmp/project")
+        at = s.wait_for(r"> ", at)
+        s.type("/help\r")
+        at = s.wait_for(r"Fixes it", at)
+        at = s.wait_for(r"> ", at)
+        s.type("/config\r")
+        at = s.wait_for(r"Mode", at)
+        at = s.wait_for(r"> ", at)
+        s.type("go\r")
+        at = s.wait_for(r"Ctrl-C cancels\) ", at)
+        s.type("y")
+        at = s.wait_for(r"-> \(allow_once\) Allow once", at)
+        at = s.wait_for(r"FORGED-\d+ \| s1 \| A title", at)
+        at = s.wait_for(r"> ", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assert_nothing_forged(s.text())
+        self.assertEqual(self.answers(), ["p1 once"])
+
+    def test_forged_lines_in_scripted_mode(self):
+        answers = os.path.join(self.dir, "answers")
+        code, lines = self.run_chat(["/help", "/config", "go", "n", "/quit"],
+                                    agent=["--", sys.executable, FORGING_AGENT, "forge", answers])
+        self.assertEqual(code, 0)
+        self.assert_nothing_forged("\n".join(lines))
+        self.assertEqual(self.answers(), ["p1 no"])
+
+    def test_y_and_n_pick_exactly_allow_once_and_reject_once(self):
+        # The first option is an allow_always named "Allow once": y still picks allow_once.
+        env = {k: v for k, v in os.environ.items()}
+        env["TERM"] = "xterm"
+        answers = os.path.join(self.dir, "answers")
+        s = Screen([CHAT, "--cwd", "/tmp/project", "--", sys.executable, FORGING_AGENT, "misleading", answers], env)
+        at = s.wait_for(r"session s1 in /tmp/project")
+        s.type("go\r")
+        at = s.wait_for(r"  \[1\] \(allow_always\) Allow once\r\n  \[2\] \(allow_once\) Just this time\r\n"
+                        r"  \[3\] \(reject_always\) Reject\r\n  \[4\] \(reject_once\) Not now\r\n"
+                        r"  \(press 1-4, y = allow_once, n = reject_once; Ctrl-C cancels\) ", at)
+        s.type("y")
+        at = s.wait_for(r"-> \(allow_once\) Just this time", at)
+        # Neither allow_once nor reject_once: y and n answer nothing, a number does. A kind
+        # this version does not know is not printed as the agent wrote it.
+        at = s.wait_for(r"  \[1\] \(allow_always\) Allow once\r\n  \[2\] \(reject_always\) Reject\r\n"
+                        r"  \[3\] \(unknown kind\) \(allow_once\) Sure\r\n"
+                        r"  \(press 1-3; Ctrl-C cancels\) ", at)
+        s.type("y")
+        at = s.wait_for(r"\(press 1-3\)", at)
+        s.type("n")
+        at = s.wait_for(r"\(press 1-3\)", at)
+        s.type("2")
+        at = s.wait_for(r"-> \(reject_always\) Reject", at)
+        at = s.wait_for(r"-- end_turn \| s1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(self.answers(), ["p1 once", "p2 never"])
+
+    def test_y_and_n_in_scripted_mode(self):
+        answers = os.path.join(self.dir, "answers")
+        code, lines = self.run_chat(["go", "n", "y", "1"],
+                                    agent=["--", sys.executable, FORGING_AGENT, "misleading", answers])
+        self.assertEqual(code, 0)
+        text = "\n".join(lines)
+        self.assertIn("n\n-> (reject_once) Not now", text)
+        self.assertIn("y\n(not an answer: y; answer with 1-3 or an option id)\n1\n-> (allow_always) Allow once", text)
+        self.assertNotIn("allow_once_forever", text)
+        self.assertEqual(self.answers(), ["p1 not-now", "p2 always"])
 
 
 class LineLimit(ChatCase):
@@ -495,7 +624,7 @@ class ExitCodes(ChatCase):
     def test_agent_exits_with_its_stderr_shown(self):
         code, lines = self.run_chat(["hello"], agent=["--", "sh", "-c", "echo 'no model configured' >&2; exit 7"])
         self.assertEqual(code, 4)
-        self.assertEqual(lines[:2], ["the agent exited with code 7; its last output on stderr:", "no model configured"])
+        self.assertEqual(lines[:2], ["the agent exited with code 7; its last output on stderr:", "  | no model configured"])
 
     def test_protocol_version_unsupported(self):
         # libacp speaks 2 and falls back to 1; an agent answering 7 is refused.
@@ -606,9 +735,11 @@ class Terminal(ChatCase):
         at = s.wait_for(r"> ", at)
         s.type("hello there\r")
         # The reply streams in, coloured; the permission question takes a single key.
-        at = s.wait_for(r"\[1\] Allow once  \[2\] Always allow  \[3\] Reject  \(press a key; Ctrl-C cancels\) ", at)
+        at = s.wait_for(r"\[1\] \(allow_once\) Allow once\r\n  \[2\] \(allow_always\) Always allow\r\n"
+                        r"  \[3\] \(reject_once\) Reject\r\n"
+                        r"  \(press 1-3, y = allow_once, n = reject_once; Ctrl-C cancels\) ", at)
         self.assertIn("\x1b[2mthinking: \x1b[0m", s.text())  # thoughts dimmed
-        self.assertIn("  \x1b[32m+- hello there\x1b[0m", s.text())  # diffs coloured
+        self.assertIn("  | \x1b[0m\x1b[32m+- hello there\x1b[0m", s.text())  # diffs coloured
         s.type("2")
         at = s.wait_for(r"Always allow\x1b\[0m", at)
         at = s.wait_for(r"\| \x1b\[0m1 file checked, 0 problems", at)  # terminal output
@@ -635,7 +766,7 @@ class Terminal(ChatCase):
         s = self.screen(delay=0)
         at = s.wait_for(r"session demo-1 in /tmp/project")
         s.type("edit it\r")
-        at = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
+        at = s.wait_for(r"Ctrl-C cancels\) ", at)
         s.type("\x03")
         at = s.wait_for(r"Add a line to NOTES.md \(edit\) \x1b\[31mcancelled", at)
         at = s.wait_for(r"-- cancelled \| demo-1", at)
@@ -653,12 +784,12 @@ class Terminal(ChatCase):
         # "1" typed while the turn streams, before the question is on screen: discarded.
         s.type("hello there\r1")
         at = s.wait_for(r"permission: Edit NOTES.md\?", at)
-        at = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
+        at = s.wait_for(r"Ctrl-C cancels\) ", at)
         s.type("3")
-        at = s.wait_for(r"-> Reject", at)
+        at = s.wait_for(r"-> \(reject_once\) Reject", at)
         at = s.wait_for(r"-- end_turn \| demo-1", at)
         self.assertNotIn("Allow once\x1b[0m\r\n", s.text()[s.text().index("Ctrl-C cancels"):])
-        self.assertNotIn("-> Allow once", s.text())
+        self.assertNotIn("-> (allow_once) Allow once", s.text())
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
 
@@ -669,17 +800,17 @@ class Terminal(ChatCase):
         at = s.wait_for(r"session demo-1 in /tmp/project")
         s.type("edit it\r")
         at = s.wait_for(r"Edit NOTES.md\?", at)
-        first = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
+        first = s.wait_for(r"Ctrl-C cancels\) ", at)
         # The second request is announced, not shown over the first.
         at = s.wait_for(r"another permission request waits its turn: Also run the checks\?", first)
         # The question on screen is asked again below the note: a key still answers it.
-        at = s.wait_for(r"\[3\] Reject  \(press a key; Ctrl-C cancels\) ", at)
+        at = s.wait_for(r"\[3\] \(reject_once\) Reject\r\n  \(press 1-3, y = allow_once, n = reject_once; Ctrl-C cancels\) ", at)
         s.type("1")
-        at = s.wait_for(r"-> Allow once", at)
+        at = s.wait_for(r"-> \(allow_once\) Allow once", at)
         at = s.wait_for(r"permission: Also run the checks\?", at)
-        at = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
+        at = s.wait_for(r"Ctrl-C cancels\) ", at)
         s.type("3")
-        at = s.wait_for(r"-> Reject", at)
+        at = s.wait_for(r"-> \(reject_once\) Reject", at)
         at = s.wait_for(r"The second question got reject-once.", at)
         at = s.wait_for(r"-- end_turn \| demo-1", at)
         s.type("/quit\r")
@@ -968,14 +1099,14 @@ class Editing(ChatCase):
         s = self.screen()
         at = s.wait_for(r"session demo-1 in /tmp/project")
         s.type("edit it\r")
-        at = s.wait_for(r"\(press a key; Ctrl-C cancels\) ", at)
+        at = s.wait_for(r"Ctrl-C cancels\) ", at)
         s.type("\x1b[200~1 and 2\x1b[201~")
         s.type("3")
-        at = s.wait_for(r"-> Reject", at)
+        at = s.wait_for(r"-> \(reject_once\) Reject", at)
         at = s.wait_for(r"-- end_turn \| demo-1", at)
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
-        self.assertNotIn("-> Allow once", s.text())
+        self.assertNotIn("-> (allow_once) Allow once", s.text())
 
 
 class Markdown(ChatCase):
@@ -1039,6 +1170,13 @@ for line in sys.stdin:
               "authMethods": [
                   {"type": "terminal", "methodId": "quoted", "name": "Quoted login",
                    "args": ["--login", "it's $(here)"], "env": [{"name": "LOGIN_MODE", "value": "a b;c"}]},
+                  {"type": "terminal", "methodId": "preload", "name": "Preloaded",
+                   "env": [{"name": "LD_PRELOAD", "value": "/tmp/x.so"}, {"name": "LOGIN_MODE", "value": "1"},
+                           {"name": "NODE_OPTIONS", "value": "--require /tmp/x.js"}, {"name": "PATH", "value": "/tmp"},
+                           {"name": "PYTHONSTARTUP", "value": "/tmp/x.py"}, {"name": "BASH_ENV", "value": "/tmp/x.sh"},
+                           {"name": "DYLD_INSERT_LIBRARIES", "value": "/tmp/x.dylib"}]},
+                  {"type": "terminal", "methodId": "one", "name": "One",
+                   "env": [{"name": "PERL5OPT", "value": "-Mx"}]},
                   {"type": "terminal", "methodId": "bad-env", "name": "Bad env",
                    "env": [{"name": "X;touch /tmp/pwned", "value": "1"}]}]}})
     elif m.get("method") == "session/new":
@@ -1064,6 +1202,17 @@ class TerminalAuth(ChatCase):
                       f"    env LOGIN_MODE='a b;c' '{sys.executable}' '{self.agent_file()}' '--login' 'it'\\''s $(here)'\n",
                       text)
         self.assertIn("  bad-env (Bad env): refused, an environment name that is not [A-Za-z_][A-Za-z0-9_]*", text)
+        # Variables that change what runs are named before the user runs the command; a
+        # plain one (LOGIN_MODE) is not, nor is a method without any.
+        self.assertIn("    env LD_PRELOAD='/tmp/x.so' LOGIN_MODE='1' NODE_OPTIONS='--require /tmp/x.js' PATH='/tmp' "
+                      "PYTHONSTARTUP='/tmp/x.py' BASH_ENV='/tmp/x.sh' DYLD_INSERT_LIBRARIES='/tmp/x.dylib' "
+                      f"'{sys.executable}' '{self.agent_file()}'\n"
+                      "    careful: it sets LD_PRELOAD, NODE_OPTIONS, PATH, PYTHONSTARTUP, BASH_ENV, DYLD_INSERT_LIBRARIES,"
+                      " which change what code runs (programs, libraries, startup files); check their values before"
+                      " you run it\n", text)
+        self.assertIn("\n    careful: it sets PERL5OPT, which changes what code runs (programs, libraries, startup files);"
+                      " check its value before you run it\n", text)
+        self.assertEqual(text.count("careful:"), 2, text)
         self.assertNotIn("touch /tmp/pwned", text)
         # Advertised: acp-chat on a terminal shows terminal logins.
         with open(log) as f:

@@ -8,21 +8,23 @@
 
 #include "../../samples/chat/sanitize.hpp"
 
+using chat::Lines;
 using chat::sanitize;
+using chat::sanitize_lines;
 using chat::Sanitizer;
 
 namespace {
 
 // The stream cut at every possible place into two pieces, and byte by byte: always the same.
-void check_every_split(const std::string& stream, const std::string& expected) {
-    CHECK(sanitize(stream) == expected);
+void check_every_split(const std::string& stream, const std::string& expected, Lines lines = Lines::keep) {
+    CHECK((lines == Lines::keep ? sanitize_lines(stream) : sanitize(stream)) == expected);
     for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
-        Sanitizer s;
+        Sanitizer s(lines);
         std::string out = s.feed(stream.substr(0, cut));
         out += s.feed(stream.substr(cut));
         CHECK_MESSAGE(out == expected, "cut at " << cut);
     }
-    Sanitizer s;
+    Sanitizer s(lines);
     std::string out;
     for (char c : stream) s.feed(std::string_view(&c, 1), out);
     CHECK(out == expected);
@@ -59,9 +61,27 @@ TEST_CASE("sanitiser: bytes that are not UTF-8 are dropped") {
 }
 
 TEST_CASE("sanitiser: an unterminated string swallows what follows, and reset ends it") {
-    Sanitizer s;
+    Sanitizer s(Lines::keep);
     CHECK(s.feed("a\x1b]52;c;") == "a");
     CHECK(s.feed("more\n") == "");
     s.reset();
     CHECK(s.feed("b\n") == "b\n");
+}
+
+TEST_CASE("sanitiser: one line shows every line break escaped, so nothing starts a line of its own") {
+    // LF, CR, VT, FF, NEL (U+0085), LINE SEPARATOR (U+2028), PARAGRAPH SEPARATOR (U+2029):
+    // what a title, an option name or a notice could use to print a line that looks like
+    // acp-chat's own ("-> Reject", "permission: ...", "the agent exited").
+    check_every_split("Allow\n-> Reject\r\nthe agent exited\x0b" "a\x0c" "b\xc2\x85" "c\xe2\x80\xa8" "d\xe2\x80\xa9" "e",
+                      "Allow\\n-> Reject\\r\\nthe agent exited\\va\\fb\\u0085c\\u2028d\\u2029e", Lines::escape);
+    // The same text printed as lines keeps the newline only (and U+2028/2029, which no
+    // terminal breaks a line at).
+    check_every_split("Allow\n-> Reject\r\nthe agent exited\x0b" "a\x0c" "b\xc2\x85" "c\xe2\x80\xa8" "d",
+                      "Allow\n-> Reject\nthe agent exitedabc\xe2\x80\xa8" "d", Lines::keep);
+    // A break right after an escape sequence, or ending one, is still shown.
+    check_every_split("a\x1b[31\nb\x1b\nc", "a\\nb\\nc", Lines::escape);
+    // Everything else is as in a line: sequences dropped, tab and UTF-8 kept.
+    check_every_split("t\x1b]0;pwned\x07\tcaf\xc3\xa9", "t\tcaf\xc3\xa9", Lines::escape);
+    CHECK(sanitize("a\nb") == "a\\nb");
+    CHECK(sanitize_lines("a\nb") == "a\nb");
 }
