@@ -3,15 +3,16 @@
 // libacp host offers (lib/tools/: the loopback HTTP carrier and the stdio bridge), and the
 // SDK's own server as the baseline for the carrier benchmark.
 //
-//   node mcp-client.mjs --http=URL --token=T [--calls=N]            Streamable HTTP, bearer token
-//   node mcp-client.mjs --stdio=CMD --arg=A... --env=K=V... [--calls=N]   stdio (the bridge)
-//   node mcp-client.mjs --bare=http|stdio --calls=N                 the SDK client against the SDK server
-//   node mcp-client.mjs --serve-stdio                               (the SDK server over stdio, for --bare=stdio)
+//   node mcp-client.mjs --http=URL [--token=T] [--calls=N]          Streamable HTTP, bearer token
+//   node mcp-client.mjs --stdio=CMD --arg=A... --env=K=V... [--calls=N]   stdio (e.g. the bridge)
+//   node mcp-client.mjs --serve-http      the SDK's server over HTTP (prints {"url":...}; ends with stdin)
+//   node mcp-client.mjs --serve-stdio     the SDK's server over stdio
 //
 // Without --calls: lists the tools, calls `echo` plainly and with progress, and prints one
 // JSON line {tools, plain, withProgress, progress, sessionId}. With --calls=N: N sequential
 // echo calls after a warm-up, and prints {calls, seconds, perSecond}. Exit code 1 on any error
 // (its message on stderr).
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -40,6 +41,8 @@ function sdkServer() {
 
 if (options['serve-stdio']) {
   await sdkServer().connect(new StdioServerTransport());
+} else if (options['serve-http']) {
+  await serveHttp();
 } else {
   try {
     await main();
@@ -50,29 +53,22 @@ if (options['serve-stdio']) {
   }
 }
 
-async function bareHttpServer() {
-  // Stateless: a fresh transport per request, as the SDK's examples serve many clients.
-  const server = http.createServer(async (request, response) => {
-    const chunks = [];
-    for await (const chunk of request) chunks.push(chunk);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    const mcp = sdkServer();
-    response.on('close', () => { transport.close(); mcp.close(); });
-    await mcp.connect(transport);
-    await transport.handleRequest(request, response, body);
-  });
+// One session, answered with JSON as the libacp carrier answers a call without progress.
+async function serveHttp() {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse: true });
+  await sdkServer().connect(transport);
+  const server = http.createServer((request, response) => transport.handleRequest(request, response));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
+  process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${server.address().port}/mcp` }) + '\n');
+  process.stdin.resume();
+  process.stdin.on('end', () => process.exit(0));
 }
 
 async function main() {
   let transport;
-  let bareServer;
   if (options.http) {
-    transport = new StreamableHTTPClientTransport(new URL(options.http), {
-      requestInit: { headers: { Authorization: `Bearer ${options.token}` } },
-    });
+    const headers = options.token ? { Authorization: `Bearer ${options.token}` } : {};
+    transport = new StreamableHTTPClientTransport(new URL(options.http), { requestInit: { headers } });
   } else if (options.stdio) {
     const env = { PATH: process.env.PATH };
     for (const pair of options.env) {
@@ -80,15 +76,8 @@ async function main() {
       env[pair.slice(0, at)] = pair.slice(at + 1);
     }
     transport = new StdioClientTransport({ command: options.stdio, args: options.arg, env, stderr: 'inherit' });
-  } else if (options.bare === 'http') {
-    bareServer = await bareHttpServer();
-    transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${bareServer.address().port}/mcp`));
-  } else if (options.bare === 'stdio') {
-    transport = new StdioClientTransport({
-      command: process.execPath, args: [new URL(import.meta.url).pathname, '--serve-stdio'], stderr: 'inherit',
-    });
   } else {
-    throw new Error('one of --http, --stdio, --bare is needed');
+    throw new Error('one of --http, --stdio is needed');
   }
 
   const client = new Client({ name: 'libacp-carrier-test', version: '1.0.0' });
@@ -100,9 +89,8 @@ async function main() {
       await converse(client, transport);
     }
   } finally {
-    if (transport.terminateSession && transport.sessionId && !options.bare) await transport.terminateSession();
+    if (transport.terminateSession && transport.sessionId) await transport.terminateSession();
     await client.close();
-    bareServer?.close();
   }
 }
 
