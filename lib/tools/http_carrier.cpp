@@ -434,12 +434,13 @@ MHD_Result HttpCarrier::Impl::on_request(void* self, MHD_Connection* connection,
         if (impl->closing) return impl->respond_error(*exchange, MHD_HTTP_SERVICE_UNAVAILABLE, -32000, "closing");
         if (auto refusal = impl->check_caller(connection)) {
             impl->log_refusal(*refusal);
+            // The connection goes with the refusal: a stranger keeps no slot open.
             const bool unauthenticated = *refusal == Refusal::no_token || *refusal == Refusal::wrong_token;
             if (unauthenticated) {
                 return impl->respond_error(*exchange, MHD_HTTP_UNAUTHORIZED, -32001, "Unauthorized",
-                                           {{"WWW-Authenticate", "Bearer"}});
+                                           {{"WWW-Authenticate", "Bearer"}, {"Connection", "close"}});
             }
-            return impl->respond_error(*exchange, MHD_HTTP_FORBIDDEN, -32001, "Forbidden");
+            return impl->respond_error(*exchange, MHD_HTTP_FORBIDDEN, -32001, "Forbidden", {{"Connection", "close"}});
         }
         if (std::strcmp(url_path, kPath) != 0) {
             return impl->respond_error(*exchange, MHD_HTTP_NOT_FOUND, -32001, "Not Found");

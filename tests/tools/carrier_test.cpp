@@ -255,6 +255,15 @@ TEST_CASE("HTTP requests without the token, with a wrong one or from another ori
     CHECK(logs.lines.size() == 3);
     CHECK(!logs.mentions(token));
     CHECK(!logs.mentions(wrong_token));
+    // A refused caller keeps no connection open, even one that asked to keep it alive.
+    CHECK(off_loop(loop, [&] {
+        int fd = connect_tcp(port);
+        std::string request = "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}";
+        send_all(fd, request.data(), request.size());
+        bool result = closed_by_peer(fd);
+        ::close(fd);
+        return result;
+    }));
     // The token with the server's own origin (a browser on this very page) is let in.
     auto own = off_loop(loop, [&] {
         return http_request(port, "POST", {good, "Origin: http://127.0.0.1:" + std::to_string(port)}, kInitialize);
