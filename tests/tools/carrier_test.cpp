@@ -272,7 +272,7 @@ TEST_CASE("HTTP requests without the token, with a wrong one or from another ori
     CHECK(endpoint.messages == 1);
 }
 
-TEST_CASE("HTTP: oversized bodies get 413 and reach no endpoint; bad messages 400") {
+TEST_CASE("HTTP: oversized bodies get 413 and reach no endpoint, bad messages 400") {
     TestLoop loop;
     McpTestEndpoint endpoint(loop.get());
     auto http = HttpCarrier::start(loop.get(), endpoint, Logger());
@@ -321,7 +321,7 @@ TEST_CASE("HTTP: oversized bodies get 413 and reach no endpoint; bad messages 40
     CHECK(endpoint.messages == 0);
 }
 
-TEST_CASE("HTTP sessions: issued at initialize, required after, ended by DELETE; no standalone stream") {
+TEST_CASE("HTTP sessions: issued at initialize, required after, ended by DELETE, no standalone stream") {
     TestLoop loop;
     McpTestEndpoint endpoint(loop.get());
     auto http = HttpCarrier::start(loop.get(), endpoint, Logger());
@@ -411,7 +411,7 @@ TEST_CASE("the MCP SDK client spawns the bridge and calls tools through it, answ
     }
 }
 
-TEST_CASE("a bridge with a wrong or no token is refused and exits; logged once, the token never") {
+TEST_CASE("a bridge with a wrong or no token is refused and exits, logged once, the token never") {
     TestLoop loop;
     LogRecorder logs;
     McpTestEndpoint endpoint(loop.get());
@@ -450,7 +450,7 @@ TEST_CASE("a bridge with a wrong or no token is refused and exits; logged once, 
     CHECK(endpoint.messages == 0);
 }
 
-TEST_CASE("a bridge that sends an oversized line is closed; the endpoint never sees it") {
+TEST_CASE("a bridge that sends an oversized line is closed and the endpoint never sees it") {
     TestLoop loop;
     LogRecorder logs;
     McpTestEndpoint endpoint(loop.get());
@@ -475,7 +475,7 @@ TEST_CASE("a bridge that sends an oversized line is closed; the endpoint never s
     CHECK(logs.count("closed a bridge that sent a message of") == 1);
 }
 
-TEST_CASE("an agent spawning the bridge 1,000 times: at most 8 held, every process ends") {
+TEST_CASE("an agent spawning the bridge a thousand times: at most 8 held, every process ends") {
     TestLoop loop;
     LogRecorder logs;
     McpTestEndpoint endpoint(loop.get());
