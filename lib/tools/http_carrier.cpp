@@ -261,7 +261,6 @@ struct HttpCarrier::Impl {
     McpEndpoint* endpoint;  // null once closing: it is never called again
     Logger logger;
     std::string token;
-    std::string expected_authorization_value;  // "Bearer <token>"
     std::string url;
     std::vector<std::string> own_origins;
     MHD_Daemon* daemon = nullptr;
@@ -344,7 +343,6 @@ Status HttpCarrier::Impl::listen() {
     const std::string host = "127.0.0.1:" + std::to_string(port_info->port);
     url = "http://" + host + kPath;
     own_origins = {"http://" + host, "http://localhost:" + std::to_string(port_info->port)};
-    expected_authorization_value = "Bearer " + token;
 
     poll.reset(new uv_poll_t);
     if (int rc = uv_poll_init(loop, poll.get(), epoll_info->epoll_fd); rc != 0) {
