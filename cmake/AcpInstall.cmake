@@ -16,6 +16,9 @@ install(TARGETS acp_shared acp_static EXPORT acpTargets
 set_target_properties(acp_shared PROPERTIES EXPORT_NAME acp)
 set_target_properties(acp_static PROPERTIES EXPORT_NAME acp_static)
 
+# The MCP bridge libacp embeds, also installed for ACP_MCP_BRIDGE (lib/tools/bridge_carrier.hpp).
+install(TARGETS acp_mcp_bridge RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/acp)
+
 install(EXPORT acpTargets NAMESPACE acp:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/acp)
 configure_package_config_file(cmake/acpConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/acpConfig.cmake
     INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/acp)
@@ -26,9 +29,9 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/acpConfig.cmake ${CMAKE_CURRENT_BINARY
 
 # acp.pc finds its prefix relative to itself, so the installed tree can move.
 file(RELATIVE_PATH ACP_PC_PREFIX_FROM_PCFILEDIR "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
-# The remote transports load libcurl and libwebsockets at run time: nothing to link but
-# the dynamic loader.
-if(ACP_WITH_REMOTE)
+# The remote transports load libcurl and libwebsockets at run time, the HTTP tools carrier
+# libmicrohttpd: nothing to link but the dynamic loader.
+if(ACP_WITH_REMOTE OR ACP_WITH_HTTP_TOOLS)
     set(ACP_PC_REMOTE_LIBS "${CMAKE_DL_LIBS}")
     list(TRANSFORM ACP_PC_REMOTE_LIBS PREPEND "-l")
 else()

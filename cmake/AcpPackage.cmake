@@ -22,6 +22,10 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "libuv1 (>= 1.44), libuv1-dev, pkg-config, libe
 if(ACP_WITH_REMOTE)
     string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libcurl4, libwebsockets17, libwebsockets-evlib-uv")
 endif()
+# Tools offered over loopback HTTP: libmicrohttpd, loaded by the first HTTP carrier.
+if(ACP_WITH_HTTP_TOOLS)
+    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libmicrohttpd12")
+endif()
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
 # Debug information stays in the build tree (a RelWithDebInfo build would weigh 100+ MiB).
 set(CPACK_STRIP_FILES ON)

@@ -31,7 +31,9 @@ public:
     // bridge program cannot be found or the socket cannot be made.
     static Result<std::unique_ptr<BridgeCarrier>> start(uv_loop_t* loop, McpEndpoint& endpoint, Logger logger);
     // Closes the listener and every bridge connection (each bridge then exits), and
-    // removes the private directory.
+    // removes the private directory. The endpoint hears on_mcp_peer_closed for every
+    // bridge still connected before this returns (so it must outlive the carrier). May
+    // run from inside the endpoint's own on_mcp_message.
     ~BridgeCarrier();
 
     const std::string& command() const;  // absolute path of the bridge program

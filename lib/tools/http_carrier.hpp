@@ -28,7 +28,10 @@ class HttpCarrier {
 public:
     // Listens at once; fails (naming why) when the HTTP server cannot be had here.
     static Result<std::unique_ptr<HttpCarrier>> start(uv_loop_t* loop, McpEndpoint& endpoint, Logger logger);
-    // Closes the listener and every connection; nothing stays listening.
+    // Closes the listener and every connection; nothing stays listening. Requests still
+    // waiting get 503, and the endpoint hears on_mcp_peer_closed for every open session
+    // before this returns (so it must outlive the carrier). May run from inside the
+    // endpoint's own on_mcp_message.
     ~HttpCarrier();
 
     const std::string& url() const;           // "http://127.0.0.1:PORT/mcp"

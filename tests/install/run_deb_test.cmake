@@ -30,7 +30,8 @@ run_step(${DPKG_DEB} -x ${debs} "${root}")
 
 foreach(path bin/acp-chat bin/acp-demo-agent include/acp/acp.h include/acp/acp_cdef.h include/acp/client.hpp
         include/acp/turn.hpp include/acp/version.hpp lib/libacp.so lib/libacp_static.a lib/pkgconfig/acp.pc
-        lib/pkgconfig/acp_static.pc lib/cmake/acp/acpConfig.cmake lib/cmake/acp/acpConfigVersion.cmake)
+        lib/pkgconfig/acp_static.pc lib/cmake/acp/acpConfig.cmake lib/cmake/acp/acpConfigVersion.cmake
+        libexec/acp/acp-mcp-bridge)
     if(NOT EXISTS "${root}/usr/${path}")
         message(FATAL_ERROR "the package lacks usr/${path}")
     endif()
