@@ -114,7 +114,7 @@ void Client::Impl::listen() {
         auto keep_alive = shared_from_this();
         core_.connection_ended = true;
         router_.connection_ended();
-        tools_.clear();
+        tools_.clear(!core_.orphaned);
         if (core_.host.closed && !core_.orphaned) core_.host.closed(why);
         auto watchers = std::move(core_.closed_watchers);
         for (const auto& weak : watchers) {

@@ -11,7 +11,7 @@ namespace acp::detail {
 ToolOffers::Offer::~Offer() {
     auto registrations = acp.lock();
     for (auto& one : served) {
-        if (one.endpoint) one.endpoint->close();
+        if (one.endpoint) one.endpoint->close(tell_host);
         if (registrations && !one.acp_server_id.empty()) registrations->remove(one.acp_server_id);
         one.carrier.reset();
     }
@@ -20,7 +20,8 @@ ToolOffers::Offer::~Offer() {
 ToolOffers::ToolOffers(uv_loop_t* loop, Connection& rpc, Logger logger)
     : loop_(loop), logger_(logger), acp_(std::make_shared<tools::McpOverAcp>(rpc, std::move(logger))) {}
 
-ToolOffers::~ToolOffers() { clear(); }
+// Only while the Client::Impl is destroyed: the host is gone.
+ToolOffers::~ToolOffers() { clear(false); }
 
 std::shared_ptr<ToolOffers::Offer> ToolOffers::prepare(const ToolServers& servers) const {
     auto offer = std::make_shared<Offer>();
@@ -84,9 +85,10 @@ void ToolOffers::release(const std::string& session_id) {
     sessions_.erase(it);
 }
 
-void ToolOffers::clear() {
+void ToolOffers::clear(bool tell_host) {
     auto sessions = std::move(sessions_);
     sessions_.clear();
+    for (auto& entry : sessions) entry.second->tell_host = tell_host;
 }
 
 }  // namespace acp::detail

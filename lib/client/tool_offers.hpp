@@ -40,6 +40,7 @@ public:
         std::vector<Served> served;
         std::optional<ToolTransport> transport;
         std::weak_ptr<tools::McpOverAcp> acp;
+        bool tell_host = true;  // false once the Client is gone: no host callback runs
         ~Offer();
     };
 
@@ -52,7 +53,8 @@ public:
     // The session's tool servers from now on (a resume's replace the earlier ones; null: none).
     void attach(const std::string& session_id, std::shared_ptr<Offer> offer);
     void release(const std::string& session_id);
-    void clear();
+    // Every session's offer (the connection ended); tell_host false once the Client is gone.
+    void clear(bool tell_host = true);
 
     void on_mcp_message(const JsonValue* params, Responder responder) { acp_->on_request(params, std::move(responder)); }
     std::size_t sessions() const { return sessions_.size(); }

@@ -59,7 +59,7 @@ std::shared_ptr<ToolEndpoint> ToolEndpoint::create(std::shared_ptr<ToolServer::I
     return std::shared_ptr<ToolEndpoint>(new ToolEndpoint(std::move(server), mode, std::move(logger)));
 }
 
-ToolEndpoint::~ToolEndpoint() { close(); }
+ToolEndpoint::~ToolEndpoint() { close(false); }
 
 void ToolEndpoint::log(LogLevel level, std::string_view message) const {
     logger_(level, log_source::client, "tool server '" + server_->name + "': " + std::string(message));
@@ -274,12 +274,12 @@ void ToolEndpoint::progress(uint64_t serial, std::string_view notification_param
                           it->second.id_json);
 }
 
-void ToolEndpoint::cancel(uint64_t serial) {
+void ToolEndpoint::cancel(uint64_t serial, bool tell_host) {
     auto it = calls_.find(serial);
     if (it == calls_.end()) return;
     auto responder = it->second.responder.lock();
     calls_.erase(it);
-    if (responder) responder->cancel();
+    if (responder) responder->cancel(tell_host);
 }
 
 void ToolEndpoint::on_mcp_peer_closed(McpPeer& from) {
@@ -291,12 +291,12 @@ void ToolEndpoint::on_mcp_peer_closed(McpPeer& from) {
     for (uint64_t serial : gone) cancel(serial);
 }
 
-void ToolEndpoint::close() {
+void ToolEndpoint::close(bool tell_host) {
     if (closed_) return;
     closed_ = true;
     std::vector<uint64_t> gone;
     for (const auto& entry : calls_) gone.push_back(entry.first);
-    for (uint64_t serial : gone) cancel(serial);
+    for (uint64_t serial : gone) cancel(serial, tell_host);
 }
 
 }  // namespace acp::detail::tools

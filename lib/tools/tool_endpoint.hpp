@@ -48,8 +48,10 @@ public:
 
     // The session the server serves, for ToolCall::session_id (known once session/new answered).
     void set_session_id(std::string session_id) { session_id_ = std::move(session_id); }
-    // Cancels every call in flight; later requests are refused. Idempotent.
-    void close();
+    // Cancels every call in flight; later requests are refused. Idempotent. tell_host
+    // false: the handlers are not told (the Client is being destroyed: no host callback
+    // runs then), their answers just go nowhere.
+    void close(bool tell_host = true);
     bool is_closed() const { return closed_; }
 
     std::size_t calls_in_flight() const { return calls_.size(); }
@@ -76,7 +78,7 @@ private:
     void handle_notification(McpPeer& from, std::string_view method, const JsonValue* params);
     void call_tool(McpPeer& from, const RequestId& id, const JsonValue* params);
     // Cancels one call: the responder is told, nothing more is sent for it.
-    void cancel(uint64_t call);
+    void cancel(uint64_t call, bool tell_host = true);
 
     void respond(McpPeer& to, const RequestId& id, std::string_view result_json);
     void respond_error(McpPeer& to, const std::optional<RequestId>& id, int code, std::string_view message,
@@ -110,7 +112,7 @@ struct ToolResponder::State {
 
     // Dropped unanswered: the agent gets an internal error rather than waiting forever.
     ~State();
-    void cancel();
+    void cancel(bool tell_host = true);
 };
 
 }  // namespace acp

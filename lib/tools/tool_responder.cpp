@@ -44,10 +44,12 @@ ToolResponder::State::~State() {
     }
 }
 
-void ToolResponder::State::cancel() {
+void ToolResponder::State::cancel(bool tell_host) {
     if (answered || cancelled) return;
     cancelled = true;
-    if (auto fn = std::move(on_cancelled)) fn();
+    auto fn = std::move(on_cancelled);
+    on_cancelled = nullptr;
+    if (fn && tell_host) fn();
 }
 
 ToolResponder::ToolResponder(std::shared_ptr<State> state) : state_(std::move(state)) {}

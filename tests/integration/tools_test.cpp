@@ -132,7 +132,7 @@ TEST_CASE("tools over ACP: the TS SDK's McpOverAcpCaller lists and calls the hos
     CHECK(p.open_calls == 1);
 }
 
-TEST_CASE("tools over ACP: a call the SDK's caller aborts reaches the handler as cancelled; closing ends the server") {
+TEST_CASE("tools over ACP: a call the SDK's caller aborts reaches the handler as cancelled and closing ends the server") {
     ToolsPeer p;
     REQUIRE(acp::wait_for<v2::InitializeResponse>(p.loop.get(), [&](auto done) { p.client->initialize(done); }).ok());
     v2::NewSessionRequest request;

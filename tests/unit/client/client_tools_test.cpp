@@ -75,7 +75,7 @@ TEST_CASE("client tools: with no MCP transport advertised the setup fails before
     CHECK(s.agent->lines.size() == sent);
 }
 
-TEST_CASE("client tools: MCP over ACP first; the agent's calls reach the tool until the session closes") {
+TEST_CASE("client tools: MCP over ACP first and the agent's calls reach the tool until the session closes") {
     Scripted s;
     initialize(s, R"({"stdio":{},"http":{},"acp":{}})");
     int calls = 0;
@@ -114,7 +114,7 @@ TEST_CASE("client tools: MCP over ACP first; the agent's calls reach the tool un
     CHECK(calls == 1);
 }
 
-TEST_CASE("client tools: a resume without the tools drops them; a refused setup serves nothing") {
+TEST_CASE("client tools: a resume without the tools drops them and a refused setup serves nothing") {
     Scripted s;
     initialize(s, R"({"acp":{}})");
     int calls = 0;

@@ -168,7 +168,7 @@ TEST_CASE("tools: 10 MB of arguments are refused unparsed, the handler not calle
     CHECK(f.log.size() == 1);
 }
 
-TEST_CASE("tools: 10,000 concurrent calls: the bound holds, the rest are errors, nothing piles up") {
+TEST_CASE("tools: 10000 concurrent calls: the bound holds and the rest are errors") {
     acp::ToolServerOptions options;
     options.max_concurrent_calls = 64;
     Fixture f(ToolEndpoint::Mode::session, options);
@@ -188,7 +188,7 @@ TEST_CASE("tools: 10,000 concurrent calls: the bound holds, the rest are errors,
     CHECK(f.handled == 65);
 }
 
-TEST_CASE("tools: notifications/cancelled reaches the handler; nothing is sent for the call afterwards") {
+TEST_CASE("tools: notifications/cancelled reaches the handler and nothing is sent for the call afterwards") {
     Fixture f;
     f.call(5, "open_file", R"({"path":"a"})");
     REQUIRE(f.held.size() == 1);
@@ -242,7 +242,7 @@ TEST_CASE("tools: a closed peer cancels its calls only") {
     CHECK(other.sent.size() == 1);
 }
 
-TEST_CASE("tools: a dropped responder answers an internal error; a throwing handler too") {
+TEST_CASE("tools: a dropped responder answers an internal error and so does a throwing handler") {
     auto server = acp::ToolServer::create("s").value();
     acp::Tool drop;
     drop.name = "drop";
