@@ -40,6 +40,7 @@
 #include "acp/log.hpp"
 #include "acp/session.hpp"
 #include "acp/status.hpp"
+#include "acp/tools.hpp"
 #include "acp/traffic.hpp"
 #include "acp/transport_options.hpp"
 #include "acp/v2/types.hpp"
@@ -235,9 +236,18 @@ public:
 
     // --- sessions ----------------------------------------------------------------------
     void new_session(v2::NewSessionRequest request, Callback<v2::NewSessionResponse> done);
+    // With the host's tool servers (acp/tools.hpp): libacp serves them for this session over
+    // the first transport the agent advertised (MCP over ACP, HTTP, stdio), adds their
+    // entries to mcpServers and checks the whole list before sending; with none
+    // advertised nothing is sent and done gets the reason. They are served until the
+    // session is closed, deleted or resumed with others, or the connection ends.
+    void new_session(v2::NewSessionRequest request, ToolServers tools, Callback<v2::NewSessionResponse> done);
     // With replayFrom {type: "start"}, the replayed history reaches on_session_update
-    // before done runs.
+    // before done runs. (v1: session/load.)
     void resume_session(v2::ResumeSessionRequest request, Callback<v2::ResumeSessionResponse> done);
+    // mcpServers on resume is the complete set: the session's earlier tool servers are
+    // replaced by these (none: dropped) once the agent accepted.
+    void resume_session(v2::ResumeSessionRequest request, ToolServers tools, Callback<v2::ResumeSessionResponse> done);
     void list_sessions(v2::ListSessionsRequest request, Callback<v2::ListSessionsResponse> done);
     // Follows nextCursor until the last page.
     void list_all_sessions(std::optional<std::string> cwd, Callback<std::vector<v2::SessionInfo>> done);

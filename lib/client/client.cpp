@@ -59,7 +59,8 @@ Client::Impl::Impl(uv_loop_t* loop, std::unique_ptr<detail::Transport> transport
     : core_(loop, std::move(transport), std::move(options), std::move(agent_label)),
       router_(core_),
       requests_(core_, router_),
-      negotiation_(core_) {
+      negotiation_(core_),
+      tools_(loop, *core_.rpc, core_.logger) {
     if (core_.options.info.name.empty()) core_.options.info.name = "libacp";
     if (core_.options.info.version.empty()) core_.options.info.version = ACP_VERSION_STRING;
     listen();
@@ -100,6 +101,11 @@ void Client::Impl::listen() {
         auto keep_alive = shared_from_this();
         requests_.elicitation_complete(params);
     });
+    // MCP over ACP: the agent's calls to the host's tool servers (acp/tools.hpp).
+    rpc.on_request(std::string(detail::tools::kMcpMessageMethod), [this](const JsonValue* params, Responder r) {
+        auto keep_alive = shared_from_this();
+        tools_.on_mcp_message(params, std::move(r));
+    });
     rpc.on_unknown_notification([this](std::string_view name, const JsonValue* params) {
         auto keep_alive = shared_from_this();
         if (core_.host.unknown_notification && !core_.orphaned) core_.host.unknown_notification(name, raw_of(params));
@@ -108,6 +114,7 @@ void Client::Impl::listen() {
         auto keep_alive = shared_from_this();
         core_.connection_ended = true;
         router_.connection_ended();
+        tools_.clear(!core_.orphaned);
         if (core_.host.closed && !core_.orphaned) core_.host.closed(why);
         auto watchers = std::move(core_.closed_watchers);
         for (const auto& weak : watchers) {
@@ -270,28 +277,52 @@ SessionRoots roots_of(const std::string& cwd, const std::optional<std::vector<st
 }  // namespace
 
 void Client::new_session(av2::NewSessionRequest request, Callback<av2::NewSessionResponse> done) {
-    done = [weak = std::weak_ptr<Impl>(impl_), roots = roots_of(request.cwd, request.additionalDirectories),
+    new_session(std::move(request), {}, std::move(done));
+}
+
+void Client::new_session(av2::NewSessionRequest request, ToolServers tools, Callback<av2::NewSessionResponse> done) {
+    // The tool servers' offer belongs to the request until the agent accepted the session.
+    auto offer = tools.empty() ? nullptr : impl_->tools_.prepare(tools);
+    done = [weak = std::weak_ptr<Impl>(impl_), roots = roots_of(request.cwd, request.additionalDirectories), offer,
             done = std::move(done)](Result<av2::NewSessionResponse> result) {
-        if (auto impl = weak.lock(); impl && result) impl->core_.session_roots[result->sessionId] = roots;
+        if (auto impl = weak.lock(); impl && result) {
+            impl->core_.session_roots[result->sessionId] = roots;
+            if (offer) impl->tools_.attach(result->sessionId, offer);
+        }
         done(std::move(result));
     };
+    detail::ToolEntries entries;
+    if (offer) entries = [this, &offer](detail::ToolTransport t) { return impl_->tools_.start(*offer, t); };
     impl_->submit(
-        method::session_new, std::move(done), [&](const RequestGate& gate) { return gate.new_session(std::move(request)); },
+        method::session_new, std::move(done),
+        [&](const RequestGate& gate) { return gate.new_session(std::move(request), entries); },
         [](ProtocolDriver& driver, auto checked, auto callback) {
             driver.new_session(std::move(checked), std::move(callback));
         });
 }
 
 void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::ResumeSessionResponse> done) {
+    resume_session(std::move(request), {}, std::move(done));
+}
+
+void Client::resume_session(av2::ResumeSessionRequest request, ToolServers tools,
+                            Callback<av2::ResumeSessionResponse> done) {
+    auto offer = tools.empty() ? nullptr : impl_->tools_.prepare(tools);
     done = [weak = std::weak_ptr<Impl>(impl_), id = request.sessionId,
-            roots = roots_of(request.cwd, request.additionalDirectories),
+            roots = roots_of(request.cwd, request.additionalDirectories), offer,
             done = std::move(done)](Result<av2::ResumeSessionResponse> result) {
-        if (auto impl = weak.lock(); impl && result) impl->core_.session_roots[id] = roots;
+        if (auto impl = weak.lock(); impl && result) {
+            impl->core_.session_roots[id] = roots;
+            // mcpServers on resume is the complete set (CLIENT-MUST-42): earlier tools go.
+            impl->tools_.attach(id, offer);
+        }
         done(std::move(result));
     };
+    detail::ToolEntries entries;
+    if (offer) entries = [this, &offer](detail::ToolTransport t) { return impl_->tools_.start(*offer, t); };
     impl_->submit(
         method::session_resume, std::move(done),
-        [&](const RequestGate& gate) { return gate.resume_session(std::move(request)); },
+        [&](const RequestGate& gate) { return gate.resume_session(std::move(request), entries); },
         [](ProtocolDriver& driver, auto checked, auto callback) {
             driver.resume_session(std::move(checked), std::move(callback));
         });
@@ -345,7 +376,10 @@ void Client::list_all_sessions(std::optional<std::string> cwd, Callback<std::vec
 
 void Client::close_session(const std::string& session_id, Callback<av2::CloseSessionResponse> done) {
     done = [weak = std::weak_ptr<Impl>(impl_), session_id, done = std::move(done)](Result<av2::CloseSessionResponse> result) {
-        if (auto impl = weak.lock(); impl && result) impl->core_.session_roots.erase(session_id);
+        if (auto impl = weak.lock(); impl && result) {
+            impl->core_.session_roots.erase(session_id);
+            impl->tools_.release(session_id);
+        }
         done(std::move(result));
     };
     av2::CloseSessionRequest request;
@@ -360,7 +394,10 @@ void Client::close_session(const std::string& session_id, Callback<av2::CloseSes
 
 void Client::delete_session(const std::string& session_id, Callback<av2::DeleteSessionResponse> done) {
     done = [weak = std::weak_ptr<Impl>(impl_), session_id, done = std::move(done)](Result<av2::DeleteSessionResponse> result) {
-        if (auto impl = weak.lock(); impl && result) impl->core_.session_roots.erase(session_id);
+        if (auto impl = weak.lock(); impl && result) {
+            impl->core_.session_roots.erase(session_id);
+            impl->tools_.release(session_id);
+        }
         done(std::move(result));
     };
     av2::DeleteSessionRequest request;

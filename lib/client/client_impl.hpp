@@ -8,6 +8,7 @@
 //   negotiation initialize and the protocol version
 //   gate        every check before sending (exists once initialize succeeded)
 //   driver      the wire shapes of the negotiated version, chosen once per initialize
+//   tools       the host's tool servers offered to sessions, and mcp/message
 #pragma once
 
 #include <memory>
@@ -19,6 +20,7 @@
 #include "client/negotiation.hpp"
 #include "client/protocol_driver.hpp"
 #include "client/request_gate.hpp"
+#include "client/tool_offers.hpp"
 #include "client/update_router.hpp"
 
 namespace acp {
@@ -46,6 +48,7 @@ public:
     detail::UpdateRouter router_;
     detail::AgentRequests requests_;
     detail::Negotiation negotiation_;
+    detail::ToolOffers tools_;
     // Settled by a successful initialize.
     std::optional<v2::InitializeResponse> agent_;
     std::optional<v1::InitializeResponse> agent_v1_;

@@ -56,13 +56,51 @@ Result<Checked<av2::LogoutAuthRequest>> RequestGate::logout(av2::LogoutAuthReque
     return pass(std::move(checks), std::move(request));
 }
 
-Result<Checked<av2::NewSessionRequest>> RequestGate::new_session(av2::NewSessionRequest request) const {
-    Status checks = check_new_session(request, agent_);
+std::string_view tool_transport_name(ToolTransport transport) {
+    switch (transport) {
+        case ToolTransport::acp: return "MCP over ACP (session.mcp.acp)";
+        case ToolTransport::http: return "loopback HTTP (session.mcp.http)";
+        case ToolTransport::stdio: return "the stdio bridge (session.mcp.stdio)";
+    }
+    return "?";
+}
+
+Result<ToolTransport> RequestGate::tool_transport() const {
+    if (agent_.mcp_acp) return ToolTransport::acp;
+    if (agent_.mcp_http) return ToolTransport::http;
+    if (agent_.mcp_stdio) return ToolTransport::stdio;
+    std::string offered;
+    if (agent_.mcp_sse) offered = "sse";
+    for (const auto& custom : agent_.mcp_custom_transports) offered += (offered.empty() ? "" : ", ") + custom;
+    return Status(Errc::unsupported,
+                  "CLIENT-MUST-33: the agent takes no MCP servers over ACP, HTTP or stdio (session.mcp.acp, .http and "
+                  ".stdio are not advertised), so the host's tool servers cannot be offered; it supports " +
+                      (offered.empty() ? std::string("no MCP transport at all") : "only: " + offered));
+}
+
+Status RequestGate::add_tool_entries(std::optional<std::vector<av2::McpServer>>& servers,
+                                     const ToolEntries& tools) const {
+    if (!tools) return Status();
+    auto transport = tool_transport();
+    if (!transport) return transport.status();
+    auto entries = tools(*transport);
+    if (!entries) return entries.status();
+    if (!servers) servers.emplace();
+    for (auto& entry : *entries) servers->push_back(std::move(entry));
+    return Status();
+}
+
+Result<Checked<av2::NewSessionRequest>> RequestGate::new_session(av2::NewSessionRequest request,
+                                                                 const ToolEntries& tools) const {
+    Status checks = add_tool_entries(request.mcpServers, tools);
+    if (checks) checks = check_new_session(request, agent_);
     return pass(std::move(checks), std::move(request));
 }
 
-Result<Checked<av2::ResumeSessionRequest>> RequestGate::resume_session(av2::ResumeSessionRequest request) const {
-    Status checks = check_resume_session(request, agent_);
+Result<Checked<av2::ResumeSessionRequest>> RequestGate::resume_session(av2::ResumeSessionRequest request,
+                                                                       const ToolEntries& tools) const {
+    Status checks = add_tool_entries(request.mcpServers, tools);
+    if (checks) checks = check_resume_session(request, agent_);
     if (checks) checks = router_.check_not_resuming(request.sessionId);
     return pass(std::move(checks), std::move(request));
 }

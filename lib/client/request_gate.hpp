@@ -14,8 +14,12 @@
 //   driver.new_session(std::move(checked.value()), done);
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "acp/json.hpp"
 #include "acp/status.hpp"
@@ -42,6 +46,15 @@ private:
     Request request_;
 };
 
+// How the host's tool servers reach the agent (acp/tools.hpp), in the order the gate
+// prefers them: MCP over ACP, loopback HTTP, the stdio bridge.
+enum class ToolTransport { acp, http, stdio };
+std::string_view tool_transport_name(ToolTransport transport);
+
+// Makes the mcpServers entries of a setup's tool servers for the transport the gate chose
+// (starting what serves them); a failure refuses the setup.
+using ToolEntries = std::function<Result<std::vector<v2::McpServer>>(ToolTransport)>;
+
 // An extension request or notification: a `_` method and its params, a JSON object.
 struct ExtMessage {
     std::string method;
@@ -57,8 +70,16 @@ public:
 
     Result<Checked<v2::LoginAuthRequest>> login(v2::LoginAuthRequest request) const;
     Result<Checked<v2::LogoutAuthRequest>> logout(v2::LogoutAuthRequest request) const;
-    Result<Checked<v2::NewSessionRequest>> new_session(v2::NewSessionRequest request) const;
-    Result<Checked<v2::ResumeSessionRequest>> resume_session(v2::ResumeSessionRequest request) const;
+    // With tools: the transport for the host's tool servers is chosen here, their entries
+    // joined to mcpServers, and the whole list checked with the rest (CLIENT-MUST-33), so
+    // the choice and the check are one decision.
+    Result<Checked<v2::NewSessionRequest>> new_session(v2::NewSessionRequest request,
+                                                       const ToolEntries& tools = nullptr) const;
+    Result<Checked<v2::ResumeSessionRequest>> resume_session(v2::ResumeSessionRequest request,
+                                                             const ToolEntries& tools = nullptr) const;
+    // The first transport of ToolTransport's order the agent advertised; a refusal naming
+    // what it does support when none.
+    Result<ToolTransport> tool_transport() const;
     Result<Checked<v2::ListSessionsRequest>> list_sessions(v2::ListSessionsRequest request) const;
     Result<Checked<v2::CloseSessionRequest>> close_session(v2::CloseSessionRequest request) const;
     Result<Checked<v2::DeleteSessionRequest>> delete_session(v2::DeleteSessionRequest request) const;
@@ -75,6 +96,8 @@ private:
     // variants, extra fields) must be JSON, or nothing is sent.
     template <class Request>
     Result<Checked<Request>> pass(Status checks, Request request) const;
+    // Joins the tool servers' entries to a setup's mcpServers.
+    Status add_tool_entries(std::optional<std::vector<v2::McpServer>>& servers, const ToolEntries& tools) const;
     // CLIENT-MUST-36: an entity may be cancelled only while its latest state says so.
     bool cancellable(const std::string& session_id, bool terminal, const std::string& id) const;
 

@@ -67,6 +67,10 @@ AgentFeatures features_of(const v2::InitializeResponse& agent) {
         features.mcp_stdio = session.mcp->stdio.has_value();
         features.mcp_http = session.mcp->http.has_value();
         features.mcp_custom_transports = advertised_extensions(session.mcp->_meta);
+        // Unstable, so not a field of the stable types: an `acp` object among the extras.
+        for (const auto& [key, value] : session.mcp->extra_fields) {
+            if (key == "acp" && !value.text.empty() && value.text[0] == '{') features.mcp_acp = true;
+        }
     }
     return features;
 }

@@ -37,6 +37,9 @@ struct AgentFeatures {
     bool mcp_stdio = false;
     bool mcp_http = false;
     bool mcp_sse = false;  // v1 only: v2 has no sse
+    // MCP over ACP (unstable session.mcp.acp, v2 only): {type:"acp", name, serverId}
+    // entries whose MCP traffic is mcp/message on this connection.
+    bool mcp_acp = false;
     // v2: the keys of session.mcp._meta that start with `_` and hold an object; v1 none
     // (its McpServer union is closed, a custom transport cannot be written in v1).
     std::set<std::string> mcp_custom_transports;

@@ -69,6 +69,21 @@ Status check_other_transport(const av2::McpServer& server, const AgentFeatures& 
         return refuse("CLIENT-MUST-33: the agent does not support MCP servers over sse (v2 has no sse; a v1 agent "
                       "advertises it as mcpCapabilities.sse): server " + quoted(raw_server_name(*server.unknown())));
     }
+    if (type == "acp") {
+        // MCP over ACP (unstable, CLIENT-MUST-37): only with session.mcp.acp, and the entry
+        // must name the serverId its mcp/message requests will carry.
+        if (!agent.mcp_acp) {
+            return refuse("CLIENT-MUST-37: the agent does not support MCP servers over ACP (session.mcp.acp not "
+                          "advertised): server " + quoted(raw_server_name(*server.unknown())));
+        }
+        rapidjson::Document entry;
+        entry.Parse(server.unknown()->text.data(), server.unknown()->text.size());
+        auto id = entry.IsObject() ? entry.FindMember("serverId") : entry.MemberEnd();
+        if (!entry.IsObject() || id == entry.MemberEnd() || !id->value.IsString()) {
+            return refuse("MCP server " + quoted(raw_server_name(*server.unknown())) + " of type 'acp' needs a serverId");
+        }
+        return Status();
+    }
     if (type.empty() || type[0] != '_') {
         return refuse("CLIENT-MUST-33: MCP server type " + quoted(type) +
                       " is not a transport of the agent's protocol; custom transports need a '_' prefix");

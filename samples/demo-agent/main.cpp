@@ -4,14 +4,17 @@
 // It is what acp-chat talks to by default and what the sample tests drive. Every prompt
 // runs the same scripted turn, so each part of the protocol shows up once: a thought, a
 // plan, a streamed reply, a tool call with a structured diff that first asks permission,
-// a display terminal with output, usage and a session title. Sessions persist in
+// a display terminal with output, usage and a session title. A prompt that asks for a tool
+// of an MCP server the client provided over ACP (e.g. "What is selected?" with a tool
+// current_selection, or "/tool NAME {json}") calls that tool instead and says what it
+// returned. Sessions persist in
 // STATE_DIR/sessions.json, so session/list and session/resume (with full replay) work
 // across restarts. Built on libacp's lower layers (JSON-RPC connection, descriptor
 // transport, the v2 codec for what it receives); updates are written as JSON text and
 // kept verbatim in the history that a replay sends again.
 //
 //   acp-demo-agent [--state-dir DIR] [--delay-ms N] [--auth-required] [--minimal-caps]
-//                  [--protocol-version N] [--hostile] [--two-permissions]
+//                  [--protocol-version N] [--hostile] [--two-permissions] [--mcp LIST]
 //
 // stdout carries ACP messages only; diagnostics go to stderr. Exits 0 when stdin closes.
 #include <rapidjson/document.h>
@@ -38,6 +41,7 @@
 #include "acp/version.hpp"
 #include "hostile.hpp"
 #include "json_text.hpp"
+#include "mcp_tools.hpp"
 #include "jsonrpc/connection.hpp"
 #include "protocol/v2/codec.hpp"
 #include "protocol/v2/methods.hpp"
@@ -66,6 +70,8 @@ constexpr const char* kUsage =
     "                         8-bit CSI) in every text it sends, to test clients\n"
     "  --two-permissions      ask a second permission question at the same time as the first;\n"
     "                         the turn goes on once both are answered, and says what the second got\n"
+    "  --mcp LIST             the MCP transports to advertise, of acp,http,stdio (default acp,stdio);\n"
+    "                         tools of servers given over acp are called when a prompt asks for them\n"
     "  --help                 this text\n";
 
 struct Options {
@@ -78,6 +84,7 @@ struct Options {
     int protocol_version = 0;  // 0: negotiate normally
     bool hostile = false;
     bool two_permissions = false;  // ask a second question together with the first
+    bool mcp_acp = true, mcp_http = false, mcp_stdio = true;  // --mcp
 };
 
 constexpr const char* kPermissionOptions =
@@ -158,6 +165,7 @@ struct Turn {
     std::set<std::string> open_tool_calls;  // cancelled if the turn is
     int64_t permission_request = -1;        // while waiting for the user
     int64_t second_permission = -1;         // --two-permissions: the question asked alongside
+    int64_t mcp_request = -1;               // an mcp/message the turn waits for
     uv_timer_t* timer = nullptr;
 };
 
@@ -175,6 +183,9 @@ struct Session {
     std::vector<std::string> history;  // every update of the conversation, as sent
     std::string last_stop;
     bool active = false;  // attached to this connection (new or resume), not closed
+    // MCP servers the client provides over ACP for this session: {name, serverId}.
+    std::vector<std::pair<std::string, std::string>> tool_servers;
+    int mcp_requests = 0;
     std::unique_ptr<Turn> turn;
     std::deque<Held> held;
 };
@@ -286,6 +297,13 @@ private:
                      const std::string& status);
     void ask_permission(Session& s, const std::string& tool_call_json, const std::string& tool_call_id);
     void ask_second_permission(Session& s);
+    // --- tools of the client's MCP servers (MCP over ACP) -------------------------------
+    void send_mcp(Session& s, const std::string& server_id, const std::string& method, const std::string& members,
+                  std::function<void(Session&, const JsonValue* outcome, const std::string& failure)> then);
+    void use_tools(Session& s, const std::string& text, std::size_t server_index);
+    void call_tool(Session& s, const std::string& server, const std::string& server_id, const std::string& tool,
+                   const std::string& arguments);
+    bool record_tool_servers(Session& s, const std::optional<std::vector<v2::McpServer>>& servers, const Responder& r);
 
     uv_loop_t* loop_;
     Options options_;
@@ -540,9 +558,13 @@ void Agent::on_initialize(const JsonValue* params, const Responder& r) {
              R"({"requested":)" + std::to_string(request.protocolVersion) + R"(,"supported":[2]})");
         return;
     }
+    std::string mcp;
+    if (options_.mcp_stdio) mcp += R"("stdio":{})";
+    if (options_.mcp_http) mcp += std::string(mcp.empty() ? "" : ",") + R"("http":{})";
+    if (options_.mcp_acp) mcp += std::string(mcp.empty() ? "" : ",") + R"("acp":{})";
     std::string caps = options_.minimal_caps
                            ? R"({"session":{}})"
-                           : R"({"session":{"mcp":{"stdio":{}},"delete":{},"additionalDirectories":{}}})";
+                           : R"({"session":{"mcp":{)" + mcp + R"(},"delete":{},"additionalDirectories":{}}})";
     std::string response = R"({"protocolVersion":)" + std::to_string(version) +
                            R"(,"info":{"name":)" + quote(h("acp-demo-agent")) + R"(,"title":)" + quote(h("libacp demo agent")) +
                            R"(,"version":)" + quote(h(acp::version_string())) + R"(},"capabilities":)" + caps;
@@ -572,8 +594,12 @@ bool Agent::check_setup(const std::optional<std::vector<std::string>>& dirs,
     }
     if (servers) {
         for (const auto& server : *servers) {
-            if (options_.minimal_caps || server.kind() != v2::McpServer::Kind::stdio) {
-                fail(r, acp::error_code::invalid_params, "unsupported MCP transport");
+            const bool advertised = !options_.minimal_caps &&
+                                    ((server.kind() == v2::McpServer::Kind::stdio && options_.mcp_stdio) ||
+                                     (server.kind() == v2::McpServer::Kind::http && options_.mcp_http) ||
+                                     (server.tag() == "acp" && options_.mcp_acp));
+            if (!advertised) {
+                fail(r, acp::error_code::invalid_params, "unsupported MCP transport", R"({"type":)" + quote(server.tag()) + "}");
                 return false;
             }
         }
@@ -594,6 +620,7 @@ void Agent::on_new(const JsonValue* params, const Responder& r) {
     s->id = "demo-" + std::to_string(++session_counter_);
     s->cwd = request.cwd;
     if (request.additionalDirectories) s->directories = *request.additionalDirectories;
+    if (!record_tool_servers(*s, request.mcpServers, r)) return;
     s->active = true;
     Session& session = *s;
     sessions_[s->id] = std::move(s);
@@ -641,6 +668,7 @@ void Agent::on_resume(const JsonValue* params, const Responder& r) {
         fail(r, acp::error_code::invalid_params, "unsupported replay cursor");  // AGENT-MUST-08
         return;
     }
+    if (!record_tool_servers(s, request.mcpServers, r)) return;
     if (request.additionalDirectories) s.directories = *request.additionalDirectories;
     s.active = true;
     save_state();
@@ -819,6 +847,16 @@ void Agent::start_turn(Session& s, const Responder& responder, const std::string
         stream_message(s, "agent_message_chunk", next_id(s, "m"), "That was a big one.");
     } else if (text == "/markdown") {
         stream_message(s, "agent_message_chunk", next_id(s, "m"), kMarkdownReply);
+    } else if (text.rfind("/tool ", 0) == 0 && !s.tool_servers.empty()) {
+        // /tool NAME [ARGUMENTS-JSON]: that tool of the first server, with those arguments.
+        const std::string rest = text.substr(6);
+        const std::size_t space = rest.find(' ');
+        const std::string arguments = space == std::string::npos ? "{}" : rest.substr(space + 1);
+        call_tool(s, s.tool_servers[0].first, s.tool_servers[0].second, rest.substr(0, space), arguments);
+        return;
+    } else if ((text.empty() || text[0] != '/') && !s.tool_servers.empty()) {
+        use_tools(s, text, 0);
+        return;
     } else if (!text.empty() && text[0] == '/') {
         stream_message(s, "agent_message_chunk", next_id(s, "m"),
                        "Unknown command " + text.substr(0, text.find(' ')) + ". Try /echo TEXT or /count N.");
@@ -830,7 +868,7 @@ void Agent::start_turn(Session& s, const Responder& responder, const std::string
 
 void Agent::advance(Session& s) {
     Turn& t = *s.turn;
-    if (t.permission_request >= 0 || t.second_permission >= 0) return;
+    if (t.permission_request >= 0 || t.second_permission >= 0 || t.mcp_request >= 0) return;
     if (t.steps.empty()) {
         finish(s, "end_turn");
         return;
@@ -862,6 +900,10 @@ void Agent::finish(Session& s, const std::string& stop_reason) {
     if (t.second_permission >= 0) {
         rpc_.cancel_request(t.second_permission);
         t.second_permission = -1;
+    }
+    if (t.mcp_request >= 0) {
+        rpc_.cancel_request(t.mcp_request);
+        t.mcp_request = -1;
     }
     // Final statuses come before the idle update.
     for (const auto& id : std::set<std::string>(t.open_tool_calls)) {
@@ -1093,6 +1135,95 @@ void Agent::ask_second_permission(Session& s) {
         });
 }
 
+// --- tools of the client's MCP servers ----------------------------------------------------
+
+bool Agent::record_tool_servers(Session& s, const std::optional<std::vector<v2::McpServer>>& servers,
+                                const Responder& r) {
+    std::vector<std::pair<std::string, std::string>> found;
+    for (const auto& server : servers.value_or(std::vector<v2::McpServer>{})) {
+        if (server.tag() != "acp") continue;  // over http or stdio: listed, never called here
+        rapidjson::Document entry;
+        entry.Parse(server.unknown()->text.c_str());
+        const JsonValue* name = find_member(entry, "name");
+        const JsonValue* id = find_member(entry, "serverId");
+        if (name == nullptr || !name->IsString() || id == nullptr || !id->IsString()) {
+            fail(r, acp::error_code::invalid_params, "an acp MCP server needs a name and a serverId");
+            return false;
+        }
+        found.emplace_back(name->GetString(), id->GetString());
+    }
+    s.tool_servers = std::move(found);  // on resume: the complete set
+    return true;
+}
+
+void Agent::send_mcp(Session& s, const std::string& server_id, const std::string& method, const std::string& members,
+                     std::function<void(Session&, const JsonValue*, const std::string&)> then) {
+    const uint64_t serial = s.turn->serial;
+    const std::string session_id = s.id;
+    const std::string params = demo::mcp_message(server_id, "demo-" + s.id + "-" + std::to_string(++s.mcp_requests),
+                                                 method, members);
+    s.turn->mcp_request = rpc_.send_request(
+        "mcp/message", [params](JsonWriter& w) { write_raw_json(w, params, rapidjson::kObjectType); },
+        [this, serial, session_id, then = std::move(then)](const Reply& reply) {
+            auto it = sessions_.find(session_id);
+            if (it == sessions_.end() || !it->second->turn || it->second->turn->serial != serial) return;
+            Session& session = *it->second;
+            session.turn->mcp_request = -1;
+            then(session, reply.status.ok() ? reply.result : nullptr,
+                 reply.status.ok() ? std::string() : reply.status.message());
+        });
+}
+
+// Lists each server's tools in turn; the first tool the prompt asks for (that needs no
+// input) is called. A prompt that asks for none gets the usual demo turn.
+void Agent::use_tools(Session& s, const std::string& text, std::size_t server_index) {
+    if (server_index >= s.tool_servers.size()) {
+        script_demo(s, text);
+        return advance(s);
+    }
+    const auto server = s.tool_servers[server_index];
+    send_mcp(s, server.second, "tools/list", "",
+             [this, text, server_index, server](Session& session, const JsonValue* outcome, const std::string&) {
+                 const JsonValue* result = outcome ? find_member(*outcome, "result") : nullptr;
+                 const JsonValue* tools = result ? find_member(*result, "tools") : nullptr;
+                 if (tools != nullptr && tools->IsArray()) {
+                     for (const auto& tool : tools->GetArray()) {
+                         const JsonValue* name = find_member(tool, "name");
+                         if (name == nullptr || !name->IsString() || !demo::needs_no_input(tool)) continue;
+                         if (!demo::prompt_asks_for(text, name->GetString())) continue;
+                         return call_tool(session, server.first, server.second, name->GetString(), "{}");
+                     }
+                 }
+                 use_tools(session, text, server_index + 1);
+             });
+}
+
+void Agent::call_tool(Session& s, const std::string& server, const std::string& server_id, const std::string& tool,
+                      const std::string& arguments) {
+    rapidjson::Document parsed;
+    parsed.Parse(arguments.c_str());
+    if (parsed.HasParseError()) {
+        stream_message(s, "agent_message_chunk", next_id(s, "m"), "The arguments of /tool must be JSON.");
+        return advance(s);
+    }
+    const std::string tool_call = next_id(s, "tc");
+    emit(s, R"({"sessionUpdate":"tool_call_update","toolCallId":)" + quote(tool_call) + R"(,"status":"in_progress",)"
+            R"("title":)" + quote("Ask " + server + " for " + tool) + R"(,"name":)" + quote(tool) +
+            R"(,"kind":"fetch","rawInput":)" + to_json_text(parsed) + "}");
+    s.turn->open_tool_calls.insert(tool_call);
+    send_mcp(s, server_id, "tools/call", R"("name":)" + quote(tool) + R"(,"arguments":)" + to_json_text(parsed),
+             [this, tool_call, server, tool](Session& session, const JsonValue* outcome, const std::string& failure) {
+                 const std::string text = outcome ? demo::outcome_text(*outcome) : "mcp/message failed: " + failure;
+                 session.turn->open_tool_calls.erase(tool_call);
+                 emit(session, R"({"sessionUpdate":"tool_call_update","toolCallId":)" + quote(tool_call) +
+                                   R"(,"status":)" + quote(outcome ? "completed" : "failed") + R"(,"rawOutput":)" +
+                                   (outcome ? to_json_text(*outcome) : "{}") + "}");
+                 stream_message(session, "agent_message_chunk", next_id(session, "m"),
+                                "The tool " + tool + " of " + server + " says: " + text);
+                 advance(session);
+             });
+}
+
 bool parse_options(int argc, char** argv, Options& options) {
     if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg != nullptr && *xdg != '\0') {
         options.state_dir = std::string(xdg) + "/acp-demo-agent";
@@ -1133,6 +1264,13 @@ bool parse_options(int argc, char** argv, Options& options) {
             options.hostile = true;
         } else if (arg == "--two-permissions") {
             options.two_permissions = true;
+        } else if (arg == "--mcp") {
+            const char* v = value("--mcp");
+            if (v == nullptr) return false;
+            const std::string list = std::string(",") + v + ",";
+            options.mcp_acp = list.find(",acp,") != std::string::npos;
+            options.mcp_http = list.find(",http,") != std::string::npos;
+            options.mcp_stdio = list.find(",stdio,") != std::string::npos;
         } else {
             std::fprintf(stderr, "acp-demo-agent: unknown argument %s\n%s", arg.c_str(), kUsage);
             return false;
