@@ -83,6 +83,7 @@ bool ConnectionCore::cancel_request(int64_t id) {
 
 void ConnectionCore::abandon() {
     owner_gone_ = true;
+    output_timer_.reset();
     for (auto& entry : pending_) discard_timer(entry.second.timer);
     pending_.clear();
     if (transport_) {
