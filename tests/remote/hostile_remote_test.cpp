@@ -107,6 +107,11 @@ struct Peer : TsPeer {
             (d == acp::Direction::outgoing ? sent : received_lines).emplace_back(line);
         });
     }
+    // TsPeer's destructor still runs the loop, and a client that was not closed may read
+    // on (a flooding server): not into received_lines, gone by then.
+    ~Peer() {
+        if (client) client->set_traffic_observer(nullptr);
+    }
     static acp::ClientOptions small_cap() {
         acp::ClientOptions options;
         options.max_line_bytes = 1 * kMiB;
