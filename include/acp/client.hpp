@@ -94,12 +94,17 @@ struct ClientOptions {
     // either bound they are dropped, and the log says so.
     std::size_t max_held_updates = 1024;
     std::size_t max_held_update_bytes = 8u * 1024u * 1024u;
-    // Backpressure: once more than max_queued_output_bytes wait to be written to an agent
-    // that does not read its stdin, the client stops reading from the agent (so the
-    // agent cannot make it queue more answers) and reads again when the queue is down to
-    // resume_reading_below_bytes. The log says so once per pause. 0: no limit.
+    // Backpressure: once more than max_queued_output_bytes of answers to the agent's
+    // requests wait to be written to an agent that does not read its stdin, the client
+    // stops reading from the agent (so the agent cannot make it queue more answers) and
+    // reads again when they are down to resume_reading_below_bytes. The host's own
+    // requests and notifications (a large prompt) never count. The log says so once per
+    // pause. 0: no limit.
     std::size_t max_queued_output_bytes = 4u * 1024u * 1024u;
     std::size_t resume_reading_below_bytes = 1024u * 1024u;
+    // Reading stays paused that way this long: the agent is not reading, the client closes
+    // the connection and the closed status says why. 0: wait forever.
+    std::chrono::milliseconds queued_output_timeout{std::chrono::seconds(30)};
 
     // Liveness (docs/untrusted-agent.md): initialize fails with Errc::timed_out, naming
     // the agent's program and the step, when the agent has not answered within this long
@@ -290,8 +295,9 @@ public:
     // when it ended. Idempotent.
     void close();
     bool is_closed() const;
-    // Bytes written for the agent that it has not read yet (bounded by
-    // ClientOptions::max_queued_output_bytes plus what one read from the agent can ask for).
+    // Bytes written for the agent that it has not read yet: the host's own messages, and
+    // answers to the agent's requests (those bounded by ClientOptions::max_queued_output_bytes
+    // plus what one read from the agent can ask for).
     std::size_t queued_output_bytes() const;
 
     class Impl;

@@ -57,6 +57,7 @@ struct ClientCore {
         connection.max_line_bytes = options.max_line_bytes;
         connection.max_queued_output_bytes = options.max_queued_output_bytes;
         connection.resume_reading_below_bytes = options.resume_reading_below_bytes;
+        connection.queued_output_timeout = options.queued_output_timeout;
         return connection;
     }
 

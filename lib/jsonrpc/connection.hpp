@@ -48,9 +48,13 @@ using acp::TrafficObserver;
 
 struct ConnectionOptions {
     std::size_t max_line_bytes = LineFramer::kDefaultMaxLineBytes;
-    // Backpressure (Transport::set_write_limits); 0: no limit.
+    // Backpressure on the answers the peer's requests made this side queue (WriteLimits);
+    // 0: no limit.
     std::size_t max_queued_output_bytes = 4u * 1024u * 1024u;
     std::size_t resume_reading_below_bytes = 1024u * 1024u;
+    // Reading paused by that limit this long: the peer is not reading, the connection is
+    // closed with why. 0: wait forever.
+    std::chrono::milliseconds queued_output_timeout{std::chrono::seconds(30)};
 };
 
 struct RequestOptions {

@@ -45,7 +45,7 @@ int64_t ConnectionCore::send_request(std::string_view method, const WriteFn& wri
         uv_timer_start(pending.timer, &ConnectionCore::on_request_timeout,
                        static_cast<uint64_t>(options.timeout.count()), 0);
     }
-    send_message();
+    send_message(WriteCause::host);
     return id;
 }
 
@@ -66,7 +66,7 @@ void ConnectionCore::send_notification(std::string_view method, const WriteFn& w
                 "notification " + std::string(method) + " not sent: " + written.message());
         return;
     }
-    send_message();
+    send_message(WriteCause::host);
 }
 
 bool ConnectionCore::cancel_request(int64_t id) {
@@ -83,6 +83,7 @@ bool ConnectionCore::cancel_request(int64_t id) {
 
 void ConnectionCore::abandon() {
     owner_gone_ = true;
+    output_timer_.reset();
     for (auto& entry : pending_) discard_timer(entry.second.timer);
     pending_.clear();
     if (transport_) {
@@ -123,7 +124,7 @@ void ConnectionCore::answer(ResponderState& state, bool is_error, int code, std:
     if (state.batch) {
         add_to_batch(state.batch);
     } else {
-        send_message();
+        send_message(WriteCause::agent);
     }
 }
 
@@ -175,11 +176,39 @@ void ConnectionCore::observe(Direction direction, std::string_view line) {
                       [&] { observer(direction, shown, std::chrono::system_clock::now()); });
 }
 
-void ConnectionCore::send_message() {
+void ConnectionCore::send_message(WriteCause cause) {
     std::string_view line(out_.GetString(), out_.GetSize());
     observe(Direction::outgoing, line);
     out_.Put('\n');
-    transport_->write(std::string_view(out_.GetString(), out_.GetSize()));
+    transport_->write(std::string_view(out_.GetString(), out_.GetSize()), cause);
+}
+
+void ConnectionCore::on_output_paused(bool paused, std::size_t agent_bytes) {
+    if (!paused || queued_output_timeout_.count() == 0 || close_requested_ || closed_) {
+        if (output_timer_) uv_timer_stop(output_timer_.get());
+        return;
+    }
+    paused_agent_bytes_ = agent_bytes;
+    if (!output_timer_) {
+        output_timer_.reset(new uv_timer_t{});
+        uv_timer_init(loop_, output_timer_.get());
+        output_timer_->data = this;  // the timer closes with the core
+    }
+    uv_timer_start(
+        output_timer_.get(),
+        [](uv_timer_t* timer) { static_cast<ConnectionCore*>(timer->data)->give_up_on_unread_output(); },
+        static_cast<uint64_t>(queued_output_timeout_.count()), 0);
+}
+
+void ConnectionCore::give_up_on_unread_output() {
+    auto keep_alive = shared_from_this();
+    std::string why = "the agent did not read its input: " + std::to_string(paused_agent_bytes_) +
+                      " bytes of answers to its requests waited for it and reading from it stayed paused for " +
+                      std::to_string(queued_output_timeout_.count()) +
+                      " ms, so the client closed the connection (ClientOptions::queued_output_timeout)";
+    logger_(LogLevel::error, log_source::jsonrpc, why);
+    close_reason_ = Status(Errc::connection_closed, std::move(why));
+    close();
 }
 
 void ConnectionCore::send_error(const std::optional<RequestId>& id, int code, std::string_view message,
@@ -197,7 +226,7 @@ void ConnectionCore::send_error(const std::optional<RequestId>& id, int code, st
     if (batch) {
         add_to_batch(batch);
     } else {
-        send_message();
+        send_message(WriteCause::agent);
     }
 }
 
@@ -225,7 +254,7 @@ void ConnectionCore::maybe_send_batch(const std::shared_ptr<Batch>& batch) {
     }
     out_.Put(']');
     batch->responses.clear();
-    send_message();
+    send_message(WriteCause::agent);
 }
 
 void ConnectionCore::remember_abandoned(int64_t id) {

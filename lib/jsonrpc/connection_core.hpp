@@ -7,6 +7,7 @@
 // connection.cpp holds the public Connection and Responder over it.
 #pragma once
 
+#include <chrono>
 #include <deque>
 #include <exception>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "jsonrpc/envelope_peek.hpp"
 #include "jsonrpc/message_parser.hpp"
 #include "support/deferred_queue.hpp"
+#include "support/uv_handle.hpp"
 
 namespace acp::detail {
 
@@ -79,8 +81,14 @@ public:
           logger_(std::move(logger)),
           framer_(options.max_line_bytes),
           deferred_(loop),
-          writer_(out_) {
-        transport_->set_write_limits(options.max_queued_output_bytes, options.resume_reading_below_bytes);
+          writer_(out_),
+          queued_output_timeout_(options.queued_output_timeout) {
+        // `this` outlives the transport's use of it: the transport dies with the core, or
+        // (a supervised process) forgets its limits when detached.
+        transport_->set_write_limits(WriteLimits{options.max_queued_output_bytes, options.resume_reading_below_bytes,
+                                                 [this](bool paused, std::size_t agent_bytes) {
+                                                     on_output_paused(paused, agent_bytes);
+                                                 }});
     }
 
     ~ConnectionCore() override {
@@ -118,6 +126,7 @@ public:
     void close() {
         if (closed_ || close_requested_) return;
         close_requested_ = true;
+        output_timer_.reset();
         if (transport_) transport_->close();
     }
 
@@ -191,7 +200,13 @@ private:
     void observe(Direction direction, std::string_view line);
 
     // Sends the message in out_ as one line.
-    void send_message();
+    void send_message(WriteCause cause);
+
+    // Backpressure: reading from the peer paused (or resumed) because it leaves the
+    // answers it asked for unread. Paused for queued_output_timeout_: the peer gets no
+    // more time, the connection closes with why.
+    void on_output_paused(bool paused, std::size_t agent_bytes);
+    void give_up_on_unread_output();
 
     void send_error(const std::optional<RequestId>& id, int code, std::string_view message,
                     const std::shared_ptr<Batch>& batch = nullptr, const WriteFn& write_data = nullptr);
@@ -270,6 +285,11 @@ private:
     std::unordered_set<int64_t> abandoned_ids_;
     std::deque<int64_t> abandoned_order_;
     std::unordered_map<RequestId, std::weak_ptr<ResponderState>, RequestIdHash> incoming_;
+
+    std::chrono::milliseconds queued_output_timeout_;
+    UvHandlePtr<uv_timer_t> output_timer_;  // runs while reading is paused for unread answers
+    std::size_t paused_agent_bytes_ = 0;
+    std::optional<Status> close_reason_;  // why this side closed on its own, for the closed status
 
     Status close_status_;
     bool started_ = false;

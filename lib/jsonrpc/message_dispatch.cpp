@@ -16,10 +16,17 @@ namespace {
 constexpr std::size_t kLineHeadBytes = 4096;
 }  // namespace
 
-void ConnectionCore::on_transport_closed(const Status& why) {
+void ConnectionCore::on_transport_closed(const Status& transport_why) {
     auto keep_alive = shared_from_this();
     framer_.finish(*this);
     closed_ = true;
+    output_timer_.reset();
+    Status why = transport_why;
+    if (close_reason_) {
+        // This side ended the connection: say why first, then how the end went.
+        why = Status(close_reason_->code(), close_reason_->message() + " (" + transport_why.message() + ")");
+        if (transport_why.agent_exit() != nullptr) why = why.with_agent_exit(*transport_why.agent_exit());
+    }
     close_status_ = why;
     // Every request still waiting completes now, with why the connection ended.
     auto pending = std::move(pending_);

@@ -44,9 +44,9 @@ Result<std::unique_ptr<FdTransport>> FdTransport::adopt(uv_loop_t* loop, const A
 
 FdTransport::~FdTransport() { events_ = nullptr; }
 
-void FdTransport::set_write_limits(std::size_t high_water, std::size_t low_water) {
+void FdTransport::set_write_limits(WriteLimits limits) {
     PipeStream& out = writer_ ? *writer_ : *reader_;
-    throttle_.configure(reader_.get(), high_water, low_water, logger_);
+    throttle_.configure(reader_.get(), std::move(limits), logger_);
     out.on_queue_change([this](std::size_t queued) { throttle_.update(queued); });
 }
 
@@ -68,9 +68,9 @@ void FdTransport::start(TransportEvents* events) {
         });
 }
 
-void FdTransport::write(std::string_view bytes) {
+void FdTransport::write(std::string_view bytes, WriteCause cause) {
     if (close_requested_ || closed_) return;
-    (writer_ ? *writer_ : *reader_).write(bytes);
+    (writer_ ? *writer_ : *reader_).write(bytes, cause);
 }
 
 void FdTransport::close() {

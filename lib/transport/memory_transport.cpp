@@ -17,7 +17,7 @@ public:
     ~MemoryEnd() override;
 
     void start(TransportEvents* events) override;
-    void write(std::string_view bytes) override;
+    void write(std::string_view bytes, WriteCause cause) override;
     void close() override;
     void detach() override;
 
@@ -72,7 +72,7 @@ MemoryEnd::~MemoryEnd() {
 
 void MemoryEnd::start(TransportEvents* events) { link_->events[side_] = events; }
 
-void MemoryEnd::write(std::string_view bytes) {
+void MemoryEnd::write(std::string_view bytes, WriteCause /*cause*/) {
     if (link_->closed || bytes.empty()) return;
     link_->deliver(1 - side_, std::string(bytes));
 }

@@ -73,7 +73,7 @@ void PipeStream::resume_reading() {
 }
 
 void PipeStream::report_queue() {
-    if (on_queue_change_) on_queue_change_(queued_bytes());
+    if (on_queue_change_) on_queue_change_(queued_agent_bytes());
 }
 
 void PipeStream::on_alloc(uv_handle_t* handle, std::size_t, uv_buf_t* buf) {
@@ -100,9 +100,10 @@ void PipeStream::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf
     }
 }
 
-void PipeStream::write(std::string_view bytes) {
+void PipeStream::write(std::string_view bytes, WriteCause cause) {
     if (closed_ || write_failed_ || close_when_flushed_ || bytes.empty()) return;
     outbox_.append(bytes.data(), bytes.size());
+    if (cause == WriteCause::agent) outbox_agent_bytes_ += bytes.size();
     if (!writing_) flush();
     report_queue();
 }
@@ -111,6 +112,8 @@ void PipeStream::flush() {
     auto* request = new WriteRequest;
     request->bytes.swap(outbox_);
     in_flight_bytes_ = request->bytes.size();
+    in_flight_agent_bytes_ = outbox_agent_bytes_;
+    outbox_agent_bytes_ = 0;
     request->req.data = pipe_;
     uv_buf_t buf = uv_buf_init(&request->bytes[0], static_cast<unsigned>(request->bytes.size()));
     writing_ = true;
@@ -119,6 +122,7 @@ void PipeStream::flush() {
         delete request;
         writing_ = false;
         in_flight_bytes_ = 0;
+        in_flight_agent_bytes_ = 0;
         write_failed_ = true;
         if (on_write_error_) on_write_error_(rc);
     }
@@ -132,9 +136,11 @@ void PipeStream::on_written(uv_write_t* req, int status) {
     if (self == nullptr) return;
     self->writing_ = false;
     self->in_flight_bytes_ = 0;
+    self->in_flight_agent_bytes_ = 0;
     if (status != 0) {
         self->write_failed_ = true;
         self->outbox_.clear();
+        self->outbox_agent_bytes_ = 0;
         if (status != UV_ECANCELED && self->on_write_error_) self->on_write_error_(status);
     } else if (!self->outbox_.empty()) {
         self->flush();
@@ -159,6 +165,7 @@ void PipeStream::close() {
     closed_ = true;
     outbox_.clear();
     in_flight_bytes_ = 0;
+    outbox_agent_bytes_ = in_flight_agent_bytes_ = 0;
     // Callbacks libuv still delivers (a cancelled write) find no owner and do nothing.
     pipe_->data = nullptr;
     close_and_delete(pipe_);

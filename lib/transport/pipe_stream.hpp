@@ -22,7 +22,7 @@ public:
     using DataFn = std::function<void(char* data, std::size_t size)>;
     using EndFn = std::function<void(int uv_status)>;  // UV_EOF on a clean end
     using WriteErrorFn = std::function<void(int uv_status)>;
-    using QueueFn = std::function<void(std::size_t queued_bytes)>;
+    using QueueFn = std::function<void(std::size_t agent_bytes)>;
 
     explicit PipeStream(uv_loop_t* loop);
     ~PipeStream();
@@ -36,16 +36,18 @@ public:
 
     void start_reading(DataFn on_data, EndFn on_end);
     void on_write_error(WriteErrorFn fn) { on_write_error_ = std::move(fn); }
-    // Told the bytes not yet written (queued and in flight) whenever that number changes.
+    // Told the bytes the agent caused (WriteCause::agent) not yet written, queued and in
+    // flight, whenever the queue changes: what the write limits bound.
     void on_queue_change(QueueFn fn) { on_queue_change_ = std::move(fn); }
     std::size_t queued_bytes() const { return outbox_.size() + in_flight_bytes_; }
+    std::size_t queued_agent_bytes() const { return outbox_agent_bytes_ + in_flight_agent_bytes_; }
 
     // Backpressure: stop and restart reading without losing the callbacks. Idempotent.
     void pause_reading() override;
     void resume_reading() override;
     bool reading_paused() const { return paused_; }
 
-    void write(std::string_view bytes);
+    void write(std::string_view bytes, WriteCause cause);
     // Closes after what is queued has been written (or failed).
     void close_after_writes();
     // Closes now; queued bytes are dropped.
@@ -67,6 +69,9 @@ private:
     QueueFn on_queue_change_;
     std::string outbox_;          // bytes waiting for the write in flight to finish
     std::size_t in_flight_bytes_ = 0;
+    // Of those, the agent's: a write completes whole, so counting per buffer is exact.
+    std::size_t outbox_agent_bytes_ = 0;
+    std::size_t in_flight_agent_bytes_ = 0;
     bool reading_ = false;
     bool paused_ = false;
     bool writing_ = false;

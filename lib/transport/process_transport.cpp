@@ -325,15 +325,15 @@ public:
             });
     }
 
-    void write(std::string_view bytes) {
+    void write(std::string_view bytes, WriteCause cause) {
         if (close_requested_ || exited_) return;
-        stdin_.write(bytes);
+        stdin_.write(bytes, cause);
     }
 
     void close() { begin_shutdown(/*requested=*/true); }
 
-    void set_write_limits(std::size_t high_water, std::size_t low_water) {
-        throttle_.configure(&stdout_, high_water, low_water, logger_);
+    void set_write_limits(WriteLimits limits) {
+        throttle_.configure(&stdout_, std::move(limits), logger_);
         stdin_.on_queue_change([this](std::size_t queued) { throttle_.update(queued); });
     }
     std::size_t queued_bytes() const { return stdin_.queued_bytes(); }
@@ -345,7 +345,7 @@ public:
         detached_ = true;
         events_ = nullptr;
         logger_ = Logger();
-        throttle_.configure(&stdout_, 0, 0, Logger());
+        throttle_.configure(&stdout_, {}, Logger());
         stderr_collector_.set_logger(Logger());
     }
 
@@ -635,12 +635,10 @@ ProcessTransport::~ProcessTransport() {
 }
 
 void ProcessTransport::start(TransportEvents* events) { supervisor_->start(events); }
-void ProcessTransport::write(std::string_view bytes) { supervisor_->write(bytes); }
+void ProcessTransport::write(std::string_view bytes, WriteCause cause) { supervisor_->write(bytes, cause); }
 void ProcessTransport::close() { supervisor_->close(); }
 void ProcessTransport::detach() { supervisor_->detach(); }
-void ProcessTransport::set_write_limits(std::size_t high_water, std::size_t low_water) {
-    supervisor_->set_write_limits(high_water, low_water);
-}
+void ProcessTransport::set_write_limits(WriteLimits limits) { supervisor_->set_write_limits(std::move(limits)); }
 std::size_t ProcessTransport::queued_bytes() const { return supervisor_->queued_bytes(); }
 void ProcessTransport::hold_reading(bool held) { supervisor_->hold_reading(held); }
 int ProcessTransport::pid() const { return supervisor_->pid(); }

@@ -32,10 +32,10 @@ public:
     ~ProcessTransport() override;
 
     void start(TransportEvents* events) override;
-    void write(std::string_view bytes) override;
+    void write(std::string_view bytes, WriteCause cause) override;
     void close() override;
     void detach() override;
-    void set_write_limits(std::size_t high_water, std::size_t low_water) override;
+    void set_write_limits(WriteLimits limits) override;
     std::size_t queued_bytes() const override;
     void hold_reading(bool held) override;
 

@@ -7,28 +7,34 @@
 
 namespace acp::detail {
 
-void ReadThrottle::configure(ReadSwitch* reader, std::size_t high_water, std::size_t low_water, Logger logger) {
+void ReadThrottle::configure(ReadSwitch* reader, WriteLimits limits, Logger logger) {
     reader_ = reader;
-    high_water_ = high_water;
-    low_water_ = std::min(low_water, high_water);
+    limits_ = std::move(limits);
+    limits_.low_water = std::min(limits_.low_water, limits_.high_water);
     logger_ = std::move(logger);
 }
 
-void ReadThrottle::update(std::size_t queued_bytes) {
-    if (reader_ == nullptr || released_ || high_water_ == 0) return;
-    if (!output_full_ && queued_bytes > high_water_) {
+void ReadThrottle::update(std::size_t agent_bytes) {
+    if (reader_ == nullptr || released_ || limits_.high_water == 0) return;
+    if (!output_full_ && agent_bytes > limits_.high_water) {
         output_full_ = true;
         logger_(LogLevel::warning, log_source::transport,
-                "the agent is not reading its input: " + std::to_string(queued_bytes) +
-                    " bytes are queued for it; reading from the agent is paused until fewer than " +
-                    std::to_string(low_water_) + " are queued (ClientOptions::max_queued_output_bytes)");
-    } else if (output_full_ && queued_bytes <= low_water_) {
+                "the agent is not reading its input: " + std::to_string(agent_bytes) +
+                    " bytes of answers to its requests are queued for it; reading from the agent is paused "
+                    "until fewer than " +
+                    std::to_string(limits_.low_water) + " are queued (ClientOptions::max_queued_output_bytes)");
+        apply();
+        if (limits_.on_pause) limits_.on_pause(true, agent_bytes);
+        return;
+    }
+    if (output_full_ && agent_bytes <= limits_.low_water) {
         output_full_ = false;
         logger_(LogLevel::info, log_source::transport,
                 held_ ? "the agent read its input again (reading stays paused while the host lags)"
                       : "the agent read its input again; reading from the agent resumed");
+        apply();
+        if (limits_.on_pause) limits_.on_pause(false, agent_bytes);
     }
-    apply();
 }
 
 void ReadThrottle::hold(bool held) {

@@ -7,11 +7,29 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string_view>
 
 #include "acp/status.hpp"
 
 namespace acp::detail {
+
+// Why the client writes (Transport::write). The agent's requests make the client owe it
+// answers (the host's, and the errors the connection sends by itself): those are what an
+// agent that never reads its stdin could pile up, so only they count against the write
+// limits. The host's own requests and notifications are the host's to bound; counting
+// them would stop reading from an agent that is busy reading them (a large prompt while
+// another session streams).
+enum class WriteCause { host, agent };
+
+// Backpressure (transport/read_throttle.hpp): stop reading from the agent while more than
+// high_water bytes the agent caused wait to be written, read again at low_water.
+struct WriteLimits {
+    std::size_t high_water = 0;  // 0: no limit
+    std::size_t low_water = 0;
+    // Told when reading pauses for them (true, with the bytes queued) and when it resumes.
+    std::function<void(bool paused, std::size_t agent_bytes)> on_pause;
+};
 
 class TransportEvents {
 public:
@@ -33,22 +51,21 @@ public:
     // Queues bytes for the agent; writes are coalesced and keep their order. Bytes
     // written after close() or after the stream ended are dropped (the close event
     // reports why).
-    virtual void write(std::string_view bytes) = 0;
+    virtual void write(std::string_view bytes, WriteCause cause) = 0;
     // Begins an orderly shutdown; on_transport_closed follows on a later loop turn.
     // Idempotent.
     virtual void close() = 0;
     // Stops all event delivery and logging: the events object is about to go away.
     virtual void detach() = 0;
 
-    // Backpressure (transport/read_throttle.hpp): stop reading from the agent while more
-    // than high_water bytes are queued for it, read again at low_water. 0: no limit.
-    // Transports without a write queue ignore it.
-    virtual void set_write_limits(std::size_t /*high_water*/, std::size_t /*low_water*/) {}
+    // Backpressure on the bytes the agent caused (WriteLimits). Transports without a
+    // write queue ignore it.
+    virtual void set_write_limits(WriteLimits /*limits*/) {}
     // The host lags behind what was read (the C API's pull queue past its bound): stop
     // reading from the agent while held, as the write limits do. Transports without a
     // read throttle ignore it.
     virtual void hold_reading(bool /*held*/) {}
-    // Bytes written but not yet taken by the agent.
+    // Bytes written but not yet taken by the agent, whatever caused them.
     virtual std::size_t queued_bytes() const { return 0; }
 };
 

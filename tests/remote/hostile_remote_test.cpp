@@ -107,6 +107,11 @@ struct Peer : TsPeer {
             (d == acp::Direction::outgoing ? sent : received_lines).emplace_back(line);
         });
     }
+    // TsPeer's destructor still runs the loop, and a client that was not closed may read
+    // on (a flooding server): not into received_lines, gone by then.
+    ~Peer() {
+        if (client) client->set_traffic_observer(nullptr);
+    }
     static acp::ClientOptions small_cap() {
         acp::ClientOptions options;
         options.max_line_bytes = 1 * kMiB;
@@ -565,6 +570,22 @@ TEST_CASE("hostile remote: close finishes in bounded time when the server stops 
     MESSAGE("close() against a server that stopped reading took " << took.count() << " ms");
     CHECK(took.count() < 6000);
     CHECK(peer.logged("were dropped: it did not read them"));  // not lost silently
+    check_clean(peer);
+}
+
+TEST_CASE("hostile remote: a server that floods requests and never reads is paused, then given up on") {
+    HostileServer server("ws-flood-requests");
+    acp::ClientOptions options = Peer::small_cap();
+    options.max_queued_output_bytes = 256 * 1024;
+    options.resume_reading_below_bytes = 64 * 1024;
+    options.queued_output_timeout = std::chrono::milliseconds(300);
+    Peer peer(server.ws_url, options);
+    REQUIRE(peer.initialize().ok());
+    REQUIRE(peer.loop.run_until([&] { return peer.closed.has_value(); }, std::chrono::seconds(20)));
+    // Reading paused on the answers it left unread (as for a process), and the end says why.
+    CHECK(peer.logged("reading from the agent is paused"));
+    CHECK(peer.closed->message().find("the agent did not read its input") != std::string::npos);
+    CHECK(peer.closed->message().find("ClientOptions::queued_output_timeout") != std::string::npos);
     check_clean(peer);
 }
 

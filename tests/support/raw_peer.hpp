@@ -20,8 +20,8 @@ public:
     explicit RawPeer(std::unique_ptr<detail::Transport> end) : end_(std::move(end)) { end_->start(this); }
     ~RawPeer() override { end_->detach(); }
 
-    void send(const std::string& text) { end_->write(text); }
-    void send_line(const std::string& json) { end_->write(json + "\n"); }
+    void send(const std::string& text) { end_->write(text, detail::WriteCause::host); }
+    void send_line(const std::string& json) { end_->write(json + "\n", detail::WriteCause::host); }
     void close() { end_->close(); }
 
     std::vector<std::string> lines;  // every line received, in order

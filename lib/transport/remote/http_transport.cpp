@@ -177,14 +177,15 @@ std::unique_ptr<Exchange> HttpTransport::new_exchange(const std::string& session
 
 // --- writing ---------------------------------------------------------------------------
 
-void HttpTransport::write(std::string_view bytes) {
+void HttpTransport::write(std::string_view bytes, WriteCause cause) {
     if (close_requested_ || closed_) return;
-    split_outgoing_lines(partial_out_, bytes, [this](std::string json) {
+    split_outgoing_lines(partial_out_, bytes, [this, cause](std::string json) {
         queued_bytes_ += json.size();
+        if (cause == WriteCause::agent) queued_agent_bytes_ += json.size();
         MessageFacts facts = inspect_message(json);
-        outgoing_.push_back(Outgoing{std::move(json), std::move(facts)});
+        outgoing_.push_back(Outgoing{std::move(json), std::move(facts), cause});
     });
-    throttle_.update(queued_bytes_);
+    throttle_.update(queued_agent_bytes_);
     pump();
 }
 
@@ -212,8 +213,7 @@ void HttpTransport::pump() {
         std::string session = session_of(next.facts);
         if (!session.empty() && !fits_in_header(session)) {
             Outgoing dropped = std::move(next);
-            outgoing_.pop_front();
-            queued_bytes_ -= dropped.json.size();
+            unqueue_front();
             drop_session_message(dropped, HttpFailure{0, {}, "the session id cannot be sent in an HTTP header"});
             continue;
         }
@@ -223,8 +223,7 @@ void HttpTransport::pump() {
             if (failed != session_failures_.end()) {
                 HttpFailure failure = failed->second;
                 Outgoing dropped = std::move(next);
-                outgoing_.pop_front();
-                queued_bytes_ -= dropped.json.size();
+                unqueue_front();
                 drop_session_message(dropped, failure);
                 continue;
             }
@@ -233,7 +232,7 @@ void HttpTransport::pump() {
         post(session);
         return;
     }
-    throttle_.update(queued_bytes_);
+    throttle_.update(queued_agent_bytes_);
 }
 
 void HttpTransport::post(const std::string& session) {
@@ -267,11 +266,15 @@ void HttpTransport::post(const std::string& session) {
 
 void HttpTransport::finish_post() {
     post_ = nullptr;
-    if (!outgoing_.empty()) {
-        queued_bytes_ -= outgoing_.front().json.size();
-        outgoing_.pop_front();
-    }
-    throttle_.update(queued_bytes_);
+    if (!outgoing_.empty()) unqueue_front();
+    throttle_.update(queued_agent_bytes_);
+}
+
+void HttpTransport::unqueue_front() {
+    const Outgoing& first = outgoing_.front();
+    queued_bytes_ -= first.json.size();
+    if (first.cause == WriteCause::agent) queued_agent_bytes_ -= first.json.size();
+    outgoing_.pop_front();
 }
 
 void HttpTransport::on_post_done(const std::string& session, Exchange& exchange, int curl_result) {
@@ -602,7 +605,7 @@ void HttpTransport::cancel_transfers() {
     for (auto& entry : session_streams_) retire(*entry.second);
     session_streams_.clear();
     outgoing_.clear();
-    queued_bytes_ = 0;
+    queued_bytes_ = queued_agent_bytes_ = 0;
 }
 
 void HttpTransport::close() {
@@ -640,8 +643,8 @@ void HttpTransport::report_closed(Status why) {
 
 void HttpTransport::detach() { events_ = nullptr; }
 
-void HttpTransport::set_write_limits(std::size_t high_water, std::size_t low_water) {
-    throttle_.configure(this, high_water, low_water, logger_);
+void HttpTransport::set_write_limits(WriteLimits limits) {
+    throttle_.configure(this, std::move(limits), logger_);
 }
 
 void HttpTransport::pause_reading() {

@@ -51,10 +51,10 @@ public:
     ~HttpTransport() override;
 
     void start(TransportEvents* events) override;
-    void write(std::string_view bytes) override;
+    void write(std::string_view bytes, WriteCause cause) override;
     void close() override;
     void detach() override;
-    void set_write_limits(std::size_t high_water, std::size_t low_water) override;
+    void set_write_limits(WriteLimits limits) override;
     std::size_t queued_bytes() const override { return queued_bytes_; }
     void hold_reading(bool held) override { throttle_.hold(held); }
 
@@ -62,6 +62,7 @@ private:
     struct Outgoing {
         std::string json;
         MessageFacts facts;
+        WriteCause cause;
     };
     // One server-sent event stream: the connection's (session empty) or a session's.
     // Shared with its transfer's callbacks: a host's callback run from inside the stream's
@@ -97,6 +98,7 @@ private:
     void on_post_done(const std::string& session, Exchange& exchange, int curl_result);
     void on_initialize_answer(Exchange& exchange, std::string& body);
     void finish_post();
+    void unqueue_front();  // the first queued message was sent or dropped
     std::string session_of(const MessageFacts& facts) const;
     bool session_stream_ready(const std::string& session);
     void open_stream(const std::string& session);
@@ -128,6 +130,7 @@ private:
     std::string partial_out_;
     std::deque<Outgoing> outgoing_;
     std::size_t queued_bytes_ = 0;
+    std::size_t queued_agent_bytes_ = 0;  // of those, what the agent caused: the write limits' count
     Exchange* post_ = nullptr;  // the POST in flight (one at a time)
     std::string post_body_;     // its response body, capped
     bool post_body_cut_ = false;  // the body reached the cap and reading it stopped

@@ -282,14 +282,15 @@ void WsTransport::on_established() {
 
 void WsTransport::on_writable() {
     if (outgoing_.empty() || wsi_ == nullptr) return;
-    std::string& message = outgoing_.front();
+    std::string& message = outgoing_.front().framed;
     std::size_t payload = message.size() - LWS_PRE;
     // libwebsockets keeps what the socket did not take and sends it before the next
     // writable callback, so a whole message is always handed over at once.
     int written = lws().write(wsi_, reinterpret_cast<unsigned char*>(&message[LWS_PRE]), payload, LWS_WRITE_TEXT);
     queued_bytes_ -= payload;
+    if (outgoing_.front().cause == WriteCause::agent) queued_agent_bytes_ -= payload;
     outgoing_.pop_front();
-    throttle_.update(queued_bytes_);
+    throttle_.update(queued_agent_bytes_);
     if (written < static_cast<int>(payload)) {
         report_closed(Status(Errc::io_error, "writing to the agent at " + url_.redacted + " failed"));
         return;
@@ -310,15 +311,16 @@ void WsTransport::on_connect_error(const char* reason) {
     report_closed(Status(Errc::connection_closed, "cannot connect to the agent at " + url_.redacted + ": " + why));
 }
 
-void WsTransport::write(std::string_view bytes) {
+void WsTransport::write(std::string_view bytes, WriteCause cause) {
     if (close_requested_ || closed_) return;
-    split_outgoing_lines(partial_out_, bytes, [this](std::string message) {
+    split_outgoing_lines(partial_out_, bytes, [this, cause](std::string message) {
         std::string framed(LWS_PRE, '\0');
         framed += message;
         queued_bytes_ += message.size();
-        outgoing_.push_back(std::move(framed));
+        if (cause == WriteCause::agent) queued_agent_bytes_ += message.size();
+        outgoing_.push_back(Outgoing{std::move(framed), cause});
     });
-    throttle_.update(queued_bytes_);
+    throttle_.update(queued_agent_bytes_);
     if (established_ && wsi_ != nullptr) lws().callback_on_writable(wsi_);
 }
 
@@ -351,8 +353,8 @@ void WsTransport::on_close_overdue() {
 
 void WsTransport::detach() { events_ = nullptr; }
 
-void WsTransport::set_write_limits(std::size_t high_water, std::size_t low_water) {
-    throttle_.configure(this, high_water, low_water, logger_);
+void WsTransport::set_write_limits(WriteLimits limits) {
+    throttle_.configure(this, std::move(limits), logger_);
 }
 
 void WsTransport::pause_reading() {
@@ -372,7 +374,7 @@ void WsTransport::report_closed(Status why) {
     uv_timer_stop(close_timer_.get());
     throttle_.release();
     outgoing_.clear();
-    queued_bytes_ = 0;
+    queued_bytes_ = queued_agent_bytes_ = 0;
     // libwebsockets keeps handles of its own on the loop while its context lives: end it
     // now (outside its callbacks), so a host's loop can run out once the client closed.
     deferred_.post([this] { destroy_context(); });

@@ -34,10 +34,10 @@ public:
     ~WsTransport() override;
 
     void start(TransportEvents* events) override;
-    void write(std::string_view bytes) override;
+    void write(std::string_view bytes, WriteCause cause) override;
     void close() override;
     void detach() override;
-    void set_write_limits(std::size_t high_water, std::size_t low_water) override;
+    void set_write_limits(WriteLimits limits) override;
     std::size_t queued_bytes() const override { return queued_bytes_; }
     void hold_reading(bool held) override { throttle_.hold(held); }
 
@@ -77,8 +77,13 @@ private:
     TransportEvents* events_ = nullptr;
 
     std::string partial_out_;
-    std::deque<std::string> outgoing_;  // each with LWS_PRE bytes of headroom
+    struct Outgoing {
+        std::string framed;  // the message after LWS_PRE bytes of headroom
+        WriteCause cause;
+    };
+    std::deque<Outgoing> outgoing_;
     std::size_t queued_bytes_ = 0;
+    std::size_t queued_agent_bytes_ = 0;  // of those, what the agent caused: the write limits' count
     ReadThrottle throttle_;
     bool read_paused_ = false;
 

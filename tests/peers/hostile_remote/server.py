@@ -64,6 +64,8 @@ MODES = {
     "ws-ping-flood": "after initialize, --count pings of 125 bytes",
     "ws-no-close-ack": "never answers a close frame and never closes the socket (records 'eof' when the client does)",
     "ws-no-read": "after initialize, never reads again (the client's writes back up)",
+    "ws-flood-requests": "after initialize, requests for a method nobody serves as fast as it can, and never "
+                         "reads again (the client's answers back up)",
     "ws-upgrade-200": "answers the upgrade with 200 and a body",
 }
 
@@ -368,6 +370,18 @@ class WsPeer:
             for _ in range(args.count // 64):
                 self.send_raw(ping * 64)
             self.send_message(json.dumps({"jsonrpc": "2.0", "method": "x/flood_done"}))
+        elif mode == "ws-flood-requests":
+            next_id = 0
+            try:
+                while True:
+                    block = []
+                    for _ in range(256):
+                        next_id += 1
+                        request = {"jsonrpc": "2.0", "id": next_id, "method": "x/flood", "params": {}}
+                        block.append(ws_frame(0x1, json.dumps(request).encode("utf-8")))
+                    self.send_raw(b"".join(block))
+            except OSError:
+                return  # the client is gone
         elif mode == "echo-headers":
             self.send_message(headers_text(self.headers).replace("\n", " | ").encode("latin-1"))
             reason = headers_text(self.headers).replace("\n", " ").encode("latin-1")[:120]
@@ -405,7 +419,7 @@ class WsPeer:
                     self.send_message(json.dumps(answer))
                 if isinstance(message, dict) and message.get("method") == "initialize":
                     threading.Thread(target=self.after_initialize, daemon=True).start()
-                    if args.mode == "ws-no-read":
+                    if args.mode in ("ws-no-read", "ws-flood-requests"):
                         threading.Event().wait()  # the socket is never read again
 
 

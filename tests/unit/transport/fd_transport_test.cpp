@@ -7,8 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "jsonrpc/connection.hpp"
 #include "support/test_loop.hpp"
@@ -127,4 +131,55 @@ TEST_CASE("fd transport: writing to a reader that died is an error, never SIGPIP
     CHECK(loop.run_until([&] { return !log.empty(); }));
     CHECK(log[0].find("writing to the agent failed") != std::string::npos);
     close(from_agent[1]);
+}
+
+TEST_CASE("fd transport: only what the agent caused counts against the write limits") {
+    acp::test::TestLoop loop;
+    int to_agent[2];
+    int from_agent[2];
+    REQUIRE(pipe(to_agent) == 0);
+    REQUIRE(pipe(from_agent) == 0);
+    fcntl(to_agent[0], F_SETFL, O_NONBLOCK);
+    acp::AdoptedFds fds;
+    fds.read_fd = from_agent[0];
+    fds.write_fd = to_agent[1];
+    auto adopted = FdTransport::adopt(loop.get(), fds, Logger());
+    REQUIRE(adopted.ok());
+    std::unique_ptr<FdTransport> transport = std::move(adopted.value());
+    std::vector<std::pair<bool, std::size_t>> pauses;
+    transport->set_write_limits(WriteLimits{64 * 1024, 16 * 1024, [&](bool paused, std::size_t agent_bytes) {
+                                                pauses.emplace_back(paused, agent_bytes);
+                                            }});
+    struct Ignore final : TransportEvents {
+        void on_transport_data(char*, std::size_t) override {}
+        void on_transport_closed(const acp::Status&) override {}
+    } events;
+    transport->start(&events);
+
+    // The host's own message, 16 times the bound, to an agent that is not reading yet.
+    transport->write(std::string(1024 * 1024, 'h') + "\n", WriteCause::host);
+    loop.run_for(std::chrono::milliseconds(50));
+    CHECK(transport->queued_bytes() > 64 * 1024);
+    CHECK(pauses.empty());
+
+    // Answers the agent asked for, past the bound: reading pauses, with their count.
+    transport->write(std::string(100 * 1024, 'a') + "\n", WriteCause::agent);
+    REQUIRE(pauses.size() == 1);
+    CHECK(pauses[0].first);
+    CHECK(pauses[0].second == 100 * 1024 + 1);
+
+    // The agent reads everything: reading resumes.
+    std::size_t drained = 0;
+    REQUIRE(loop.run_until([&] {
+        char buf[65536];
+        for (ssize_t n; (n = read(to_agent[0], buf, sizeof buf)) > 0;) drained += static_cast<std::size_t>(n);
+        return pauses.size() == 2;
+    }));
+    CHECK_FALSE(pauses[1].first);
+    CHECK(pauses[1].second == 0);
+    CHECK(drained == 1024 * 1024 + 1 + 100 * 1024 + 1);
+    transport->close();
+    close(from_agent[1]);
+    loop.run_for(std::chrono::milliseconds(20));
+    close(to_agent[0]);
 }
