@@ -2116,6 +2116,7 @@ def emit_unstable(version, stable_model, stable_raw, unstable_path, stable_meta)
     if version == "v1":
         flatten_v1_set_config_option(unstable["$defs"])
     udefs = {n: d for n, d in unstable["$defs"].items() if n in stable_raw or not UNSTABLE_LEAVE_OUT.fullmatch(n)}
+    udefs = without_unstable_banner(udefs)
     defs, roots = unstable_defs(stable_raw, udefs, UNSTABLE_SKIP[version])
     keep = reachable(defs, roots)
     model = Model({"$defs": {n: defs[n] for n in keep}})
@@ -2212,6 +2213,21 @@ Status decode(const JsonValue& json, T& out) {{
              f"lib/protocol/{version}/unstable_codec.cpp": "".join(cc),
              f"lib/protocol/{version}/unstable_methods.hpp": meth}
     return {k: v.replace("::acp::@v2@::", f"::acp::{version}::") for k, v in files.items()}
+
+
+def without_unstable_banner(schema):
+    """Descriptions without the "**UNSTABLE** ... may be removed or changed" paragraphs every
+    unstable def opens with (the whole header says so once), so comments say what it is."""
+    if isinstance(schema, dict):
+        out = {k: without_unstable_banner(v) for k, v in schema.items()}
+        if isinstance(out.get("description"), str):
+            paras = [p for p in out["description"].split("\n\n")
+                     if p.strip() not in ("**UNSTABLE**", "UNSTABLE") and not p.startswith("This capability is not part")]
+            out["description"] = "\n\n".join(paras)
+        return out
+    if isinstance(schema, list):
+        return [without_unstable_banner(v) for v in schema]
+    return schema
 
 
 def unstable_meta(defs):

@@ -58,7 +58,7 @@ using TerminalId = ::acp::v2::TerminalId;
 
 using ProtocolVersion = ::acp::v2::ProtocolVersion;
 
-// UNSTABLE
+// Provider configuration capabilities supported by the agent.
 struct ProvidersCapabilities {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
     ExtraFields extra_fields;
@@ -68,13 +68,13 @@ bool operator!=(const ProvidersCapabilities& a, const ProvidersCapabilities& b);
 
 // The members what the unstable schema adds to `AgentCapabilities` (kept in its extra_fields).
 struct AgentCapabilitiesAdditions {
-    Nullable<ProvidersCapabilities> providers;  // UNSTABLE
+    Nullable<ProvidersCapabilities> providers;  // Provider configuration capabilities supported by the agent.
     ExtraFields extra_fields;
 };
 bool operator==(const AgentCapabilitiesAdditions& a, const AgentCapabilitiesAdditions& b);
 bool operator!=(const AgentCapabilitiesAdditions& a, const AgentCapabilitiesAdditions& b);
 
-// UNSTABLE
+// Capabilities for the `override` system prompt mode.
 struct SessionSystemPromptOverrideCapabilities {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
     ExtraFields extra_fields;
@@ -82,7 +82,7 @@ struct SessionSystemPromptOverrideCapabilities {
 bool operator==(const SessionSystemPromptOverrideCapabilities& a, const SessionSystemPromptOverrideCapabilities& b);
 bool operator!=(const SessionSystemPromptOverrideCapabilities& a, const SessionSystemPromptOverrideCapabilities& b);
 
-// UNSTABLE
+// System prompt delivery modes the agent supports in addition to `append`.
 struct SessionSystemPromptModeCapabilities {
     Nullable<SessionSystemPromptOverrideCapabilities> override;  // Whether the agent supports `override` mode.
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
@@ -91,7 +91,7 @@ struct SessionSystemPromptModeCapabilities {
 bool operator==(const SessionSystemPromptModeCapabilities& a, const SessionSystemPromptModeCapabilities& b);
 bool operator!=(const SessionSystemPromptModeCapabilities& a, const SessionSystemPromptModeCapabilities& b);
 
-// UNSTABLE
+// Capabilities for client-provided system prompts.
 struct SessionSystemPromptCapabilities {
     Nullable<SessionSystemPromptModeCapabilities> mode;  // Delivery modes the agent supports in addition to `append`.
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
@@ -100,7 +100,7 @@ struct SessionSystemPromptCapabilities {
 bool operator==(const SessionSystemPromptCapabilities& a, const SessionSystemPromptCapabilities& b);
 bool operator!=(const SessionSystemPromptCapabilities& a, const SessionSystemPromptCapabilities& b);
 
-// UNSTABLE
+// Capabilities for the `session/fork` method.
 struct SessionForkCapabilities {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
     ExtraFields extra_fields;
@@ -108,7 +108,7 @@ struct SessionForkCapabilities {
 bool operator==(const SessionForkCapabilities& a, const SessionForkCapabilities& b);
 bool operator!=(const SessionForkCapabilities& a, const SessionForkCapabilities& b);
 
-// UNSTABLE
+// Capabilities for `session/archive` and `session/unarchive`.
 struct SessionArchiveCapabilities {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
     ExtraFields extra_fields;
@@ -116,7 +116,7 @@ struct SessionArchiveCapabilities {
 bool operator==(const SessionArchiveCapabilities& a, const SessionArchiveCapabilities& b);
 bool operator!=(const SessionArchiveCapabilities& a, const SessionArchiveCapabilities& b);
 
-// UNSTABLE
+// Capabilities for the `session/status` method.
 struct SessionStatusCapabilities {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
     ExtraFields extra_fields;
@@ -124,7 +124,7 @@ struct SessionStatusCapabilities {
 bool operator==(const SessionStatusCapabilities& a, const SessionStatusCapabilities& b);
 bool operator!=(const SessionStatusCapabilities& a, const SessionStatusCapabilities& b);
 
-// UNSTABLE
+// Capabilities for Client-set session titles.
 struct SessionTitleCapabilities {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
     ExtraFields extra_fields;
@@ -134,17 +134,17 @@ bool operator!=(const SessionTitleCapabilities& a, const SessionTitleCapabilitie
 
 // The members what the unstable schema adds to `SessionCapabilities` (kept in its extra_fields).
 struct SessionCapabilitiesAdditions {
-    Nullable<SessionSystemPromptCapabilities> systemPrompt;  // UNSTABLE
-    Nullable<SessionForkCapabilities> fork;  // UNSTABLE
-    Nullable<SessionArchiveCapabilities> archive;  // UNSTABLE
-    Nullable<SessionStatusCapabilities> status;  // UNSTABLE
-    Nullable<SessionTitleCapabilities> title;  // UNSTABLE
+    Nullable<SessionSystemPromptCapabilities> systemPrompt;  // Whether the agent supports `systemPrompt` on session lifecycle requests.
+    Nullable<SessionForkCapabilities> fork;  // Whether the agent supports `session/fork`.
+    Nullable<SessionArchiveCapabilities> archive;  // Whether the agent supports `session/archive` and `session/unarchive`.
+    Nullable<SessionStatusCapabilities> status;  // Whether the agent supports `session/status`.
+    Nullable<SessionTitleCapabilities> title;  // Whether the agent supports `session/set_title`.
     ExtraFields extra_fields;
 };
 bool operator==(const SessionCapabilitiesAdditions& a, const SessionCapabilitiesAdditions& b);
 bool operator!=(const SessionCapabilitiesAdditions& a, const SessionCapabilitiesAdditions& b);
 
-// UNSTABLE
+// Auth status capabilities supported by the agent.
 struct AuthStatusCapabilities {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
     ExtraFields extra_fields;
@@ -154,7 +154,7 @@ bool operator!=(const AuthStatusCapabilities& a, const AuthStatusCapabilities& b
 
 // The members what the unstable schema adds to `AgentAuthCapabilities` (kept in its extra_fields).
 struct AgentAuthCapabilitiesAdditions {
-    Nullable<AuthStatusCapabilities> status;  // UNSTABLE
+    Nullable<AuthStatusCapabilities> status;  // Whether the agent supports the `auth/status` method.
     ExtraFields extra_fields;
 };
 bool operator==(const AgentAuthCapabilitiesAdditions& a, const AgentAuthCapabilitiesAdditions& b);
@@ -162,10 +162,10 @@ bool operator!=(const AgentAuthCapabilitiesAdditions& a, const AgentAuthCapabili
 
 using EnvVariable = ::acp::v2::EnvVariable;
 
-// UNSTABLE
+// Unique identifier for a configurable LLM provider.
 using ProviderId = std::string;
 
-// UNSTABLE
+// Well-known API protocol identifiers for LLM providers.
 // (open: any other value is kept)
 struct LlmProtocol {
     std::string value;
@@ -192,7 +192,7 @@ struct LlmProtocol {
     friend bool operator!=(const LlmProtocol& a, const LlmProtocol& b);
 };
 
-// UNSTABLE
+// Current effective non-secret routing configuration for a provider.
 struct ProviderCurrentConfig {
     LlmProtocol apiType;  // Protocol currently used by this provider.
     std::string baseUrl;  // Base URL currently used by this provider.
@@ -202,7 +202,7 @@ struct ProviderCurrentConfig {
 bool operator==(const ProviderCurrentConfig& a, const ProviderCurrentConfig& b);
 bool operator!=(const ProviderCurrentConfig& a, const ProviderCurrentConfig& b);
 
-// UNSTABLE
+// Information about a configurable LLM provider.
 struct ProviderInfo {
     ProviderId providerId;  // Provider identifier, for example "main" or "openai".
     std::vector<LlmProtocol> supported;  // Supported protocol types for this provider.
@@ -214,7 +214,7 @@ struct ProviderInfo {
 bool operator==(const ProviderInfo& a, const ProviderInfo& b);
 bool operator!=(const ProviderInfo& a, const ProviderInfo& b);
 
-// UNSTABLE
+// Response to `providers/list`.
 // Method providers/list (the agent handles it).
 struct ListProvidersResponse {
     std::vector<ProviderInfo> providers;  // Configurable providers with current routing info suitable for UI display.
@@ -224,7 +224,7 @@ struct ListProvidersResponse {
 bool operator==(const ListProvidersResponse& a, const ListProvidersResponse& b);
 bool operator!=(const ListProvidersResponse& a, const ListProvidersResponse& b);
 
-// UNSTABLE
+// Response to `providers/set`.
 // Method providers/set (the agent handles it).
 struct SetProviderResponse {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
@@ -233,7 +233,7 @@ struct SetProviderResponse {
 bool operator==(const SetProviderResponse& a, const SetProviderResponse& b);
 bool operator!=(const SetProviderResponse& a, const SetProviderResponse& b);
 
-// UNSTABLE
+// Response to `providers/disable`.
 // Method providers/disable (the agent handles it).
 struct DisableProviderResponse {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
@@ -242,7 +242,7 @@ struct DisableProviderResponse {
 bool operator==(const DisableProviderResponse& a, const DisableProviderResponse& b);
 bool operator!=(const DisableProviderResponse& a, const DisableProviderResponse& b);
 
-// UNSTABLE
+// The agent's overall authentication state.
 // (open: any other value is kept)
 struct AuthState {
     std::string value;
@@ -268,7 +268,7 @@ struct AuthState {
     friend bool operator!=(const AuthState& a, const AuthState& b);
 };
 
-// UNSTABLE
+// An account or credential the agent has configured, such as a signed-in user account or an API key.
 struct AuthAccount {
     std::string label;  // Human-readable name for the account, suitable for display on its own, for example `Claude Max`, `OpenAI API...
     Nullable<bool> active;  // Whether the agent currently uses this account by default.
@@ -281,7 +281,7 @@ struct AuthAccount {
 bool operator==(const AuthAccount& a, const AuthAccount& b);
 bool operator!=(const AuthAccount& a, const AuthAccount& b);
 
-// UNSTABLE
+// Response to the `auth/status` method.
 // Method auth/status (the agent handles it).
 struct AuthStatusResponse {
     AuthState state;  // Whether the agent can start sessions without the user signing in first.
@@ -324,13 +324,13 @@ using AvailableCommand = ::acp::v2::AvailableCommand;
 
 // The members what the unstable schema adds to `SessionInfo` (kept in its extra_fields).
 struct SessionInfoAdditions {
-    Nullable<bool> archived;  // UNSTABLE
+    Nullable<bool> archived;  // Whether the session is archived.
     ExtraFields extra_fields;
 };
 bool operator==(const SessionInfoAdditions& a, const SessionInfoAdditions& b);
 bool operator!=(const SessionInfoAdditions& a, const SessionInfoAdditions& b);
 
-// UNSTABLE
+// Response from forking an existing session.
 // Method session/fork (the agent handles it).
 struct ForkSessionResponse {
     SessionId sessionId;  // Unique identifier for the newly created forked session.
@@ -342,7 +342,7 @@ struct ForkSessionResponse {
 bool operator==(const ForkSessionResponse& a, const ForkSessionResponse& b);
 bool operator!=(const ForkSessionResponse& a, const ForkSessionResponse& b);
 
-// UNSTABLE
+// Response from archiving a session.
 // Method session/archive (the agent handles it).
 struct ArchiveSessionResponse {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
@@ -351,7 +351,7 @@ struct ArchiveSessionResponse {
 bool operator==(const ArchiveSessionResponse& a, const ArchiveSessionResponse& b);
 bool operator!=(const ArchiveSessionResponse& a, const ArchiveSessionResponse& b);
 
-// UNSTABLE
+// Response from unarchiving a session.
 // Method session/unarchive (the agent handles it).
 struct UnarchiveSessionResponse {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
@@ -360,7 +360,7 @@ struct UnarchiveSessionResponse {
 bool operator==(const UnarchiveSessionResponse& a, const UnarchiveSessionResponse& b);
 bool operator!=(const UnarchiveSessionResponse& a, const UnarchiveSessionResponse& b);
 
-// UNSTABLE
+// Whether the Agent has a session in memory, as reported by `session/status`.
 // (open: any other value is kept)
 struct SessionStatus {
     std::string value;
@@ -412,7 +412,7 @@ using RequiresActionStateUpdate = ::acp::v2::RequiresActionStateUpdate;
 
 using StateUpdate = ::acp::v2::StateUpdate;
 
-// UNSTABLE
+// Response from checking the status of a session.
 // Method session/status (the agent handles it).
 struct SessionStatusResponse {
     SessionStatus status;  // Whether the Agent has the session in memory.
@@ -423,7 +423,7 @@ struct SessionStatusResponse {
 bool operator==(const SessionStatusResponse& a, const SessionStatusResponse& b);
 bool operator!=(const SessionStatusResponse& a, const SessionStatusResponse& b);
 
-// UNSTABLE
+// The Agent cannot currently determine foreground activity.
 struct UnknownStateUpdate {
     Nullable<std::vector<BackgroundWork>> background;  // Work running independently of foreground work, as a complete snapshot.
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
@@ -448,7 +448,7 @@ struct StateUpdateAdditions {
     // The discriminator as on the wire (empty for a variant without one).
     const std::string& tag() const { return tag_; }
 
-    // UNSTABLE
+    // The Agent cannot currently determine foreground activity.
     const UnknownStateUpdate* unknown_state() const;
     UnknownStateUpdate* unknown_state();
     static StateUpdateAdditions make_unknown_state(UnknownStateUpdate payload);
@@ -470,7 +470,7 @@ private:
     unsigned char storage_[detail::storage_size({sizeof(UnknownStateUpdate), sizeof(RawJson)})];
 };
 
-// UNSTABLE
+// A listed subagent session associated with this session through `subagent_update`.
 struct BackgroundSubagent {
     SessionId sessionId;  // The ID of the listed session.
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
@@ -495,7 +495,7 @@ struct BackgroundWorkAdditions {
     // The discriminator as on the wire (empty for a variant without one).
     const std::string& tag() const { return tag_; }
 
-    // UNSTABLE
+    // A detached subagent session that has anything running: its state is not `idle`, or its own `background` lis...
     const BackgroundSubagent* subagent() const;
     BackgroundSubagent* subagent();
     static BackgroundWorkAdditions make_subagent(BackgroundSubagent payload);
@@ -517,7 +517,7 @@ private:
     unsigned char storage_[detail::storage_size({sizeof(BackgroundSubagent), sizeof(RawJson)})];
 };
 
-// UNSTABLE
+// Token usage for the foreground work that just completed, not cumulative for the session.
 struct Usage {
     uint64_t totalTokens = 0;  // Sum of all token types for the completed work.
     uint64_t inputTokens = 0;  // Input tokens for the completed work.
@@ -533,13 +533,13 @@ bool operator!=(const Usage& a, const Usage& b);
 
 // The members what the unstable schema adds to `IdleStateUpdate` (kept in its extra_fields).
 struct IdleStateUpdateAdditions {
-    Nullable<Usage> usage;  // UNSTABLE
+    Nullable<Usage> usage;  // Token usage for completed foreground work.
     ExtraFields extra_fields;
 };
 bool operator==(const IdleStateUpdateAdditions& a, const IdleStateUpdateAdditions& b);
 bool operator!=(const IdleStateUpdateAdditions& a, const IdleStateUpdateAdditions& b);
 
-// UNSTABLE
+// Response from setting the title of a session.
 // Method session/set_title (the agent handles it).
 struct SetSessionTitleResponse {
     std::string title;  // The title the Agent stored.
@@ -553,7 +553,7 @@ using MessageId = ::acp::v2::MessageId;
 
 using PlanId = ::acp::v2::PlanId;
 
-// UNSTABLE
+// Removal notice for a plan identified by ID.
 struct PlanRemoved {
     PlanId planId;  // The plan ID to remove.
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
@@ -562,7 +562,7 @@ struct PlanRemoved {
 bool operator==(const PlanRemoved& a, const PlanRemoved& b);
 bool operator!=(const PlanRemoved& a, const PlanRemoved& b);
 
-// UNSTABLE
+// Capability to cancel work in a subagent session without ending that session.
 struct SessionCancelCapabilities {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
     ExtraFields extra_fields;
@@ -570,7 +570,7 @@ struct SessionCancelCapabilities {
 bool operator==(const SessionCancelCapabilities& a, const SessionCancelCapabilities& b);
 bool operator!=(const SessionCancelCapabilities& a, const SessionCancelCapabilities& b);
 
-// UNSTABLE
+// Client-initiated session mutations permitted for a specific subagent session.
 struct SubagentSessionCapabilities {
     Nullable<SessionCancelCapabilities> cancel;  // Permits the client to cancel this child's current work without ending the session.
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
@@ -579,7 +579,7 @@ struct SubagentSessionCapabilities {
 bool operator==(const SubagentSessionCapabilities& a, const SubagentSessionCapabilities& b);
 bool operator!=(const SubagentSessionCapabilities& a, const SubagentSessionCapabilities& b);
 
-// UNSTABLE
+// Notification that the enclosing parent session created and owns a child session.
 struct SubagentUpdate {
     SessionId sessionId;  // The opaque session ID identifying the child in all ACP messages.
     Nullable<std::string> title;  // The parent's human-readable display title for this child.
@@ -594,7 +594,7 @@ struct SubagentUpdate {
 bool operator==(const SubagentUpdate& a, const SubagentUpdate& b);
 bool operator!=(const SubagentUpdate& a, const SubagentUpdate& b);
 
-// UNSTABLE
+// An upsert for an inter-session message.
 struct SessionMessage {
     MessageId messageId;  // Identifier of this message within the enclosing session's transcript.
     Nullable<SessionId> senderSessionId;  // The sending session.
@@ -608,7 +608,7 @@ struct SessionMessage {
 bool operator==(const SessionMessage& a, const SessionMessage& b);
 bool operator!=(const SessionMessage& a, const SessionMessage& b);
 
-// UNSTABLE
+// A streamed content block of an inter-session message.
 struct SessionMessageChunk {
     MessageId messageId;  // Identifier of this message within the enclosing session's transcript.
     ContentBlock content;  // A single content block appended to the message.
@@ -634,22 +634,22 @@ struct SessionUpdateAdditions {
     // The discriminator as on the wire (empty for a variant without one).
     const std::string& tag() const { return tag_; }
 
-    // UNSTABLE
+    // Removal notice for a plan identified by ID.
     const PlanRemoved* plan_removed() const;
     PlanRemoved* plan_removed();
     static SessionUpdateAdditions make_plan_removed(PlanRemoved payload);
 
-    // UNSTABLE
+    // Announces a child session created and owned by this session, or updates that ownership association's metadata.
     const SubagentUpdate* subagent_update() const;
     SubagentUpdate* subagent_update();
     static SessionUpdateAdditions make_subagent_update(SubagentUpdate payload);
 
-    // UNSTABLE
+    // A message upsert observed in this session's transcript, sent to or received from another session.
     const SessionMessage* session_message() const;
     SessionMessage* session_message();
     static SessionUpdateAdditions make_session_message(SessionMessage payload);
 
-    // UNSTABLE
+    // One content block appended to a sent or received session message.
     const SessionMessageChunk* session_message_chunk() const;
     SessionMessageChunk* session_message_chunk();
     static SessionUpdateAdditions make_session_message_chunk(SessionMessageChunk payload);
@@ -671,7 +671,7 @@ private:
     unsigned char storage_[detail::storage_size({sizeof(PlanRemoved), sizeof(SubagentUpdate), sizeof(SessionMessage), sizeof(SessionMessageChunk), sizeof(RawJson)})];
 };
 
-// UNSTABLE
+// A plan represented by a file URI.
 struct PlanFile {
     PlanId planId;  // The plan ID to update.
     std::string uri;  // The URI of the file containing the plan.
@@ -681,7 +681,7 @@ struct PlanFile {
 bool operator==(const PlanFile& a, const PlanFile& b);
 bool operator!=(const PlanFile& a, const PlanFile& b);
 
-// UNSTABLE
+// A plan represented as raw markdown content.
 struct PlanMarkdown {
     PlanId planId;  // The plan ID to update.
     std::string content;  // Markdown content for the plan.
@@ -707,12 +707,12 @@ struct PlanUpdateContentAdditions {
     // The discriminator as on the wire (empty for a variant without one).
     const std::string& tag() const { return tag_; }
 
-    // UNSTABLE
+    // A URI pointing to a file containing the plan.
     const PlanFile* file() const;
     PlanFile* file();
     static PlanUpdateContentAdditions make_file(PlanFile payload);
 
-    // UNSTABLE
+    // Raw markdown content for the plan.
     const PlanMarkdown* markdown() const;
     PlanMarkdown* markdown();
     static PlanUpdateContentAdditions make_markdown(PlanMarkdown payload);
@@ -734,7 +734,7 @@ private:
     unsigned char storage_[detail::storage_size({sizeof(PlanFile), sizeof(PlanMarkdown), sizeof(RawJson)})];
 };
 
-// UNSTABLE
+// Notification sent by the agent when its authentication status changes.
 // Method auth/status_update (the client handles it).
 struct AuthStatusUpdateNotification {
     AuthState state;  // Whether the agent can start sessions without the user signing in first.
@@ -745,7 +745,7 @@ struct AuthStatusUpdateNotification {
 bool operator==(const AuthStatusUpdateNotification& a, const AuthStatusUpdateNotification& b);
 bool operator!=(const AuthStatusUpdateNotification& a, const AuthStatusUpdateNotification& b);
 
-// UNSTABLE
+// Request parameters for `providers/list`.
 // Method providers/list (the agent handles it).
 struct ListProvidersRequest {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
@@ -754,7 +754,7 @@ struct ListProvidersRequest {
 bool operator==(const ListProvidersRequest& a, const ListProvidersRequest& b);
 bool operator!=(const ListProvidersRequest& a, const ListProvidersRequest& b);
 
-// UNSTABLE
+// Request parameters for `providers/set`.
 // Method providers/set (the agent handles it).
 struct SetProviderRequest {
     ProviderId providerId;  // Provider ID to configure.
@@ -767,7 +767,7 @@ struct SetProviderRequest {
 bool operator==(const SetProviderRequest& a, const SetProviderRequest& b);
 bool operator!=(const SetProviderRequest& a, const SetProviderRequest& b);
 
-// UNSTABLE
+// Request parameters for `providers/disable`.
 // Method providers/disable (the agent handles it).
 struct DisableProviderRequest {
     ProviderId providerId;  // Provider ID to disable.
@@ -777,7 +777,7 @@ struct DisableProviderRequest {
 bool operator==(const DisableProviderRequest& a, const DisableProviderRequest& b);
 bool operator!=(const DisableProviderRequest& a, const DisableProviderRequest& b);
 
-// UNSTABLE
+// Request parameters for the `auth/status` method.
 // Method auth/status (the agent handles it).
 struct AuthStatusRequest {
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
@@ -786,7 +786,7 @@ struct AuthStatusRequest {
 bool operator==(const AuthStatusRequest& a, const AuthStatusRequest& b);
 bool operator!=(const AuthStatusRequest& a, const AuthStatusRequest& b);
 
-// UNSTABLE
+// How the Agent combines a client-provided system prompt with its own instructions.
 // (open: any other value is kept)
 struct SystemPromptMode {
     std::string value;
@@ -810,7 +810,7 @@ struct SystemPromptMode {
     friend bool operator!=(const SystemPromptMode& a, const SystemPromptMode& b);
 };
 
-// UNSTABLE
+// Client-provided system-level instructions for a session.
 struct SystemPrompt {
     SystemPromptMode mode;  // How the Agent combines `content` with its own instructions.
     std::vector<ContentBlock> content;  // The system prompt content.
@@ -822,7 +822,7 @@ bool operator!=(const SystemPrompt& a, const SystemPrompt& b);
 
 // The members what the unstable schema adds to `NewSessionRequest` (kept in its extra_fields).
 struct NewSessionRequestAdditions {
-    Nullable<SystemPrompt> systemPrompt;  // UNSTABLE
+    Nullable<SystemPrompt> systemPrompt;  // System-level instructions for the new session.
     ExtraFields extra_fields;
 };
 bool operator==(const NewSessionRequestAdditions& a, const NewSessionRequestAdditions& b);
@@ -836,7 +836,7 @@ using McpServerStdio = ::acp::v2::McpServerStdio;
 
 using McpServer = ::acp::v2::McpServer;
 
-// UNSTABLE
+// Which sessions `session/list` returns based on their archive state.
 // (open: any other value is kept)
 struct SessionArchiveFilter {
     std::string value;
@@ -863,27 +863,27 @@ struct SessionArchiveFilter {
 
 // The members what the unstable schema adds to `ListSessionsRequest` (kept in its extra_fields).
 struct ListSessionsRequestAdditions {
-    Nullable<SessionArchiveFilter> archived;  // UNSTABLE
+    Nullable<SessionArchiveFilter> archived;  // Filter sessions by archive state.
     ExtraFields extra_fields;
 };
 bool operator==(const ListSessionsRequestAdditions& a, const ListSessionsRequestAdditions& b);
 bool operator!=(const ListSessionsRequestAdditions& a, const ListSessionsRequestAdditions& b);
 
-// UNSTABLE
+// Request parameters for forking an existing session.
 // Method session/fork (the agent handles it).
 struct ForkSessionRequest {
     SessionId sessionId;  // The ID of the session to fork.
     AbsolutePath cwd;  // The working directory for this session.
     std::optional<std::vector<AbsolutePath>> additionalDirectories;  // Additional workspace roots to activate for this session.
     std::optional<std::vector<McpServer>> mcpServers;  // List of MCP servers to connect to for this session.
-    Nullable<SystemPrompt> systemPrompt;  // UNSTABLE
+    Nullable<SystemPrompt> systemPrompt;  // System-level instructions for the forked session.
     Nullable<RawJson> _meta;  // extension metadata (CLIENT-GUIDE 1.5)
     ExtraFields extra_fields;
 };
 bool operator==(const ForkSessionRequest& a, const ForkSessionRequest& b);
 bool operator!=(const ForkSessionRequest& a, const ForkSessionRequest& b);
 
-// UNSTABLE
+// Request parameters for archiving a session.
 // Method session/archive (the agent handles it).
 struct ArchiveSessionRequest {
     SessionId sessionId;  // The ID of the session to archive.
@@ -893,7 +893,7 @@ struct ArchiveSessionRequest {
 bool operator==(const ArchiveSessionRequest& a, const ArchiveSessionRequest& b);
 bool operator!=(const ArchiveSessionRequest& a, const ArchiveSessionRequest& b);
 
-// UNSTABLE
+// Request parameters for unarchiving a session.
 // Method session/unarchive (the agent handles it).
 struct UnarchiveSessionRequest {
     SessionId sessionId;  // The ID of the session to unarchive.
@@ -903,7 +903,7 @@ struct UnarchiveSessionRequest {
 bool operator==(const UnarchiveSessionRequest& a, const UnarchiveSessionRequest& b);
 bool operator!=(const UnarchiveSessionRequest& a, const UnarchiveSessionRequest& b);
 
-// UNSTABLE
+// Request parameters for checking the status of a session.
 // Method session/status (the agent handles it).
 struct SessionStatusRequest {
     SessionId sessionId;  // The ID of the session to check.
@@ -913,7 +913,7 @@ struct SessionStatusRequest {
 bool operator==(const SessionStatusRequest& a, const SessionStatusRequest& b);
 bool operator!=(const SessionStatusRequest& a, const SessionStatusRequest& b);
 
-// UNSTABLE
+// Request parameters for setting the title of a session.
 // Method session/set_title (the agent handles it).
 struct SetSessionTitleRequest {
     SessionId sessionId;  // The ID of the session to retitle.
@@ -926,7 +926,7 @@ bool operator!=(const SetSessionTitleRequest& a, const SetSessionTitleRequest& b
 
 // The members what the unstable schema adds to `ResumeSessionRequest` (kept in its extra_fields).
 struct ResumeSessionRequestAdditions {
-    Nullable<SystemPrompt> systemPrompt;  // UNSTABLE
+    Nullable<SystemPrompt> systemPrompt;  // System-level instructions for the resumed session.
     ExtraFields extra_fields;
 };
 bool operator==(const ResumeSessionRequestAdditions& a, const ResumeSessionRequestAdditions& b);
