@@ -16,6 +16,8 @@ set(ACP_GENERATED_PROTOCOL_SOURCES
     lib/protocol/v1/codec_tool_calls.cpp
     lib/protocol/v1/codec_updates.cpp
     lib/protocol/v1/types.cpp
+    lib/protocol/v1/unstable_codec.cpp
+    lib/protocol/v1/unstable_types.cpp
     lib/protocol/v2/codec_auth.cpp
     lib/protocol/v2/codec_commands.cpp
     lib/protocol/v2/codec_common.cpp
@@ -31,4 +33,6 @@ set(ACP_GENERATED_PROTOCOL_SOURCES
     lib/protocol/v2/codec_tool_calls.cpp
     lib/protocol/v2/codec_updates.cpp
     lib/protocol/v2/types.cpp
+    lib/protocol/v2/unstable_codec.cpp
+    lib/protocol/v2/unstable_types.cpp
 )

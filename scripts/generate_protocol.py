@@ -13,6 +13,10 @@ codec_<topic>.cpp and methods.hpp under lib/protocol/v2/. Then the same for sche
 acp/v1/types.hpp and protocol/v1, limited to the types reachable from the v1 messages
 libacp exchanges (V1_ROOTS); a v1 type the two schemas define alike is the v2 type (an
 alias, coded by the v2 codec), so only the types that differ are generated for v1.
+Then, for each version, the unstable layer (acp/<version>/unstable.hpp, namespace
+acp::<version>::unstable, and protocol/<version>/unstable_*): only what schema.unstable.json
+adds to schema.json, i.e. its new types and, for a stable type it extends, an
+`<Type>Additions` type with the added members or variants (the stable types are untouched).
 cmake/generated_sources.cmake lists the generated sources for CMakeLists.txt. The mapping
 rules are described in docs/protocol-types.md; the v1 layer in docs/v1.md.
 Every schema construct is either mapped or refused: an unknown keyword or shape stops the
@@ -663,6 +667,11 @@ class Model:
             d.variants.append(Variant(ident(kind), None, t, vdesc))
         kinds = [v.kind for v in d.variants]
         reserved = {"kind", "tag", "unknown", "discriminator", "value_"}
+        for v in d.variants:
+            if v.tag is not None and v.kind in reserved:
+                # a tag named like a member (the unstable `state: "unknown"`): say which tag it is
+                v.kind = ident(f"{v.kind}_{snake(disc)}")
+        kinds = [v.kind for v in d.variants]
         if len(set(kinds)) != len(kinds) or reserved & set(kinds):
             raise GenError(f"{name}: variant names clash: {kinds}")
         if not d.variants:
@@ -2019,6 +2028,227 @@ def load_meta(schema_path):
         return json.load(fh)
 
 
+# ----------------------------------------------------------------------------- unstable layer
+
+
+def strip_annotations(schema):
+    """A schema without the keywords that do not change its decoding (docs, defaults)."""
+    if isinstance(schema, dict):
+        return {k: strip_annotations(v) for k, v in schema.items() if k not in ANNOTATION_KEYS}
+    if isinstance(schema, list):
+        return [strip_annotations(v) for v in schema]
+    return schema
+
+
+def union_tags(schema):
+    alts = schema.get("anyOf") or schema.get("oneOf") or []
+    return [Model.const_prop(a)[1] for a in alts if Model.const_prop(a)]
+
+
+def additions_def(name, stable, unstable):
+    """The part of unstable that stable lacks, as a def of its own: the added members of a
+    struct, or the added variants of a tagged union (with a catch-all for the rest)."""
+    s, u = strip_annotations(stable), strip_annotations(unstable)
+    what = f"what the unstable schema adds to `{name}`"
+    if "properties" in u:
+        added = {k: v for k, v in unstable["properties"].items() if k not in stable["properties"]}
+        same = all(strip_annotations(unstable["properties"][k]) == v for k, v in s["properties"].items())
+        rest_same = {k: v for k, v in s.items() if k != "properties"} == {k: v for k, v in u.items()
+                                                                          if k != "properties"}
+        if not added or not same or not rest_same:
+            raise GenError(f"{name}: the unstable schema changes more than it adds; revisit additions_def")
+        return {"description": f"The members {what} (kept in its extra_fields).", "type": "object",
+                "properties": added, "required": [r for r in unstable.get("required", []) if r in added]}
+    key = "anyOf" if "anyOf" in unstable else "oneOf"
+    old_tags = set(union_tags(stable))
+    alts = unstable[key]
+    added = [a for a in alts if Model.const_prop(a) and Model.const_prop(a)[1] not in old_tags]
+    catch = [a for a in alts if "not" in a]
+    kept = [a for a in alts if a not in added and a not in catch]
+    stable_catch = [a for a in stable.get(key, []) if "not" in a]
+    if not added or len(catch) > 1 or len(catch) != len(stable_catch) or \
+            len(kept) != len(stable.get(key, [])) - len(stable_catch):
+        raise GenError(f"{name}: the unstable schema changes more than it adds; revisit additions_def")
+    disc = Model.const_prop(added[0])[0]
+    # v1's unions list no catch-all; the additions always have one (the stable variants land there)
+    other = dict(catch[0]) if catch else {"type": "object", "properties": {disc: {"type": "string"}},
+                                          "required": [disc]}
+    other["not"] = {"anyOf": [{"type": "object", "properties": {k: v for k, v in a["properties"].items()
+                                                                 if "const" in v}}
+                              for a in added]}
+    return {"description": f"The variants {what} (a variant it does not know there).", key: added + [other]}
+
+
+def unstable_defs(stable, unstable, skip=()):
+    """($defs, roots) of the unstable layer: the defs the unstable schema adds, and for each
+    stable def it changes an `<Name>Additions` def; a def both have keeps its stable shape
+    (it is the stable type)."""
+    defs, roots = {}, []
+    for name, u in unstable.items():
+        if name not in stable:
+            defs[name] = u
+            roots.append(name)
+            continue
+        defs[name] = stable[name]
+        if strip_annotations(stable[name]) == strip_annotations(u) or name in ENVELOPE_DEFS or name in skip:
+            continue
+        extra = name + "Additions"
+        if extra in unstable:
+            raise GenError(f"{extra}: name taken in the unstable schema")
+        defs[extra] = additions_def(name, stable[name], u)
+        roots.append(extra)
+    return defs, roots
+
+
+# What of the unstable schema libacp leaves out: proxy chains are not for ordinary clients
+# (CLIENT-GUIDE 4.14), and MCP over ACP (`mcp/message`, McpServer `acp`) waits for the
+# editor tools to offer that carrier.
+UNSTABLE_SKIP = {"v2": {"McpServer", "McpCapabilities"}, "v1": {"McpServer", "McpCapabilities"}}
+UNSTABLE_LEAVE_OUT_METHODS = re.compile(r"(proxy/.*|mcp/.*)")
+UNSTABLE_LEAVE_OUT = re.compile(r"(.*Proxy.*|.*Mcp.*)")
+
+
+def emit_unstable(version, stable_model, stable_raw, unstable_path, stable_meta):
+    """{path: text}: acp/<version>/unstable.hpp (namespace acp::<version>::unstable) and its
+    bodies, codec and method names: only what the unstable schema adds to the stable one."""
+    with open(unstable_path, encoding="utf-8") as fh:
+        unstable = json.load(fh)
+    if version == "v1":
+        flatten_v1_set_config_option(unstable["$defs"])
+    udefs = {n: d for n, d in unstable["$defs"].items() if n in stable_raw or not UNSTABLE_LEAVE_OUT.fullmatch(n)}
+    udefs = without_unstable_banner(udefs)
+    defs, roots = unstable_defs(stable_raw, udefs, UNSTABLE_SKIP[version])
+    keep = reachable(defs, roots)
+    model = Model({"$defs": {n: defs[n] for n in keep}})
+    model.check_discriminators()
+    model.build()
+    reused = shared_types(model, stable_model)
+    names = model.topo_order()
+    own = [n for n in names if n not in reused]
+    for n in roots:
+        if n in reused:
+            raise GenError(f"{n}: an unstable def equals a stable one")
+    ns = f"acp::{version}::unstable"
+    banner = BANNER.replace("schema/v2/schema.json", f"schema/{version}/schema.unstable.json")
+    bodies = []
+    types = [banner, f"""//
+// acp/{version}/unstable.hpp \u2014 what the unstable ACP {version} schema adds to the stable one
+// (CLIENT-GUIDE 4.14, 6): its methods' types, and for each stable type it extends an
+// `<Type>Additions` type with only the added members (which the stable type keeps in its
+// extra_fields) or the added variants (which the stable union keeps as unknown variants).
+// Nothing here is sent unless the host opts in (ClientOptions::unstable).
+//
+//   acp::{version}::unstable::ForkSessionRequest fork{{"sess-1", "/home/me/project", {{}}, {{}}, {{}}, {{}}, {{}}}};
+""", TYPES_DOC, f'#pragma once\n\n#include "acp/{version}/types.hpp"\n\nnamespace {ns} {{\n']
+    emit_type_defs(model, names, types, bodies, reused)
+    types.append(f"\n}}  // namespace {ns}\n")
+    cpp = [banner, f"//\n// Out-of-line members and equality of the unstable ACP {version} types.\n",
+           f'#include "acp/{version}/unstable.hpp"\n\n#include <cstddef>\n#include <new>\n#include <utility>\n\n',
+           f"namespace {ns} {{\n", """
+namespace {
+template <class T>
+T* as(unsigned char* storage) { return std::launder(reinterpret_cast<T*>(storage)); }
+template <class T>
+const T* as(const unsigned char* storage) { return std::launder(reinterpret_cast<const T*>(storage)); }
+template <class T>
+void destroy_as(unsigned char* storage) { as<T>(storage)->~T(); }
+}  // namespace
+"""]
+    cpp.extend(bodies)
+    cpp.append(f"\n}}  // namespace {ns}\n")
+    codec = Codec(model)
+    hpp = [banner, f"""//
+// The JSON codec of the unstable ACP {version} types (internal; acp/{version}/unstable.hpp),
+// with the same functions as protocol/{version}/codec.hpp, whose overloads it brings in.
+#pragma once
+
+#include <string_view>
+
+#include "acp/status.hpp"
+#include "acp/{version}/unstable.hpp"
+#include "protocol/codec_support.hpp"
+#include "protocol/{version}/codec.hpp"
+
+namespace {ns}::codec {{
+
+using detail::JsonValue;
+using detail::JsonWriter;
+using detail::decode_value;
+"""]
+    hpp.extend(f"using ::acp::{version}::codec::{f};\n" for f in CODEC_FUNCTIONS)
+    hpp.append(codec.declarations(own))
+    hpp.append(f"""
+// Decodes json into out (reset first).
+template <class T>
+Status decode(const JsonValue& json, T& out) {{
+    out = T();
+    return decode_value(json, out, detail::DecodePath());
+}}
+
+}}  // namespace {ns}::codec
+""")
+    cc = [banner, f"//\n// ACP {version} unstable codec (declarations in unstable_codec.hpp).\n",
+          f'#include "protocol/{version}/unstable_codec.hpp"\n\n#include <cstddef>\n#include <cstdint>\n'
+          f'#include <limits>\n#include <string>\n#include <utility>\n\nnamespace {ns}::codec {{\n']
+    cc.extend(codec.define(n) for n in own)
+    cc.append(f"\n}}  // namespace {ns}::codec\n")
+    meta_path = os.path.join(os.path.dirname(unstable_path), "meta.unstable.json")
+    if os.path.exists(meta_path):
+        with open(meta_path, encoding="utf-8") as fh:
+            meta = json.load(fh)
+    else:
+        meta = unstable_meta(unstable["$defs"])
+    added_meta = {k: {m: w for m, w in v.items() if w not in stable_meta.get(k, {}).values()
+                      and not UNSTABLE_LEAVE_OUT_METHODS.fullmatch(w)}
+                  for k, v in meta.items() if k != "version"}
+    added_meta = {k: v for k, v in added_meta.items() if v}
+    meth = emit_methods(added_meta).replace("namespace acp::v2::method", f"namespace {ns}::method")
+    meth = meth.replace("ACP v2 method names (from schema/v2/meta.json)",
+                        f"ACP {version} method names the unstable schema adds (schema/{version}/meta.unstable.json)")
+    meth = meth.replace("acp::v2::method::session_update", f"{ns}::method::session_fork")
+    meth = meth.replace("schema/v2/schema.json", f"schema/{version}/schema.unstable.json")
+    files = {f"include/acp/{version}/unstable.hpp": "".join(types),
+             f"lib/protocol/{version}/unstable_types.cpp": "".join(cpp),
+             f"lib/protocol/{version}/unstable_codec.hpp": "".join(hpp),
+             f"lib/protocol/{version}/unstable_codec.cpp": "".join(cc),
+             f"lib/protocol/{version}/unstable_methods.hpp": meth}
+    return {k: v.replace("::acp::@v2@::", f"::acp::{version}::") for k, v in files.items()}
+
+
+def without_unstable_banner(schema):
+    """Descriptions without the "**UNSTABLE** ... may be removed or changed" paragraphs every
+    unstable def opens with (the whole header says so once), so comments say what it is."""
+    if isinstance(schema, dict):
+        out = {k: without_unstable_banner(v) for k, v in schema.items()}
+        if isinstance(out.get("description"), str):
+            paras = [p for p in out["description"].split("\n\n")
+                     if p.strip() not in ("**UNSTABLE**", "UNSTABLE") and not p.startswith("This capability is not part")]
+            out["description"] = "\n\n".join(paras)
+        return out
+    if isinstance(schema, list):
+        return [without_unstable_banner(v) for v in schema]
+    return schema
+
+
+def unstable_meta(defs):
+    """meta.json's method groups from the schema's x-method/x-side (v1 ships no meta.unstable.json)."""
+    groups = {"agent": "agentMethods", "client": "clientMethods"}
+    meta = {}
+    for d in defs.values():
+        method, side = d.get("x-method"), d.get("x-side")
+        if method and side in groups:
+            meta.setdefault(groups[side], {})[method.replace("/", "_")] = method
+    return meta
+
+
+def load_raw_defs(schema_path, version):
+    with open(schema_path, encoding="utf-8") as fh:
+        defs = json.load(fh)["$defs"]
+    if version == "v1":
+        flatten_v1_set_config_option(defs)
+    return defs
+
+
 def generate(schema_path, out_dir, v1_schema_path=DEFAULT_V1_SCHEMA):
     v2, v2_schema_names = load_model(schema_path, "v2")
     v2_names = v2.topo_order()
@@ -2034,7 +2264,12 @@ def generate(schema_path, out_dir, v1_schema_path=DEFAULT_V1_SCHEMA):
     types, bodies = emit_types_v1(v1, v1_names, reused, v2_topic)
     files_v1 = version_files(v1, v1_schema_names, load_meta(v1_schema_path), "v1", v1_topic, types, bodies, False,
                              reused)
-    sources = sorted(f for f in list(files_v2) + list(files_v1) if f.endswith(".cpp"))
+    unstable_v2 = emit_unstable("v2", v2, load_raw_defs(schema_path, "v2"), unstable_path(schema_path),
+                                load_meta(schema_path))
+    unstable_v1 = emit_unstable("v1", v1, load_raw_defs(v1_schema_path, "v1"), unstable_path(v1_schema_path),
+                                load_meta(v1_schema_path))
+    files_v2.update(unstable_v2)
+    sources = sorted(f for f in list(files_v2) + list(files_v1) + list(unstable_v1) if f.endswith(".cpp"))
     cmake = ["# SPDX-License-Identifier: Apache-2.0\n",
              "# generated by scripts/generate_protocol.py \u2014 do not edit\n",
              "# The generated protocol sources (types and codec of ACP v2 and v1, split by topic).\n",
@@ -2043,8 +2278,13 @@ def generate(schema_path, out_dir, v1_schema_path=DEFAULT_V1_SCHEMA):
     cmake.append(")\n")
     write_files(out_dir, files_v2, "v2")
     write_files(out_dir, files_v1, "v1")
+    write_files(out_dir, unstable_v1, "v2")
     write_files(out_dir, {GENERATED_LIST: "".join(cmake)}, "v2")
-    return sorted(list(files_v2) + list(files_v1) + [GENERATED_LIST])
+    return sorted(list(files_v2) + list(files_v1) + list(unstable_v1) + [GENERATED_LIST])
+
+
+def unstable_path(schema_path):
+    return os.path.join(os.path.dirname(schema_path), "schema.unstable.json")
 
 
 # Generated files of earlier layouts a --check must not find (the CMake list is the truth).

@@ -492,7 +492,9 @@ typedef enum acp_item_kind_t {
     ACP_ITEM_PLAN = 4,
     ACP_ITEM_TERMINAL = 5,
     ACP_ITEM_COMPACTION = 6,
-    ACP_ITEM_UNKNOWN = 7
+    ACP_ITEM_UNKNOWN = 7,
+    ACP_ITEM_SUBAGENT = 8,        /* unstable subagent_update: a child session */
+    ACP_ITEM_SESSION_MESSAGE = 9  /* unstable session_message(_chunk) */
 } acp_item_kind_t;
 
 /* A consistent snapshot of one session's model (thread-safe to read, immutable).

@@ -83,6 +83,11 @@ struct ClientOptions {
     // terminal auth method, its command in a terminal the user sees. Only then may the
     // agent offer such methods (AGENT-MUST-04); a host that cannot leaves it false.
     bool auth_terminal = false;
+    // Opt in to the unstable ACP surface (CLIENT-GUIDE 4.14; acp/unstable.hpp): session/fork,
+    // archive, status, set_title, systemPrompt, auth/status, providers/*. Off, every call of
+    // acp::unstable is refused before sending and nothing unstable is advertised or sent.
+    // The unstable schema may change under it between libacp versions.
+    bool unstable = false;
     // A resume's replay is over once the agent answered and the session has then been
     // quiet this long (some agents send part of the replay after the answer); the
     // resume's callback runs then. 0 = at the answer, as the protocol says.

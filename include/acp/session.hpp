@@ -32,6 +32,7 @@
 #include "acp/json.hpp"
 #include "acp/status.hpp"
 #include "acp/v2/types.hpp"
+#include "acp/v2/unstable.hpp"
 
 namespace acp {
 
@@ -43,7 +44,20 @@ struct SessionObservers;
 // Sorted by key so a dump is deterministic; empty = no metadata.
 using MetaMap = std::map<std::string, RawJson, std::less<>>;
 
-enum class ItemKind { user_message, agent_message, agent_thought, tool_call, plan, terminal, compaction, unknown };
+// subagent and session_message come from the unstable schema (CLIENT-GUIDE 6.7); they
+// follow `unknown` so the values of the others (and the C API's ACP_ITEM_*) stay.
+enum class ItemKind {
+    user_message,
+    agent_message,
+    agent_thought,
+    tool_call,
+    plan,
+    terminal,
+    compaction,
+    unknown,
+    subagent,
+    session_message
+};
 
 // Wire name of an item kind ("agent_message", "tool_call", ...).
 ACP_EXPORT std::string_view item_kind_name(ItemKind kind);
@@ -76,7 +90,15 @@ struct ToolCallItem {
 
 struct PlanItem {
     std::string id;
-    v2::PlanUpdateContent plan;  // items, or an unknown plan type kept raw
+    // items, or a type the stable schema does not know kept raw: the unstable `markdown` and
+    // `file` types read typed through `unstable()`.
+    v2::PlanUpdateContent plan;
+    // plan_removed (unstable): the plan is gone; the item keeps its place (items never move)
+    // and a later plan_update with the id brings it back.
+    bool removed = false;
+
+    // The unstable plan types (markdown, file); nullopt for items and for other types.
+    std::optional<v2::unstable::PlanUpdateContentAdditions> unstable() const;
 };
 
 // A display-only terminal. `bytes` are the raw output bytes; `text` is their UTF-8
@@ -103,6 +125,31 @@ struct CompactionItem {
     MetaMap meta;
 };
 
+// A child session this one owns (unstable subagent_update, CLIENT-GUIDE 6.7); the id is the
+// child's sessionId. Fields patch like any upsert.
+struct SubagentItem {
+    std::string id;
+    std::optional<std::string> title;
+    std::optional<std::string> description;
+    std::optional<v2::unstable::SubagentSessionCapabilities> capabilities;
+    std::optional<v2::StateUpdate> state;  // mirrored; nullopt = unconfirmed
+    std::optional<std::string> cwd;
+    std::optional<std::vector<std::string>> additional_directories;
+    MetaMap meta;
+};
+
+// An inter-session message (unstable session_message and session_message_chunk); content
+// follows the message rules (CLIENT-MUST-51).
+struct SessionMessageItem {
+    std::string id;
+    std::optional<std::string> sender_session_id;
+    std::optional<std::string> recipient_session_id;
+    std::optional<std::string> sender_message_id;
+    std::optional<std::string> recipient_message_id;
+    std::vector<v2::ContentBlock> content;
+    MetaMap meta;
+};
+
 // An update variant this version does not know, kept verbatim (CLIENT-MUST-17).
 struct UnknownItem {
     std::string tag;  // its sessionUpdate value
@@ -111,7 +158,8 @@ struct UnknownItem {
 
 class ACP_EXPORT SessionItem {
 public:
-    using Value = std::variant<MessageItem, ToolCallItem, PlanItem, TerminalItem, CompactionItem, UnknownItem>;
+    using Value = std::variant<MessageItem, ToolCallItem, PlanItem, TerminalItem, CompactionItem, UnknownItem,
+                               SubagentItem, SessionMessageItem>;
 
     SessionItem(ItemKind kind, Value value);
 
@@ -126,6 +174,8 @@ public:
     const TerminalItem* terminal() const;
     const CompactionItem* compaction() const;
     const UnknownItem* unknown() const;
+    const SubagentItem* subagent() const;
+    const SessionMessageItem* session_message() const;
 
     MessageItem* message();
     ToolCallItem* tool_call();
@@ -147,8 +197,11 @@ struct ForegroundState {
     std::optional<std::string> stop_reason;
     // Idle with stopReason "error": the failure, when the agent sent one.
     std::optional<v2::Error> error;
-    // The whole state_update object of an unrecognised state.
+    // The whole state_update object of an unrecognised state (the unstable `unknown`, the
+    // agent cannot observe its activity, is one: busy, never idle).
     std::optional<RawJson> raw;
+    // Idle (unstable): the token counts of the work that just finished, when reported.
+    std::optional<v2::unstable::Usage> usage;
     // nullopt = not reported (unknown, not "nothing", CLIENT-MUST-62); empty = nothing runs.
     std::optional<std::vector<v2::BackgroundWork>> background;
 
@@ -202,7 +255,7 @@ private:
     std::string session_id_;
     std::vector<SessionItem> items_;
     // One id space per entity kind (CLIENT-MUST-52); values index items_.
-    std::unordered_map<std::string, std::size_t> index_[7];
+    std::unordered_map<std::string, std::size_t> index_[10];
     // The item the last upsert found: a stream appends to one item many times in a row,
     // so the next chunk usually skips the hash lookup. Checked against items_ before use.
     std::size_t last_item_ = static_cast<std::size_t>(-1);

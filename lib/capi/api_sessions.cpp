@@ -148,7 +148,7 @@ int acp_client_find_item(acp_item** out, acp_client* client, const char* session
         if (out == nullptr) return fail(ACP_EINVAL, "out is NULL");
         *out = nullptr;
         if (int ok = need(item_id, "item_id"); ok != ACP_OK) return ok;
-        if (kind < ACP_ITEM_USER_MESSAGE || kind >= ACP_ITEM_UNKNOWN) {
+        if (kind < ACP_ITEM_USER_MESSAGE || kind == ACP_ITEM_UNKNOWN || kind > ACP_ITEM_SESSION_MESSAGE) {
             return fail(ACP_EINVAL, "kind must be an ACP_ITEM_* with an id (not ACP_ITEM_UNKNOWN)");
         }
         const std::string id = item_id;

@@ -146,7 +146,9 @@ static_assert(static_cast<int>(SessionEvent::Type::session_added) == ACP_CHANGE_
               "ACP_CHANGE_* and SessionEvent::Type differ");
 static_assert(static_cast<int>(ItemKind::user_message) == ACP_ITEM_USER_MESSAGE &&
                   static_cast<int>(ItemKind::compaction) == ACP_ITEM_COMPACTION &&
-                  static_cast<int>(ItemKind::unknown) == ACP_ITEM_UNKNOWN,
+                  static_cast<int>(ItemKind::unknown) == ACP_ITEM_UNKNOWN &&
+                  static_cast<int>(ItemKind::subagent) == ACP_ITEM_SUBAGENT &&
+                  static_cast<int>(ItemKind::session_message) == ACP_ITEM_SESSION_MESSAGE,
               "ACP_ITEM_* and ItemKind differ");
 
 void Core::observe_sessions(bool enabled) {

@@ -142,10 +142,13 @@ void Client::Impl::initialize(Callback<av2::InitializeResponse> done) {
 
 void Client::Impl::choose_driver(detail::Negotiation::Outcome outcome) {
     if (outcome.agent_v1) {
-        gate_.emplace(detail::features_of(*outcome.agent_v1, outcome.agent), core_.store, router_);
+        // The unstable surface is v2 only: a v1 agent's offer of it stays empty.
+        gate_.emplace(detail::features_of(*outcome.agent_v1, outcome.agent),
+                      detail::unstable_features_of(outcome.agent, core_.options.unstable), core_.store, router_);
         driver_ = std::make_unique<detail::V1Driver>(core_, router_, requests_);
     } else {
-        gate_.emplace(detail::features_of(outcome.agent), core_.store, router_);
+        gate_.emplace(detail::features_of(outcome.agent),
+                      detail::unstable_features_of(outcome.agent, core_.options.unstable), core_.store, router_);
         driver_ = std::make_unique<detail::V2Driver>(core_, router_, requests_);
     }
     agent_ = std::move(outcome.agent);
@@ -276,14 +279,12 @@ SessionRoots roots_of(const std::string& cwd, const std::optional<std::vector<st
 }
 }  // namespace
 
-void Client::new_session(av2::NewSessionRequest request, Callback<av2::NewSessionResponse> done) {
-    new_session(std::move(request), {}, std::move(done));
-}
-
-void Client::new_session(av2::NewSessionRequest request, ToolServers tools, Callback<av2::NewSessionResponse> done) {
+void Client::Impl::new_session(av2::NewSessionRequest request, const ToolServers& tools,
+                               const std::optional<v2::unstable::SystemPrompt>& prompt,
+                               Callback<av2::NewSessionResponse> done) {
     // The tool servers' offer belongs to the request until the agent accepted the session.
-    auto offer = tools.empty() ? nullptr : impl_->tools_.prepare(tools);
-    done = [weak = std::weak_ptr<Impl>(impl_), roots = roots_of(request.cwd, request.additionalDirectories), offer,
+    auto offer = tools.empty() ? nullptr : tools_.prepare(tools);
+    done = [weak = weak_from_this(), roots = roots_of(request.cwd, request.additionalDirectories), offer,
             done = std::move(done)](Result<av2::NewSessionResponse> result) {
         if (auto impl = weak.lock(); impl && result) {
             impl->core_.session_roots[result->sessionId] = roots;
@@ -292,23 +293,20 @@ void Client::new_session(av2::NewSessionRequest request, ToolServers tools, Call
         done(std::move(result));
     };
     detail::ToolEntries entries;
-    if (offer) entries = [this, &offer](detail::ToolTransport t) { return impl_->tools_.start(*offer, t); };
-    impl_->submit(
+    if (offer) entries = [this, &offer](detail::ToolTransport t) { return tools_.start(*offer, t); };
+    submit(
         method::session_new, std::move(done),
-        [&](const RequestGate& gate) { return gate.new_session(std::move(request), entries); },
+        [&](const RequestGate& gate) { return gate.new_session(std::move(request), entries, prompt); },
         [](ProtocolDriver& driver, auto checked, auto callback) {
             driver.new_session(std::move(checked), std::move(callback));
         });
 }
 
-void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::ResumeSessionResponse> done) {
-    resume_session(std::move(request), {}, std::move(done));
-}
-
-void Client::resume_session(av2::ResumeSessionRequest request, ToolServers tools,
-                            Callback<av2::ResumeSessionResponse> done) {
-    auto offer = tools.empty() ? nullptr : impl_->tools_.prepare(tools);
-    done = [weak = std::weak_ptr<Impl>(impl_), id = request.sessionId,
+void Client::Impl::resume_session(av2::ResumeSessionRequest request, const ToolServers& tools,
+                                  const std::optional<v2::unstable::SystemPrompt>& prompt,
+                                  Callback<av2::ResumeSessionResponse> done) {
+    auto offer = tools.empty() ? nullptr : tools_.prepare(tools);
+    done = [weak = weak_from_this(), id = request.sessionId,
             roots = roots_of(request.cwd, request.additionalDirectories), offer,
             done = std::move(done)](Result<av2::ResumeSessionResponse> result) {
         if (auto impl = weak.lock(); impl && result) {
@@ -319,22 +317,45 @@ void Client::resume_session(av2::ResumeSessionRequest request, ToolServers tools
         done(std::move(result));
     };
     detail::ToolEntries entries;
-    if (offer) entries = [this, &offer](detail::ToolTransport t) { return impl_->tools_.start(*offer, t); };
-    impl_->submit(
+    if (offer) entries = [this, &offer](detail::ToolTransport t) { return tools_.start(*offer, t); };
+    submit(
         method::session_resume, std::move(done),
-        [&](const RequestGate& gate) { return gate.resume_session(std::move(request), entries); },
+        [&](const RequestGate& gate) { return gate.resume_session(std::move(request), entries, prompt); },
         [](ProtocolDriver& driver, auto checked, auto callback) {
             driver.resume_session(std::move(checked), std::move(callback));
         });
 }
 
-void Client::list_sessions(av2::ListSessionsRequest request, Callback<av2::ListSessionsResponse> done) {
-    impl_->submit(
+void Client::Impl::list_sessions(av2::ListSessionsRequest request,
+                                 const std::optional<v2::unstable::SessionArchiveFilter>& archived,
+                                 Callback<av2::ListSessionsResponse> done) {
+    submit(
         method::session_list, std::move(done),
-        [&](const RequestGate& gate) { return gate.list_sessions(std::move(request)); },
+        [&](const RequestGate& gate) { return gate.list_sessions(std::move(request), archived); },
         [](ProtocolDriver& driver, auto checked, auto callback) {
             driver.list_sessions(std::move(checked), std::move(callback));
         });
+}
+
+void Client::new_session(av2::NewSessionRequest request, Callback<av2::NewSessionResponse> done) {
+    impl_->new_session(std::move(request), {}, std::nullopt, std::move(done));
+}
+
+void Client::new_session(av2::NewSessionRequest request, ToolServers tools, Callback<av2::NewSessionResponse> done) {
+    impl_->new_session(std::move(request), tools, std::nullopt, std::move(done));
+}
+
+void Client::resume_session(av2::ResumeSessionRequest request, Callback<av2::ResumeSessionResponse> done) {
+    impl_->resume_session(std::move(request), {}, std::nullopt, std::move(done));
+}
+
+void Client::resume_session(av2::ResumeSessionRequest request, ToolServers tools,
+                            Callback<av2::ResumeSessionResponse> done) {
+    impl_->resume_session(std::move(request), tools, std::nullopt, std::move(done));
+}
+
+void Client::list_sessions(av2::ListSessionsRequest request, Callback<av2::ListSessionsResponse> done) {
+    impl_->list_sessions(std::move(request), std::nullopt, std::move(done));
 }
 
 namespace {

@@ -9,6 +9,8 @@ namespace acp::detail {
 
 struct ClientAccess {
     static ClientCore& core(Client& client) { return client.impl_->core_; }
+    static Client::Impl& impl(Client& client) { return *client.impl_; }
+    static const Client::Impl& impl(const Client& client) { return *client.impl_; }
 };
 
 }  // namespace acp::detail

@@ -44,6 +44,16 @@ public:
         send(*driver_, std::move(checked.value()), std::move(done));
     }
 
+    // The session calls, with the unstable members acp::unstable adds (client/unstable_calls.cpp).
+    void new_session(v2::NewSessionRequest request, const ToolServers& tools,
+                     const std::optional<v2::unstable::SystemPrompt>& prompt,
+                     Callback<v2::NewSessionResponse> done);
+    void resume_session(v2::ResumeSessionRequest request, const ToolServers& tools,
+                        const std::optional<v2::unstable::SystemPrompt>& prompt,
+                        Callback<v2::ResumeSessionResponse> done);
+    void list_sessions(v2::ListSessionsRequest request, const std::optional<v2::unstable::SessionArchiveFilter>& archived,
+                       Callback<v2::ListSessionsResponse> done);
+
     detail::ClientCore core_;
     detail::UpdateRouter router_;
     detail::AgentRequests requests_;

@@ -7,12 +7,15 @@
 #include "client/update_router.hpp"
 #include "protocol/codec_support.hpp"
 #include "protocol/request_checks.hpp"
+#include "protocol/unstable_additions.hpp"
+#include "protocol/v2/unstable_methods.hpp"
 #include "protocol/v2/codec.hpp"
 #include "protocol/v2/methods.hpp"
 
 namespace acp::detail {
 
 namespace av2 = acp::v2;
+namespace un = acp::v2::unstable;
 namespace method = acp::v2::method;
 
 namespace {
@@ -91,23 +94,27 @@ Status RequestGate::add_tool_entries(std::optional<std::vector<av2::McpServer>>&
 }
 
 Result<Checked<av2::NewSessionRequest>> RequestGate::new_session(av2::NewSessionRequest request,
-                                                                 const ToolEntries& tools) const {
+                                                                 const ToolEntries& tools,
+                                                                 const std::optional<un::SystemPrompt>& prompt) const {
     Status checks = add_tool_entries(request.mcpServers, tools);
     if (checks) checks = check_new_session(request, agent_);
+    if (checks && prompt) checks = check_system_prompt(*prompt, unstable_);
+    if (checks && prompt) checks = add_member(request.extra_fields, "systemPrompt", encode_raw(*prompt));
     return pass(std::move(checks), std::move(request));
 }
 
-Result<Checked<av2::ResumeSessionRequest>> RequestGate::resume_session(av2::ResumeSessionRequest request,
-                                                                       const ToolEntries& tools) const {
+Result<Checked<av2::ResumeSessionRequest>> RequestGate::resume_session(
+    av2::ResumeSessionRequest request, const ToolEntries& tools, const std::optional<un::SystemPrompt>& prompt) const {
     Status checks = add_tool_entries(request.mcpServers, tools);
     if (checks) checks = check_resume_session(request, agent_);
     if (checks) checks = router_.check_not_resuming(request.sessionId);
+    if (checks && prompt) checks = check_system_prompt(*prompt, unstable_);
+    if (checks && prompt) checks = add_member(request.extra_fields, "systemPrompt", encode_raw(*prompt));
     return pass(std::move(checks), std::move(request));
 }
 
 Result<Checked<av2::ListSessionsRequest>> RequestGate::list_sessions(av2::ListSessionsRequest request) const {
-    Status checks = check_list_sessions(request, agent_);
-    return pass(std::move(checks), std::move(request));
+    return list_sessions(std::move(request), std::nullopt);
 }
 
 Result<Checked<av2::CloseSessionRequest>> RequestGate::close_session(av2::CloseSessionRequest request) const {
@@ -162,6 +169,84 @@ Result<Checked<ExtMessage>> RequestGate::extension(ExtMessage message) const {
     if (checks) checks = check_raw_object(message.params, "extension params");
     return pass(std::move(checks), std::move(message));
 }
+
+// --- the unstable surface ------------------------------------------------------------
+
+template <class Request>
+Result<Checked<UnstableMessage>> RequestGate::pass_unstable(Status checks, std::string_view method,
+                                                          const Request& request) const {
+    if (!checks) return checks;
+    RawJsonAudit audit;
+    RawJson params = encode_raw(request);
+    if (!audit.status()) return audit.status();
+    return Checked<UnstableMessage>(UnstableMessage{std::string(method), std::move(params)});
+}
+
+Status RequestGate::add_member(av2::ExtraFields& extra, std::string_view key, RawJson value) {
+    for (const auto& field : extra) {
+        if (field.first == key) {
+            return Status(Errc::invalid_argument, "'" + std::string(key) +
+                                                      "' is not an extra field: give it to the acp::unstable call");
+        }
+    }
+    extra.emplace_back(std::string(key), std::move(value));
+    return Status();
+}
+
+Result<Checked<av2::ListSessionsRequest>> RequestGate::list_sessions(
+    av2::ListSessionsRequest request, const std::optional<un::SessionArchiveFilter>& archived) const {
+    Status checks = check_list_sessions(request, agent_);
+    if (checks && archived) checks = check_archive_filter(unstable_);
+    if (checks && archived) checks = add_member(request.extra_fields, "archived", encode_raw(*archived));
+    return pass(std::move(checks), std::move(request));
+}
+
+Result<Checked<UnstableMessage>> RequestGate::fork_session(const un::ForkSessionRequest& request) const {
+    Status checks = check_unstable_method(UnstableMethod::fork, unstable_);
+    // The fork opens a session: its cwd, directories and MCP servers pass new_session's checks.
+    if (checks) {
+        av2::NewSessionRequest opened;
+        opened.cwd = request.cwd;
+        opened.additionalDirectories = request.additionalDirectories;
+        opened.mcpServers = request.mcpServers;
+        checks = check_new_session(opened, agent_);
+    }
+    if (checks && request.systemPrompt.has_value()) checks = check_system_prompt(*request.systemPrompt, unstable_);
+    return pass_unstable(std::move(checks), un::method::session_fork, request);
+}
+
+Result<Checked<UnstableMessage>> RequestGate::disable_provider(const un::DisableProviderRequest& request,
+                                                               const un::ListProvidersResponse& current) const {
+    Status checks = check_unstable_method(UnstableMethod::providers, unstable_);
+    for (const auto& provider : current.providers) {
+        if (checks && provider.providerId == request.providerId && provider.required) {
+            checks = Status(Errc::invalid_argument,
+                            "provider '" + request.providerId + "' is required: it cannot be disabled");
+        }
+    }
+    return pass_unstable(std::move(checks), un::method::providers_disable, request);
+}
+
+template <class Request>
+Result<Checked<UnstableMessage>> RequestGate::unstable_call(UnstableMethod which, std::string_view method,
+                                                            const Request& request) const {
+    return pass_unstable(check_unstable_method(which, unstable_), method, request);
+}
+
+template Result<Checked<UnstableMessage>> RequestGate::unstable_call(UnstableMethod, std::string_view,
+                                                                     const un::ArchiveSessionRequest&) const;
+template Result<Checked<UnstableMessage>> RequestGate::unstable_call(UnstableMethod, std::string_view,
+                                                                     const un::UnarchiveSessionRequest&) const;
+template Result<Checked<UnstableMessage>> RequestGate::unstable_call(UnstableMethod, std::string_view,
+                                                                     const un::SessionStatusRequest&) const;
+template Result<Checked<UnstableMessage>> RequestGate::unstable_call(UnstableMethod, std::string_view,
+                                                                     const un::SetSessionTitleRequest&) const;
+template Result<Checked<UnstableMessage>> RequestGate::unstable_call(UnstableMethod, std::string_view,
+                                                                     const un::AuthStatusRequest&) const;
+template Result<Checked<UnstableMessage>> RequestGate::unstable_call(UnstableMethod, std::string_view,
+                                                                     const un::ListProvidersRequest&) const;
+template Result<Checked<UnstableMessage>> RequestGate::unstable_call(UnstableMethod, std::string_view,
+                                                                     const un::SetProviderRequest&) const;
 
 bool RequestGate::cancellable(const std::string& session_id, bool terminal, const std::string& id) const {
     if (router_.is_closed(session_id)) return false;

@@ -24,7 +24,9 @@
 #include "acp/json.hpp"
 #include "acp/status.hpp"
 #include "acp/v2/types.hpp"
+#include "acp/v2/unstable.hpp"
 #include "protocol/agent_features.hpp"
+#include "protocol/unstable_checks.hpp"
 
 namespace acp {
 class SessionStore;
@@ -61,22 +63,33 @@ struct ExtMessage {
     RawJson params;
 };
 
+// A request of the unstable surface, checked and encoded: its method and params.
+struct UnstableMessage {
+    std::string method;
+    RawJson params;
+};
+
 class RequestGate {
 public:
-    RequestGate(AgentFeatures agent, const SessionStore& store, const UpdateRouter& router)
-        : agent_(std::move(agent)), store_(store), router_(router) {}
+    RequestGate(AgentFeatures agent, UnstableFeatures unstable, const SessionStore& store, const UpdateRouter& router)
+        : agent_(std::move(agent)), unstable_(unstable), store_(store), router_(router) {}
 
     const AgentFeatures& agent() const { return agent_; }
+    const UnstableFeatures& unstable() const { return unstable_; }
 
     Result<Checked<v2::LoginAuthRequest>> login(v2::LoginAuthRequest request) const;
     Result<Checked<v2::LogoutAuthRequest>> logout(v2::LogoutAuthRequest request) const;
     // With tools: the transport for the host's tool servers is chosen here, their entries
     // joined to mcpServers, and the whole list checked with the rest (CLIENT-MUST-33), so
     // the choice and the check are one decision.
-    Result<Checked<v2::NewSessionRequest>> new_session(v2::NewSessionRequest request,
-                                                       const ToolEntries& tools = nullptr) const;
-    Result<Checked<v2::ResumeSessionRequest>> resume_session(v2::ResumeSessionRequest request,
-                                                             const ToolEntries& tools = nullptr) const;
+    // An unstable systemPrompt is given apart and added after the stable checks; the host
+    // cannot smuggle it in through extra_fields.
+    Result<Checked<v2::NewSessionRequest>> new_session(
+        v2::NewSessionRequest request, const ToolEntries& tools = nullptr,
+        const std::optional<v2::unstable::SystemPrompt>& prompt = std::nullopt) const;
+    Result<Checked<v2::ResumeSessionRequest>> resume_session(
+        v2::ResumeSessionRequest request, const ToolEntries& tools = nullptr,
+        const std::optional<v2::unstable::SystemPrompt>& prompt = std::nullopt) const;
     // The first transport of ToolTransport's order the agent advertised; a refusal naming
     // what it does support when none.
     Result<ToolTransport> tool_transport() const;
@@ -91,6 +104,21 @@ public:
     Result<Checked<v2::CancelTerminalRequest>> cancel_terminal(v2::CancelTerminalRequest request) const;
     Result<Checked<ExtMessage>> extension(ExtMessage message) const;
 
+    // The unstable surface (CLIENT-GUIDE 4.14; protocol/unstable_checks.hpp). A stable
+    // request's unstable member is given apart and added after the stable checks; the host
+    // cannot smuggle it in through extra_fields.
+    Result<Checked<v2::ListSessionsRequest>> list_sessions(
+        v2::ListSessionsRequest request, const std::optional<v2::unstable::SessionArchiveFilter>& archived) const;
+    Result<Checked<UnstableMessage>> fork_session(const v2::unstable::ForkSessionRequest& request) const;
+    // A provider the agent lists as required is never disabled (current: its providers/list).
+    Result<Checked<UnstableMessage>> disable_provider(const v2::unstable::DisableProviderRequest& request,
+                                                      const v2::unstable::ListProvidersResponse& current) const;
+    // The calls whose only check is their capability (archive, unarchive, status, set_title,
+    // auth/status, providers/list and set).
+    template <class Request>
+    Result<Checked<UnstableMessage>> unstable_call(UnstableMethod which, std::string_view method,
+                                                   const Request& request) const;
+
 private:
     // The last check of every kind: what the host put in as raw JSON (_meta, unknown
     // variants, extra fields) must be JSON, or nothing is sent.
@@ -100,8 +128,14 @@ private:
     Status add_tool_entries(std::optional<std::vector<v2::McpServer>>& servers, const ToolEntries& tools) const;
     // CLIENT-MUST-36: an entity may be cancelled only while its latest state says so.
     bool cancellable(const std::string& session_id, bool terminal, const std::string& id) const;
+    template <class Request>
+    Result<Checked<UnstableMessage>> pass_unstable(Status checks, std::string_view method,
+                                                   const Request& request) const;
+    // Adds an unstable member to a stable request once its checks passed.
+    static Status add_member(v2::ExtraFields& extra, std::string_view key, RawJson value);
 
     AgentFeatures agent_;
+    UnstableFeatures unstable_;
     const SessionStore& store_;
     const UpdateRouter& router_;
 };

@@ -8,6 +8,7 @@
 
 #include "client/client_core.hpp"
 #include "client/chunk_line.hpp"
+#include "protocol/unstable_additions.hpp"
 #include "protocol/v2/codec.hpp"
 
 namespace acp::detail {
@@ -104,6 +105,13 @@ void UpdateRouter::deliver_joined(const v2::UpdateSessionNotification& notificat
     }
     turn_watch_.activity(notification.sessionId);
     core_.model_settled();
+    // A subagent's traffic comes without a resume (CLIENT-GUIDE 6.7): its parent announced it.
+    if (const RawJson* raw = notification.update.unknown(); raw != nullptr && notification.update.tag() == "subagent_update") {
+        v2::unstable::SessionUpdateAdditions added;
+        if (detail::decode_variant(notification.update.tag(), *raw, added) && added.subagent_update() != nullptr) {
+            known_.insert(added.subagent_update()->sessionId);
+        }
+    }
     if (core_.host.session_update && !core_.orphaned) core_.host.session_update(notification);
 }
 

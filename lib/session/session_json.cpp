@@ -7,7 +7,7 @@
 #include "acp/session.hpp"
 #include "jsonrpc/json.hpp"
 #include "protocol/codec_support.hpp"
-#include "protocol/v2/codec.hpp"
+#include "protocol/v2/unstable_codec.hpp"
 
 namespace acp {
 
@@ -30,7 +30,7 @@ template <class T>
 void write_optional(JsonWriter& w, std::string_view key, const std::optional<T>& value) {
     write_key(w, key);
     if (value) {
-        v2::codec::encode(w, *value);
+        v2::unstable::codec::encode(w, *value);
     } else {
         w.Null();
     }
@@ -49,7 +49,7 @@ template <class T>
 void write_array(JsonWriter& w, std::string_view key, const std::vector<T>& values) {
     write_key(w, key);
     w.StartArray();
-    for (const auto& value : values) v2::codec::encode(w, value);
+    for (const auto& value : values) v2::unstable::codec::encode(w, value);
     w.EndArray();
 }
 
@@ -94,9 +94,9 @@ void write_item(JsonWriter& w, const SessionItem& item) {
         write_optional_string(w, "name", call->name);
         write_optional_string(w, "title", call->title);
         write_key(w, "toolKind");
-        v2::codec::encode(w, call->kind);
+        v2::unstable::codec::encode(w, call->kind);
         write_key(w, "status");
-        v2::codec::encode(w, call->status);
+        v2::unstable::codec::encode(w, call->status);
         write_array(w, "content", call->content);
         write_array(w, "locations", call->locations);
         write_optional_raw(w, "rawInput", call->raw_input);
@@ -105,7 +105,9 @@ void write_item(JsonWriter& w, const SessionItem& item) {
         write_meta(w, call->meta);
     } else if (const PlanItem* plan = item.plan()) {
         write_key(w, "plan");
-        v2::codec::encode(w, plan->plan);
+        v2::unstable::codec::encode(w, plan->plan);
+        write_key(w, "removed");
+        w.Bool(plan->removed);
     } else if (const TerminalItem* terminal = item.terminal()) {
         write_optional_string(w, "command", terminal->command);
         write_optional_string(w, "cwd", terminal->cwd);
@@ -119,10 +121,32 @@ void write_item(JsonWriter& w, const SessionItem& item) {
         write_meta(w, terminal->meta);
     } else if (const CompactionItem* compaction = item.compaction()) {
         write_key(w, "status");
-        v2::codec::encode(w, compaction->status);
+        v2::unstable::codec::encode(w, compaction->status);
         write_array(w, "summary", compaction->summary);
         write_optional_string(w, "error", compaction->error);
         write_meta(w, compaction->meta);
+    } else if (const SubagentItem* child = item.subagent()) {
+        write_optional_string(w, "title", child->title);
+        write_optional_string(w, "description", child->description);
+        write_optional(w, "capabilities", child->capabilities);
+        write_optional(w, "state", child->state);
+        write_optional_string(w, "cwd", child->cwd);
+        write_key(w, "additionalDirectories");
+        if (child->additional_directories) {
+            w.StartArray();
+            for (const auto& directory : *child->additional_directories) write_string(w, directory);
+            w.EndArray();
+        } else {
+            w.Null();
+        }
+        write_meta(w, child->meta);
+    } else if (const SessionMessageItem* between = item.session_message()) {
+        write_optional_string(w, "senderSessionId", between->sender_session_id);
+        write_optional_string(w, "recipientSessionId", between->recipient_session_id);
+        write_optional_string(w, "senderMessageId", between->sender_message_id);
+        write_optional_string(w, "recipientMessageId", between->recipient_message_id);
+        write_array(w, "content", between->content);
+        write_meta(w, between->meta);
     }
     w.EndObject();
 }
@@ -136,6 +160,7 @@ void write_foreground(JsonWriter& w, const ForegroundState& foreground) {
     write_optional(w, "error", foreground.error);
     write_optional_raw(w, "raw", foreground.raw);
     write_optional_array(w, "background", foreground.background);
+    write_optional(w, "usage", foreground.usage);
     w.EndObject();
 }
 

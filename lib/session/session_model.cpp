@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "acp/session.hpp"
+#include "protocol/unstable_additions.hpp"
 
 namespace acp {
 
@@ -18,6 +19,8 @@ const PlanItem* SessionItem::plan() const { return std::get_if<PlanItem>(&value_
 const TerminalItem* SessionItem::terminal() const { return std::get_if<TerminalItem>(&value_); }
 const CompactionItem* SessionItem::compaction() const { return std::get_if<CompactionItem>(&value_); }
 const UnknownItem* SessionItem::unknown() const { return std::get_if<UnknownItem>(&value_); }
+const SubagentItem* SessionItem::subagent() const { return std::get_if<SubagentItem>(&value_); }
+const SessionMessageItem* SessionItem::session_message() const { return std::get_if<SessionMessageItem>(&value_); }
 
 MessageItem* SessionItem::message() { return std::get_if<MessageItem>(&value_); }
 ToolCallItem* SessionItem::tool_call() { return std::get_if<ToolCallItem>(&value_); }
@@ -46,9 +49,22 @@ std::string_view item_kind_name(ItemKind kind) {
         case ItemKind::plan: return "plan";
         case ItemKind::terminal: return "terminal";
         case ItemKind::compaction: return "compaction";
+        case ItemKind::subagent: return "subagent";
+        case ItemKind::session_message: return "session_message";
         case ItemKind::unknown: break;
     }
     return "unknown";
+}
+
+std::optional<v2::unstable::PlanUpdateContentAdditions> PlanItem::unstable() const {
+    const RawJson* raw = plan.unknown();
+    if (raw == nullptr) return std::nullopt;
+    v2::unstable::PlanUpdateContentAdditions added;
+    if (!detail::decode_variant(plan.tag(), *raw, added) ||
+        added.kind() == v2::unstable::PlanUpdateContentAdditions::Kind::unknown) {
+        return std::nullopt;
+    }
+    return added;
 }
 
 bool ToolCallItem::is_final() const {

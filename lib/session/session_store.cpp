@@ -10,11 +10,14 @@
 #include "acp/session.hpp"
 #include "jsonrpc/json.hpp"
 #include "protocol/codec_support.hpp"
+#include "protocol/unstable_additions.hpp"
 #include "session/content_merge.hpp"
 #include "session/session_observers.hpp"
 #include "session/terminal_bytes.hpp"
 
 namespace acp {
+
+namespace un = acp::v2::unstable;
 
 namespace {
 
@@ -24,7 +27,7 @@ std::size_t kind_slot(ItemKind kind) { return static_cast<std::size_t>(kind); }
 
 bool same_foreground(const ForegroundState& a, const ForegroundState& b) {
     return a.state == b.state && a.stop_reason == b.stop_reason && a.error == b.error && a.raw == b.raw &&
-           a.background == b.background;
+           a.background == b.background && a.usage == b.usage;
 }
 
 template <class T>
@@ -253,7 +256,74 @@ struct SessionReducer {
         bool inserted = false;
         auto [index, plan] = upsert<PlanItem>(ItemKind::plan, id, inserted);
         plan->plan = update.plan;
+        plan->removed = false;
         changed(inserted, index);
+    }
+
+    // --- the unstable schema's updates (CLIENT-GUIDE 6.5, 6.7) -----------------------------
+
+    void plan_removed(const un::PlanRemoved& removed) {
+        const auto found = s.find(ItemKind::plan, removed.planId);
+        if (!found) return;  // nothing to remove
+        PlanItem* plan = std::get_if<PlanItem>(&item_value(*found));
+        if (plan == nullptr || plan->removed) return;
+        plan->removed = true;
+        changed(false, *found);
+    }
+
+    void subagent(const un::SubagentUpdate& update) {
+        bool inserted = false;
+        auto [index, child] = upsert<SubagentItem>(ItemKind::subagent, update.sessionId, inserted);
+        patch_optional(child->title, update.title);
+        patch_optional(child->description, update.description);
+        patch_optional(child->capabilities, update.capabilities);
+        patch_optional(child->state, update.state);
+        patch_optional(child->cwd, update.cwd);
+        patch_optional(child->additional_directories, update.additionalDirectories);
+        note(problem, detail::patch_meta(child->meta, update._meta));
+        changed(inserted, index);
+    }
+
+    void session_message(const un::SessionMessage& update) {
+        bool inserted = false;
+        auto [index, message] = upsert<SessionMessageItem>(ItemKind::session_message, update.messageId, inserted);
+        patch_optional(message->sender_session_id, update.senderSessionId);
+        patch_optional(message->recipient_session_id, update.recipientSessionId);
+        patch_optional(message->sender_message_id, update.senderMessageId);
+        patch_optional(message->recipient_message_id, update.recipientMessageId);
+        // CLIENT-MUST-51, as for messages: content replaces, null/[] clear, absent keeps.
+        if (update.content.is_null()) {
+            message->content.clear();
+        } else if (update.content.has_value()) {
+            detail::assign_blocks(message->content, *update.content);
+        }
+        note(problem, detail::patch_meta(message->meta, update._meta));
+        changed(inserted, index);
+    }
+
+    void session_message_chunk(const un::SessionMessageChunk& chunk) {
+        bool inserted = false;
+        auto [index, message] = upsert<SessionMessageItem>(ItemKind::session_message, chunk.messageId, inserted);
+        detail::append_block(message->content, chunk.content);
+        const v2::TextContent* text = chunk.content.text();
+        changed(inserted, index, text != nullptr ? std::string_view(text->text) : std::string_view());
+    }
+
+    // An update the stable schema does not know: one the unstable schema adds, or kept raw.
+    bool unstable_update(const std::string& tag, const RawJson& raw) {
+        un::SessionUpdateAdditions added;
+        if (!detail::decode_variant(tag, raw, added)) return false;
+        using Kind = un::SessionUpdateAdditions::Kind;
+        switch (added.kind()) {
+            case Kind::plan_removed: plan_removed(detail::must(added.plan_removed())); return true;
+            case Kind::subagent_update: subagent(detail::must(added.subagent_update())); return true;
+            case Kind::session_message: session_message(detail::must(added.session_message())); return true;
+            case Kind::session_message_chunk:
+                session_message_chunk(detail::must(added.session_message_chunk()));
+                return true;
+            case Kind::unknown: break;
+        }
+        return false;
     }
 
     void compaction(const v2::CompactionUpdate& update) {
@@ -288,6 +358,11 @@ struct SessionReducer {
             background = &blocked->background;
         } else if (const auto* idle = update.idle()) {
             background = &idle->background;
+            un::IdleStateUpdateAdditions added;
+            if (!idle->extra_fields.empty() && detail::decode_additions(idle->extra_fields, added) &&
+                added.usage.has_value()) {
+                next.usage = *added.usage;
+            }
             if (idle->stopReason.has_value()) {
                 next.stop_reason = idle->stopReason->tag();
                 if (const v2::ErrorStopReason* failure = idle->stopReason->error()) {
@@ -331,6 +406,7 @@ struct SessionReducer {
     }
 
     void unknown(const std::string& tag, const RawJson& raw) {
+        if (unstable_update(tag, raw)) return;
         s.items_.emplace_back(ItemKind::unknown, UnknownItem{tag, raw});
         emit_item(SessionEvent::Type::item_inserted, s.items_.size() - 1);
     }

@@ -9,7 +9,7 @@ local native = require("acp.native")
 local model = {}
 
 model.item_kinds = { [0] = "user_message", "agent_message", "agent_thought", "tool_call", "plan", "terminal",
-  "compaction", "unknown" }
+  "compaction", "unknown", "subagent", "session_message" }
 model.item_kind_numbers = {}
 for number, name in pairs(model.item_kinds) do model.item_kind_numbers[name] = number end
 

@@ -52,7 +52,7 @@ TERMINAL_METHODS = ("create", "output", "wait_for_exit", "kill", "release")
 MODE_POLLED = 0
 LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = range(4)
 ITEM_KINDS = ("user_message", "agent_message", "agent_thought", "tool_call", "plan", "terminal",
-              "compaction", "unknown")
+              "compaction", "unknown", "subagent", "session_message")
 
 
 class Status(ctypes.Structure):

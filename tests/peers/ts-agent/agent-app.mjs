@@ -16,6 +16,8 @@
 // Options are documented in agent.mjs and README.md; scripts in README.md.
 
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+// --caps=unstable: the app comes from the SDK's unstable entry point, which knows those methods.
+import * as acpUnstable from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
@@ -49,7 +51,7 @@ export function readOptions(argv, env, extraFlags = []) {
     "silent-initialize", "pid-file", "unknown-session-errors", "empty-cursor", ...extraFlags]);
   for (const k of flags.keys()) if (!known.has(k)) throw new Error(`unknown option --${k}`);
   const caps = pick("caps", "ACP_PEER_CAPS", "full");
-  if (!["full", "none", "stdio-only", "http-only"].includes(caps)) throw new Error(`bad --caps=${caps}`);
+  if (!["full", "none", "stdio-only", "http-only", "unstable"].includes(caps)) throw new Error(`bad --caps=${caps}`);
   const pageSize = int(pick("page-size", "ACP_PEER_PAGE_SIZE", "2"), "page-size");
   if (pageSize < 1) throw new Error("--page-size must be at least 1");
   if (flags.has("state-dir") && (!valued.has("state-dir") || flags.get("state-dir") === "")) {
@@ -92,6 +94,16 @@ function sessionCapabilities(caps) {
       return { mcp: { stdio: {} } };
     case "http-only":
       return { mcp: { http: {} } };
+    case "unstable":
+      // full, and the unstable schema's session surface (CLIENT-GUIDE 4.14)
+      return {
+        ...sessionCapabilities("full"),
+        fork: {},
+        archive: {},
+        status: {},
+        title: {},
+        systemPrompt: { mode: { override: {} } },
+      };
     default:
       return {
         prompt: { image: {}, audio: {}, embeddedContext: {} },
@@ -100,6 +112,14 @@ function sessionCapabilities(caps) {
         additionalDirectories: {},
       };
   }
+}
+
+// --caps=unstable: the LLM providers the agent routes to; "main" cannot be disabled.
+function initialProviders() {
+  return [
+    { providerId: "main", supported: ["anthropic"], required: true, current: { apiType: "anthropic", baseUrl: "https://llm.example/anthropic" } },
+    { providerId: "extra", supported: ["openai"], required: false, current: null },
+  ];
 }
 
 // ---------------------------------------------------------------------------
@@ -123,6 +143,8 @@ class Session {
     this.active = true; // attached to a connection (new/resume), not closed
     this.conn = null; // that connection (see connect()); null while attached to none
     this.deleted = false;
+    this.archived = false; // --caps=unstable: session/archive
+    this.systemPrompt = null; // --caps=unstable: as given to new/resume/fork
     // Every update that is part of the conversation, in send order, for replay.
     this.history = [];
     this.counters = new Map();
@@ -214,6 +236,7 @@ class Session {
     if (this.additionalDirectories.length > 0) info.additionalDirectories = [...this.additionalDirectories];
     if (this.title !== undefined) info.title = this.title;
     if (this.updatedAt !== undefined) info.updatedAt = this.updatedAt;
+    if (this.archived) info.archived = true;
     return info;
   }
 }
@@ -903,7 +926,7 @@ const SCRIPTS = {
 
 /** The agent app for one connection: handlers over the shared sessions, with `conn`'s own login and capabilities. */
 function buildApp(conn) {
-  const app = acp.agent({ name: "libacp-ts-peer" });
+  const app = (opts.caps === "unstable" ? acpUnstable : acp).agent({ name: "libacp-ts-peer" });
   const m = acp.methods.agent;
 
   app.onRequest(m.initialize, async ({ params }) => {
@@ -916,6 +939,10 @@ function buildApp(conn) {
       info: AGENT_INFO,
       capabilities: SESSION_CAPS ? { session: SESSION_CAPS } : {},
     };
+    if (opts.caps === "unstable") {
+      response.capabilities.auth = { status: {} };
+      response.capabilities.providers = {};
+    }
     if (opts.authRequired) response.authMethods = [AUTH_METHOD];
     return response;
   });
@@ -942,6 +969,7 @@ function buildApp(conn) {
       acp.assertSupportedMcpServers(params.mcpServers, SESSION_CAPS.mcp);
       const s = new Session(`sess-${++sessionCounter}`, params.cwd, dirs);
       s.conn = conn;
+      if (params.systemPrompt) s.systemPrompt = validateSystemPrompt(params.systemPrompt);
       sessions.set(s.sessionId, s);
       saveState();
       return { sessionId: s.sessionId, configOptions: s.configOptions(), availableCommands: AVAILABLE_COMMANDS };
@@ -950,6 +978,10 @@ function buildApp(conn) {
     app.onRequest(m.session.list, async ({ params }) => {
       requireAuth(conn);
       let all = [...sessions.values()].filter((s) => !s.deleted);
+      // The unstable `archived` filter: exclude (the default), include, only.
+      const archived = params.archived ?? "exclude";
+      if (archived === "exclude") all = all.filter((s) => !s.archived);
+      else if (archived === "only") all = all.filter((s) => s.archived);
       if (params.cwd !== undefined && params.cwd !== null) all = all.filter((s) => s.cwd === params.cwd);
       // --empty-cursor: "" names the second page (an empty string is a valid cursor).
       const cursorFor = (offset) =>
@@ -983,6 +1015,7 @@ function buildApp(conn) {
         throw acp.RequestError.invalidParams({ replayFrom }, "unsupported replay cursor");
       }
       s.additionalDirectories = dirs;
+      if (params.systemPrompt) s.systemPrompt = validateSystemPrompt(params.systemPrompt);
       s.active = true;
       saveState();
       // A resume from another connection (or of a session attached to none) takes the
@@ -1110,6 +1143,8 @@ function buildApp(conn) {
     });
   }
 
+  if (opts.caps === "unstable") unstableHandlers(app, conn);
+
   // Extension request from the client: answered with its own params.
   app.onRequest("_test/echo", (params) => params, async ({ params }) => params ?? {});
   // Extension notification from the client: only logged (it is also in --record).
@@ -1117,6 +1152,114 @@ function buildApp(conn) {
     log(`_test/note ${JSON.stringify(params)}`);
   });
   return app;
+}
+
+/** systemPrompt as CLIENT-GUIDE 4.14 has it: append or override, non-empty text blocks only. */
+function validateSystemPrompt(prompt) {
+  if (prompt.mode !== "append" && prompt.mode !== "override") {
+    throw acp.RequestError.invalidParams({ mode: prompt.mode }, "unsupported systemPrompt mode");
+  }
+  if (!Array.isArray(prompt.content) || prompt.content.length === 0 ||
+      prompt.content.some((b) => b.type !== "text" || b.text === "")) {
+    throw acp.RequestError.invalidParams({}, "systemPrompt content must be non-empty text blocks");
+  }
+  return structuredClone(prompt);
+}
+
+/** The unstable schema's methods (--caps=unstable), each on the SDK's own handler. */
+function unstableHandlers(app, conn) {
+  const m = acpUnstable.methods.agent;
+  const known = (sessionId) => {
+    const s = sessions.get(sessionId);
+    if (!s || s.deleted) throw acp.RequestError.sessionNotFound(sessionId);
+    return s;
+  };
+
+  // A new, independent session with a copy of the source's history, active at once.
+  app.onRequest(m.session.fork, async ({ params }) => {
+    requireAuth(conn);
+    const source = known(params.sessionId);
+    validateCwd(params.cwd);
+    const dirs = validateDirectories(params);
+    acp.assertSupportedMcpServers(params.mcpServers, SESSION_CAPS.mcp);
+    const s = new Session(`sess-${++sessionCounter}`, params.cwd, dirs);
+    s.history = structuredClone(source.history);
+    s.counters = new Map(source.counters);
+    s.config = { ...source.config };
+    s.systemPrompt = params.systemPrompt ? validateSystemPrompt(params.systemPrompt) : source.systemPrompt;
+    s.conn = conn;
+    sessions.set(s.sessionId, s);
+    saveState();
+    return { sessionId: s.sessionId, configOptions: s.configOptions(), availableCommands: AVAILABLE_COMMANDS };
+  });
+
+  app.onRequest(m.session.archive, async ({ params }) => {
+    const s = known(params.sessionId);
+    if (s.active) {
+      const turn = s.turn;
+      cancelForeground(s);
+      if (turn) await turn.done;
+      s.active = false;
+    }
+    s.archived = true;
+    saveState();
+    return {};
+  });
+
+  app.onRequest(m.session.unarchive, async ({ params }) => {
+    const s = known(params.sessionId);
+    s.archived = false;
+    saveState();
+    return {};
+  });
+
+  app.onRequest(m.session.status, async ({ params }) => {
+    const s = known(params.sessionId);
+    if (!s.active) return { status: "saved" };
+    const state = s.turn ? { state: "running" } : { state: "idle", ...(s.lastStopReason ? { stopReason: s.lastStopReason } : {}) };
+    return { status: "open", state };
+  });
+
+  // Titles are stored trimmed; the answer carries the stored one.
+  app.onRequest(m.session.setTitle, async ({ params }) => {
+    const s = known(params.sessionId);
+    const title = params.title.trim();
+    if (title === "") throw acp.RequestError.invalidParams({ title: params.title }, "empty title");
+    s.title = title;
+    saveState();
+    return { title };
+  });
+
+  // After each auth/status answer the agent also pushes the state once (auth/status_update).
+  app.onRequest(m.auth.status, async ({ requestId }) => {
+    const state = opts.authRequired && !conn.loggedIn ? "unauthenticated" : "authenticated";
+    void whenResponseSent(conn, requestId).then(() =>
+      conn.client.notify(acpUnstable.methods.client.auth.statusUpdate, { state }).catch((err) =>
+        log(`auth/status_update failed: ${err?.message ?? err}`),
+      ),
+    );
+    return { state, accounts: [{ label: "Test account", active: true }] };
+  });
+
+  const providers = initialProviders();
+  const provider = (providerId) => {
+    const p = providers.find((x) => x.providerId === providerId);
+    if (!p) throw acp.RequestError.invalidParams({ providerId }, "unknown provider");
+    return p;
+  };
+  app.onRequest(m.providers.list, async () => ({ providers: structuredClone(providers) }));
+  app.onRequest(m.providers.set, async ({ params }) => {
+    const p = provider(params.providerId);
+    if (!p.supported.includes(params.apiType)) throw acp.RequestError.invalidParams({ apiType: params.apiType }, "unsupported apiType");
+    p.current = { apiType: params.apiType, baseUrl: params.baseUrl };
+    return {};
+  });
+  app.onRequest(m.providers.disable, async ({ params }) => {
+    const p = provider(params.providerId);
+    if (p.required) throw acp.RequestError.invalidParams({ providerId: p.providerId }, "required providers cannot be disabled");
+    p.current = null;
+    return {};
+  });
 }
 
 // ---------------------------------------------------------------------------

@@ -10,12 +10,17 @@
 // stdin reaches EOF.
 //
 // Options (flag, or the environment variable in brackets; flags win):
-//   --caps=full|none|stdio-only|http-only   [ACP_PEER_CAPS]  agent capabilities (default full)
+//   --caps=full|none|stdio-only|http-only|unstable [ACP_PEER_CAPS]  agent capabilities (default full)
 //       full       session.prompt.{image,audio,embeddedContext}, session.mcp.{stdio,http},
 //                  session.delete, session.additionalDirectories
 //       none       no `session` capability; session/* methods are not registered (-32601)
 //       stdio-only session: {mcp: {stdio: {}}} and nothing else
 //       http-only  session: {mcp: {http: {}}} and nothing else
+//       unstable   full, plus the unstable schema's session.{fork,archive,status,title,
+//                  systemPrompt (override too)}, auth.status and providers, with handlers
+//                  for session/fork, archive, unarchive, status, set_title, auth/status
+//                  (then an auth/status_update), providers/list, set, disable ("main" is
+//                  required) and the session/list `archived` filter
 //   --auth-required                         [ACP_PEER_AUTH_REQUIRED=1]
 //       advertises authMethods [{type:"agent", methodId:"test-login", ...}]; session
 //       requests fail with -32000 until `auth/login {methodId:"test-login"}` succeeded;

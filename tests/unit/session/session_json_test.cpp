@@ -13,7 +13,7 @@ TEST_CASE("session json: an empty session dumps every member with null for not r
     acp::SessionStore store;
     store.begin_replay("s1");
     CHECK(dump(store) ==
-          R"({"sessionId":"s1","foreground":{"state":"idle","stopReason":null,"error":null,"raw":null,"background":null},)"
+          R"({"sessionId":"s1","foreground":{"state":"idle","stopReason":null,"error":null,"raw":null,"background":null,"usage":null},)"
           R"("items":[],"configOptions":null,"availableCommands":null,)"
           R"("info":{"title":null,"updatedAt":null,"cwd":null,"additionalDirectories":null,"_meta":{}},"usage":null,"notices":[]})");
 }
@@ -34,7 +34,7 @@ TEST_CASE("session json: a whole session dumps in a fixed member order") {
         R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})",
     });
     CHECK(dump(store) ==
-          R"({"sessionId":"s1","foreground":{"state":"idle","stopReason":"end_turn","error":null,"raw":null,"background":null},"items":[)"
+          R"({"sessionId":"s1","foreground":{"state":"idle","stopReason":"end_turn","error":null,"raw":null,"background":null,"usage":null},"items":[)"
           R"({"kind":"user_message","id":"u1","content":[{"type":"text","text":"Fix it"}],"_meta":{}},)"
           R"({"kind":"tool_call","id":"c1","name":null,"title":"Run tests","toolKind":"execute","status":"completed",)"
           R"("content":[{"type":"terminal","terminalId":"t1"}],"locations":[],"rawInput":{"command":"make"},"rawOutput":null,"capabilities":null,"_meta":{}},)"

@@ -177,7 +177,7 @@ private:
             out += R"(],"rawInput":null,"rawOutput":null,"capabilities":null,"_meta":)" + meta_json(e.meta) + "}";
             return out;
         }
-        if (e.kind == "plan") return out + R"(,"plan":)" + e.plan + "}";
+        if (e.kind == "plan") return out + R"(,"plan":)" + e.plan + R"(,"removed":false})";
         if (e.kind == "terminal") {
             const std::string text = Utf8Reference::decode(e.bytes);
             out += R"(,"command":null,"cwd":null,"output":)" + quoted(text) + R"(,"outputBytes":)" +

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+// acp::unstable (acp/unstable.hpp): the unstable surface's calls. Each passes the request
+// gate (its capability, then the checks its kind shares with the stable calls), is sent
+// as a checked, encoded message, and its answer decoded with the unstable codec.
+#include "acp/unstable.hpp"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "client/client_access.hpp"
+#include "client/typed_call.hpp"
+#include "protocol/unstable_additions.hpp"
+#include "protocol/v2/unstable_methods.hpp"
+
+namespace acp::unstable {
+
+namespace {
+
+using detail::Checked;
+using detail::ClientAccess;
+using detail::RequestGate;
+using detail::UnstableMessage;
+using detail::UnstableMethod;
+namespace method = ::acp::v2::unstable::method;
+
+// Sends a checked unstable message; done gets the decoded answer. after(answer) runs
+// first, on success only, for what the model learns from it.
+template <class Response, class Check>
+void send(Client& client, std::string_view name, Callback<Response> done, Check&& check,
+          std::function<void(const Response&)> after = nullptr) {
+    Client::Impl& impl = ClientAccess::impl(client);
+    if (Status s = impl.ready(name); !s) return impl.core_.refuse(std::move(done), s);
+    Result<Checked<UnstableMessage>> checked = check(*impl.gate_);
+    if (!checked) return impl.core_.refuse(std::move(done), checked.status());
+    const UnstableMessage& message = *checked.value();
+    detail::send_typed<Response>(
+        impl.core_, message.method, [&message](detail::JsonWriter& w) { detail::write_raw(w, message.params); },
+        &un::codec::decode<Response>,
+        [after = std::move(after), done = std::move(done)](Result<Response> answer, const detail::JsonValue*) {
+            if (answer && after) after(*answer);
+            done(std::move(answer));
+        },
+        impl.core_.request_options());
+}
+
+template <class Request, class Response>
+void simple(Client& client, UnstableMethod which, std::string_view name, const Request& request,
+            Callback<Response> done) {
+    send<Response>(client, name, std::move(done),
+                   [&](const RequestGate& gate) { return gate.unstable_call(which, name, request); });
+}
+
+}  // namespace
+
+Offer offer(const Client& client) {
+    const Client::Impl& impl = ClientAccess::impl(client);
+    Offer out;
+    if (!impl.gate_) return out;
+    const detail::UnstableFeatures& f = impl.gate_->unstable();
+    if (!f.enabled) return out;
+    out.fork = f.fork;
+    out.archive = f.archive;
+    out.status = f.status;
+    out.title = f.title;
+    out.system_prompt = f.system_prompt;
+    out.system_prompt_override = f.system_prompt_override;
+    out.auth_status = f.auth_status;
+    out.providers = f.providers;
+    return out;
+}
+
+void new_session(Client& client, v2::NewSessionRequest request, un::SystemPrompt prompt,
+                 Callback<v2::NewSessionResponse> done) {
+    ClientAccess::impl(client).new_session(std::move(request), {}, std::move(prompt), std::move(done));
+}
+
+void resume_session(Client& client, v2::ResumeSessionRequest request, un::SystemPrompt prompt,
+                    Callback<v2::ResumeSessionResponse> done) {
+    ClientAccess::impl(client).resume_session(std::move(request), {}, std::move(prompt), std::move(done));
+}
+
+void list_sessions(Client& client, v2::ListSessionsRequest request, un::SessionArchiveFilter archived,
+                   Callback<v2::ListSessionsResponse> done) {
+    ClientAccess::impl(client).list_sessions(std::move(request), std::move(archived), std::move(done));
+}
+
+un::SessionInfoAdditions additions(const v2::SessionInfo& info) {
+    un::SessionInfoAdditions out;
+    if (!detail::decode_additions(info.extra_fields, out)) out = un::SessionInfoAdditions();
+    return out;
+}
+
+void fork_session(Client& client, un::ForkSessionRequest request, Callback<un::ForkSessionResponse> done) {
+    Client::Impl& impl = ClientAccess::impl(client);
+    SessionRoots roots{request.cwd, request.additionalDirectories.value_or(std::vector<std::string>{})};
+    // The fork is a new session: it joins the model like a session/new answer, and updates
+    // for it that arrive first are held for it (CLIENT-MUST-59).
+    std::weak_ptr<Client::Impl> weak = impl.weak_from_this();
+    auto sent = std::make_shared<bool>(false);
+    send<un::ForkSessionResponse>(
+        client, method::session_fork,
+        [weak, sent, done = std::move(done)](Result<un::ForkSessionResponse> result) {
+            auto strong = weak.lock();
+            if (strong && !result && *sent) strong->router_.new_session_answered(nullptr);
+            done(std::move(result));
+        },
+        [&](const RequestGate& gate) {
+            auto checked = gate.fork_session(request);
+            if (checked) {
+                impl.router_.new_session_sent();
+                *sent = true;
+            }
+            return checked;
+        },
+        [weak, roots](const un::ForkSessionResponse& answer) {
+            auto strong = weak.lock();
+            if (!strong) return;
+            strong->router_.new_session_answered(&answer.sessionId);
+            strong->router_.apply_lists(answer.sessionId, answer.configOptions, answer.availableCommands);
+            strong->core_.session_roots[answer.sessionId] = roots;
+        });
+}
+
+void archive_session(Client& client, const std::string& session_id, Callback<un::ArchiveSessionResponse> done) {
+    un::ArchiveSessionRequest request;
+    request.sessionId = session_id;
+    simple(client, UnstableMethod::archive, method::session_archive, request, std::move(done));
+}
+
+void unarchive_session(Client& client, const std::string& session_id, Callback<un::UnarchiveSessionResponse> done) {
+    un::UnarchiveSessionRequest request;
+    request.sessionId = session_id;
+    simple(client, UnstableMethod::unarchive, method::session_unarchive, request, std::move(done));
+}
+
+void session_status(Client& client, const std::string& session_id, Callback<un::SessionStatusResponse> done) {
+    un::SessionStatusRequest request;
+    request.sessionId = session_id;
+    simple(client, UnstableMethod::status, method::session_status, request, std::move(done));
+}
+
+void set_session_title(Client& client, const std::string& session_id, const std::string& title,
+                       Callback<un::SetSessionTitleResponse> done) {
+    un::SetSessionTitleRequest request;
+    request.sessionId = session_id;
+    request.title = title;
+    simple(client, UnstableMethod::set_title, method::session_set_title, request, std::move(done));
+}
+
+void auth_status(Client& client, Callback<un::AuthStatusResponse> done) {
+    simple(client, UnstableMethod::auth_status, method::auth_status, un::AuthStatusRequest{}, std::move(done));
+}
+
+void on_auth_status_update(Client& client, std::function<void(const un::AuthStatusUpdateNotification&)> handler) {
+    detail::ClientCore& core = ClientAccess::core(client);
+    if (!core.options.unstable) {
+        core.log(LogLevel::warning, "auth/status_update handler not installed: ClientOptions::unstable is off");
+        return;
+    }
+    core.rpc->on_notification(std::string(method::auth_status_update),
+                              [&core, handler = std::move(handler)](const detail::JsonValue* params) {
+                                  auto keep_alive = core.keep_alive();
+                                  if (core.orphaned) return;
+                                  un::AuthStatusUpdateNotification notification;
+                                  Status decoded = params == nullptr
+                                                       ? Status(Errc::protocol_error, "no params")
+                                                       : un::codec::decode(*params, notification);
+                                  if (!decoded) {
+                                      core.log(LogLevel::warning,
+                                               "an invalid auth/status_update was ignored: " + decoded.message());
+                                      return;
+                                  }
+                                  handler(notification);
+                              });
+}
+
+void list_providers(Client& client, Callback<un::ListProvidersResponse> done) {
+    simple(client, UnstableMethod::providers, method::providers_list, un::ListProvidersRequest{}, std::move(done));
+}
+
+void set_provider(Client& client, un::SetProviderRequest request, Callback<un::SetProviderResponse> done) {
+    simple(client, UnstableMethod::providers, method::providers_set, request, std::move(done));
+}
+
+void disable_provider(Client& client, const std::string& provider_id, Callback<un::DisableProviderResponse> done) {
+    Client::Impl& impl = ClientAccess::impl(client);
+    std::weak_ptr<Client::Impl> weak = impl.weak_from_this();
+    Client* self = &client;
+    list_providers(client, [weak, self, provider_id, done = std::move(done)](Result<un::ListProvidersResponse> listed) {
+        if (!listed) return done(listed.status());
+        auto strong = weak.lock();
+        if (!strong || strong->core_.orphaned) return;
+        un::DisableProviderRequest request;
+        request.providerId = provider_id;
+        send<un::DisableProviderResponse>(*self, method::providers_disable, done, [&](const RequestGate& gate) {
+            return gate.disable_provider(request, *listed);
+        });
+    });
+}
+
+}  // namespace acp::unstable
