@@ -12,6 +12,8 @@ packages+=(libedit-dev libmd4c-dev)
 # Remote agents: Streamable HTTP on libcurl, WebSocket on libwebsockets and its libuv
 # event library (docs/remote.md).
 packages+=(libcurl4-openssl-dev libwebsockets-dev libwebsockets-evlib-uv)
+# Binary agents from the ACP registry are unpacked with libarchive (docs/agents.md).
+packages+=(libarchive-dev)
 if [ "${1:-}" != "--build" ]; then
     packages+=(doctest-dev python3)
     # The FFI tests load the generated acp_cdef.h with LuaJIT and Python cffi.

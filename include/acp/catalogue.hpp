@@ -20,6 +20,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -164,6 +165,27 @@ private:
     // The login shell's answer, asked once and shared by copies of this catalogue.
     std::shared_ptr<detail::LoginShellCache> login_shell_;
 };
+
+// Bounds and rules for install_binary.
+struct InstallOptions {
+    std::uint64_t max_download_bytes = 512ull * 1024 * 1024;
+    std::uint64_t max_unpacked_bytes = 2ull * 1024 * 1024 * 1024;
+    std::size_t max_entries = 100000;
+    std::chrono::milliseconds connect_timeout{std::chrono::seconds(30)};
+    // Also take file:// URLs and http:// to 127.0.0.1 (tests, a local mirror). Off: the
+    // archive must come over https.
+    bool allow_local_urls = false;
+};
+
+// Installs a binary resolution (needs_install): downloads the archive with libcurl (loaded
+// on first use), checks its sha256 when the registry gave one, and unpacks it with
+// libarchive (loaded on first use) into a fresh folder beside install_dir that is renamed
+// into place only when everything succeeded, so a refused archive leaves nothing behind
+// and a half-written install is never run. Refused: absolute paths, "..", links out of
+// the folder, hard links, devices, FIFOs, sockets, more than max_unpacked_bytes (sparse
+// members count at their full size). Blocks the calling thread for the download: call it
+// off the UI thread. Needs a build with ACP_WITH_REMOTE (Errc::unsupported otherwise).
+ACP_EXPORT Status install_binary(const Resolution& resolution, const InstallOptions& options = {});
 
 // This machine's platform target as the registry names it ("linux-x86_64", "darwin-aarch64").
 ACP_EXPORT std::string platform_target();
