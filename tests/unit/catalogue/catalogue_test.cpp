@@ -260,7 +260,7 @@ TEST_CASE("catalogue: user agents win over registry ids and carry command, env a
                                                    "user agent 'nocommand': command is missing"});
 }
 
-TEST_CASE("catalogue: a missing agents file adds nothing; a broken one says where") {
+TEST_CASE("catalogue: a missing agents file adds nothing, a broken one says where") {
     Scratch s;
     Catalogue c;
     CHECK(c.add_user_agents_file(s.dir + "/none.json").ok());
