@@ -20,7 +20,7 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "libuv1 (>= 1.44), libuv1-dev, pkg-config, libe
 # Remote transports: libcurl and libwebsockets (with its libuv event library), all loaded
 # at run time by the first Client::connect.
 if(ACP_WITH_REMOTE)
-    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libcurl4, libwebsockets17, libwebsockets-evlib-uv")
+    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libcurl4, libwebsockets17, libwebsockets-evlib-uv, libarchive13")
 endif()
 # Tools offered over loopback HTTP: libmicrohttpd, loaded by the first HTTP carrier.
 if(ACP_WITH_HTTP_TOOLS)

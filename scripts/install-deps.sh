@@ -14,6 +14,8 @@ packages+=(libedit-dev libmd4c-dev)
 packages+=(libcurl4-openssl-dev libwebsockets-dev libwebsockets-evlib-uv)
 # Tools a host offers the agent over loopback HTTP: libmicrohttpd (lib/tools/http_carrier.hpp).
 packages+=(libmicrohttpd-dev)
+# Binary agents from the ACP registry are unpacked with libarchive (docs/agents.md).
+packages+=(libarchive-dev)
 if [ "${1:-}" != "--build" ]; then
     packages+=(doctest-dev python3)
     # The FFI tests load the generated acp_cdef.h with LuaJIT and Python cffi.

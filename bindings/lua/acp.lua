@@ -553,5 +553,51 @@ for name, method in pairs(Client) do
   end
 end
 
+-- Agents by name (docs/agents.md): the ACP registry and the user's agents file.
+--   local agents = acp.catalogue()             -- bundled snapshot + ~/.config/acp/agents.json
+--   local agent, err = agents:resolve("claude-acp", { login_shell = true })
+--   if agent then acp.spawn(agent.argv, { env = agent.env, cwd = agent.cwd ~= "" and agent.cwd or nil }) end
+-- registry_json: registry JSON text (nil: the snapshot built into libacp); user_agents_path:
+-- nil for the default path, "" for none. Returns the catalogue or nil, err.
+local Catalogue = {}
+Catalogue.__index = Catalogue
+
+local function catalogue_json(call)
+  local out = ffi.new("char*[1]")
+  local code = call(out)
+  if code < 0 then return fail(code) end
+  local text = ffi.string(out[0])
+  lib.acp_string_free(out[0])
+  return json.decode(text)
+end
+
+function acp.catalogue(registry_json, user_agents_path)
+  local ok, err = ensure_loaded()
+  if not ok then return nil, err end
+  local out = ffi.new("acp_catalogue*[1]")
+  local code = lib.acp_catalogue_new(out, registry_json, user_agents_path)
+  if code < 0 then return fail(code) end
+  return setmetatable({ handle = ffi.gc(out[0], lib.acp_catalogue_free) }, Catalogue)
+end
+
+-- { default, problems, agents = { { id, name, version, description, icon, user, kinds } } }
+function Catalogue:list()
+  return catalogue_json(function(out) return lib.acp_catalogue_list_json(out, self.handle) end)
+end
+
+-- { id, kind, argv, env, cwd, needs_install, install_dir, notes }, or nil, err saying what
+-- is missing (ACP_EUNSUPPORTED) or that the id is unknown (ACP_EINVAL).
+function Catalogue:resolve(id, options)
+  local flags = (options and options.login_shell) and 1 or 0
+  return catalogue_json(function(out) return lib.acp_catalogue_resolve_json(out, self.handle, id, flags) end)
+end
+
+function Catalogue:free()
+  if self.handle ~= nil then
+    lib.acp_catalogue_free(ffi.gc(self.handle, nil))
+    self.handle = nil
+  end
+end
+
 acp.item_kinds = model.item_kinds
 return acp

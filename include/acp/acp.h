@@ -568,6 +568,36 @@ ACP_API const char *acp_item_field_json(const acp_item *item, const char *name);
 /* The whole item as in the canonical dump. */
 ACP_API const char *acp_item_json(const acp_item *item);
 
+/* ---- agents by name (docs/agents.md) ------------------------------------------------ */
+
+/* The ACP registry and the user's named agents, resolved to what starts an agent. A
+ * catalogue never starts a process: the host fills acp_spawn_options from the answer. */
+typedef struct acp_catalogue acp_catalogue;
+
+/* registry_json: ACP registry JSON (registry.json's format), or NULL for the snapshot
+ * built into libacp. user_agents_path: the user's agents file, NULL for the default
+ * ($XDG_CONFIG_HOME/acp/agents.json), "" for none; a file that does not exist is fine.
+ * ACP_EINVAL when the registry or the agents file is unusable, naming the problem. */
+ACP_API int acp_catalogue_new(acp_catalogue **out, const char *registry_json, const char *user_agents_path);
+ACP_API void acp_catalogue_free(acp_catalogue *catalogue);
+/* The agents as JSON: {"default": name or null, "problems": [...], "agents": [{"id",
+ * "name", "version", "description", "icon", "user": bool, "kinds": ["npx", "uvx",
+ * "binary"]}]}; registry text is display data (control characters already replaced).
+ * Free with acp_string_free. */
+ACP_API int acp_catalogue_list_json(char **out, const acp_catalogue *catalogue);
+
+typedef enum acp_resolve_flags_t {
+    ACP_RESOLVE_LOGIN_SHELL = 1 /* take PATH from the user's login shell (once per catalogue) */
+} acp_resolve_flags_t;
+
+/* Resolves an agent id to {"id", "kind": "user"|"npx"|"uvx"|"binary", "argv": [...],
+ * "env": {"NAME": "value"} (to add to the host's), "cwd": "" or a path,
+ * "needs_install": bool, "install_dir", "notes": [...]}. ACP_EUNSUPPORTED when it cannot
+ * run here (the message says what is missing: "npx is not on the PATH (...)"),
+ * ACP_EINVAL for an unknown id. Free with acp_string_free. */
+ACP_API int acp_catalogue_resolve_json(char **out, acp_catalogue *catalogue, const char *id, int flags);
+
+
 #ifdef __cplusplus
 }
 #endif

@@ -259,4 +259,21 @@ check(bad == nil and bad_err and bad_err.name == "ACP_EUNSUPPORTED", "an unsuppo
 server:close()
 
 io.write(failures == 0 and "all passed\n" or (failures .. " failed\n"))
+-- Agents by name: a registry given as JSON, a user agents file, resolutions as tables.
+do
+  local registry = '{"agents": [{"id": "npx-agent", "version": "1.0", "distribution": {"npx": {"package": "npx-agent@1.0"}}}]}'
+  local file = io.open(scratch .. "/agents.json", "w")
+  file:write('{"agents": {"mine": {"command": "/opt/mine", "args": ["--acp"], "env": {"A": "1"}}}}')
+  file:close()
+  local agents = must(acp.catalogue(registry, scratch .. "/agents.json"))
+  local listed = agents:list()
+  check(listed and #listed.agents == 2 and listed.agents[1].id == "mine", "the catalogue lists user and registry agents")
+  local mine = agents:resolve("mine")
+  check(mine and mine.kind == "user" and mine.argv[1] == "/opt/mine" and mine.argv[2] == "--acp" and mine.env.A == "1",
+    "a user agent resolves to its command line")
+  local nobody, err = agents:resolve("nobody")
+  check(nobody == nil and err and err.name == "ACP_EINVAL", "an unknown agent is an error", err)
+  agents:free()
+end
+
 os.exit(failures == 0 and 0 or 1)

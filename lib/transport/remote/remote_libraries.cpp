@@ -68,6 +68,7 @@ Status load_curl() {
     binder.bind(c.easy_setopt, "curl_easy_setopt");
     binder.bind(c.easy_getinfo, "curl_easy_getinfo");
     binder.bind(c.easy_pause, "curl_easy_pause");
+    binder.bind(c.easy_perform, "curl_easy_perform");
     binder.bind(c.easy_strerror, "curl_easy_strerror");
     binder.bind(c.multi_init, "curl_multi_init");
     binder.bind(c.multi_cleanup, "curl_multi_cleanup");
