@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """The Python binding following a flood, against the C++ client in the same run.
 
-Each round spawns the flood agent (acp_bench_flood_agent) twice: once under the C++ client
-(acp_bench_flood_follow: Client + SessionStore, appending each change's text) and once
-under the Python binding (libacp.Client, updates not reported, appending the text each
-on_session_change carries, which coalesces what Python has not handled yet). Both time one
-"flood N" turn from the prompt to the end of the turn and check they followed every byte.
-Rounds alternate, so both meet the same load; the ratio of each round is reported as
-min / median / max. Each round also runs the Python binding the old way (update events
-on: one SESSION_UPDATE with its JSON per chunk, so nothing coalesces) for comparison.
+Each round spawns the flood agent (acp_bench_flood_agent) under the C++ client
+(acp_bench_flood_follow: Client + SessionStore, appending each change's text) and under the
+Python binding three ways, each appending the text every on_session_change carries:
+"default" the README's way with no setting (observe_sessions(), on_session_change, the turn
+only waited for: the binding leaves update events off, so what Python has not handled yet
+coalesces), "off" with report_updates(False), and "events" with report_updates(True) (one
+SESSION_UPDATE with its JSON per chunk besides each change: the default before issue 28).
+Each times one "flood N" turn from the prompt to the end of the turn and checks it followed
+every byte. Rounds alternate, so all meet the same load; the ratios to the C++ client of
+each round are reported as min / median / max.
 
     python3 bench/python_follow_bench.py [--build build/release] [--updates 200000] [--rounds 5]
 """
@@ -25,16 +27,15 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def follow_in_python(agent, updates, report_updates):
+def follow_in_python(agent, updates, mode):
     """One round in this process (run as a child, so its peak RSS is its own)."""
     import libacp
 
     pieces = []
     with libacp.Client([agent]) as client:
-        if report_updates:
-            client.observe_sessions()  # as before report_updates existed: an update event per chunk too
-        else:
-            client.report_updates(False)
+        client.observe_sessions()
+        if mode != "default":
+            client.report_updates(mode == "events")
         client.on_session_change = lambda change: pieces.append(change.appended) if change.appended else None
         client.initialize()
         session = client.new_session(cwd="/tmp")
@@ -61,10 +62,10 @@ def main():
     parser.add_argument("--updates", type=int, default=200000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--follow", help=argparse.SUPPRESS)  # internal: one Python round with this agent
-    parser.add_argument("--report-updates", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="default", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.follow:
-        follow_in_python(args.follow, args.updates, args.report_updates)
+        follow_in_python(args.follow, args.updates, args.mode)
         return 0
     build = os.path.abspath(args.build)
     agent = os.path.join(build, "bench", "acp_bench_flood_agent")
@@ -77,32 +78,27 @@ def main():
                PYTHONPATH=os.pathsep.join([os.path.join(HERE, "..", "bindings", "python"),
                                            os.environ.get("PYTHONPATH", "")]))
     python = [sys.executable, os.path.abspath(__file__), "--follow", agent, "--updates", str(args.updates)]
-    ratios, cpp_rates, py_rates, old_ratios = [], [], [], []
+    modes = ("default", "off", "events")
+    cpp_rates, rates = [], {mode: [] for mode in modes}
     for _ in range(args.rounds):
         c = run([cpp, agent, str(args.updates)], args.updates)
-        p = run(python, args.updates, env)
-        old = run(python + ["--report-updates"], args.updates, env)
-        for followed in (p, old):
-            if followed["bytes"] != c["bytes"]:
-                raise SystemExit("Python followed %d bytes, C++ %d" % (followed["bytes"], c["bytes"]))
         cpp_rates.append(args.updates / c["seconds"])
-        py_rates.append(args.updates / p["seconds"])
-        ratios.append(py_rates[-1] / cpp_rates[-1])
-        old_ratios.append(args.updates / old["seconds"] / cpp_rates[-1])
-        print("round: C++ %9.0f upd/s (%.2f s, CPU %.2f s, RSS %d MiB)   Python %9.0f upd/s (%.2f s, CPU %.2f s, "
-              "%d events, RSS %d MiB)   ratio %.2f" %
-              (cpp_rates[-1], c["seconds"], c["cpu"], c["peak_rss_kib"] // 1024, py_rates[-1], p["seconds"], p["cpu"],
-               p["events"], p["peak_rss_kib"] // 1024, ratios[-1]), flush=True)
-        print("       Python with update events on (one event per chunk, JSON each): %9.0f upd/s, ratio %.2f" %
-              (args.updates / old["seconds"], old_ratios[-1]), flush=True)
+        line = "round: C++ %9.0f upd/s (%.2f s, RSS %d MiB)" % (cpp_rates[-1], c["seconds"], c["peak_rss_kib"] // 1024)
+        for mode in modes:
+            p = run(python + ["--mode", mode], args.updates, env)
+            if p["bytes"] != c["bytes"]:
+                raise SystemExit("Python (%s) followed %d bytes, C++ %d" % (mode, p["bytes"], c["bytes"]))
+            rates[mode].append(args.updates / p["seconds"])
+            line += "   %s %.2fx (%d events, RSS %d MiB)" % (mode, rates[mode][-1] / cpp_rates[-1], p["events"],
+                                                          p["peak_rss_kib"] // 1024)
+        print(line, flush=True)
     print("%d updates (%d bytes of text), %d rounds, load %s" %
           (args.updates, c["bytes"], args.rounds, " ".join("%.2f" % v for v in os.getloadavg())))
-    print("C++ client: median %.0f upd/s; Python binding: median %.0f upd/s" %
-          (statistics.median(cpp_rates), statistics.median(py_rates)))
-    print("Python / C++ rate per round: min %.2f, median %.2f, max %.2f (aim >= 0.5)" %
-          (min(ratios), statistics.median(ratios), max(ratios)))
-    print("the same with update events on:  min %.2f, median %.2f, max %.2f" %
-          (min(old_ratios), statistics.median(old_ratios), max(old_ratios)))
+    print("C++ client: median %.0f upd/s" % statistics.median(cpp_rates))
+    for mode in modes:
+        ratios = [r / c for r, c in zip(rates[mode], cpp_rates)]
+        print("Python %-7s / C++ rate per round: min %.2f, median %.2f, max %.2f%s" %
+              (mode, min(ratios), statistics.median(ratios), max(ratios), " (aim >= 0.5)" if mode == "default" else ""))
     return 0
 
 

@@ -28,6 +28,9 @@ if [ "${1:-}" != "--build" ]; then
     packages+=(clang)
     # The remote transport tests make a throwaway TLS certificate.
     packages+=(openssl)
+    # The package test checks the .debs with lintian (dpkg-shlibdeps computes their
+    # dependencies); the docs target runs Doxygen; the ABI check runs abidiff.
+    packages+=(lintian dpkg-dev doxygen abigail-tools)
     # Node.js and npm run the peer agent built on the official TypeScript SDK.
     command -v node >/dev/null 2>&1 || packages+=(nodejs)
     command -v npm >/dev/null 2>&1 || packages+=(npm)

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: Apache-2.0
 -- require("acp"): libacp for LuaJIT (Neovim, plain luajit) through the FFI and the C API
 -- alone. The client runs in libacp's polled mode and never calls back from C: the host
--- watches client:fd() (Neovim: a vim.loop poll handle, see acp.nvim_driver) and calls
+-- watches client:fd() (Neovim: a vim.loop poll handle, see nvim/lua/acp/loop.lua) and calls
 -- client:poll(), which runs what is ready and hands every event to the Lua handlers.
 -- Plain luajit hosts block in client:await(request) or client:wait_until(fn) instead.
 --

@@ -84,22 +84,9 @@ static int wait_until(int for_turn_end) {
     return for_turn_end ? 0 : result_code;
 }
 
-/* A JSON string of s: its quotes, backslashes and control characters escaped. */
-static void json_string(char *out, size_t room, const char *s) {
-    size_t n = 0;
-    out[n++] = '"';
-    for (; *s != '\0' && n + 8 < room; ++s) {
-        if (*s == '"' || *s == '\\') out[n++] = '\\';
-        if ((unsigned char)*s < 0x20) n += (size_t)sprintf(out + n, "\\u%04x", (unsigned char)*s);
-        else out[n++] = *s;
-    }
-    out[n++] = '"';
-    out[n] = '\0';
-}
-
 int main(int argc, char **argv) {
     acp_spawn_options agent = ACP_SPAWN_OPTIONS_INIT;
-    char cwd[2048], quoted[4200], request[4300];
+    char cwd[4096];
     if (argc < 2) return fprintf(stderr, "usage: prompt-c AGENT [ARGS...]\n"), 2;
     agent.argv = (const char *const *)(argv + 1);
     if (acp_client_spawn(&client, &agent, NULL) < 0) return fail("spawn");
@@ -107,9 +94,7 @@ int main(int argc, char **argv) {
 
     if (acp_client_initialize(&waiting_for, client, NULL, NULL) < 0 || wait_until(0) != 0) return fail("initialize");
     if (getcwd(cwd, sizeof cwd) == NULL) return fail("getcwd");
-    json_string(quoted, sizeof quoted, cwd);
-    snprintf(request, sizeof request, "{\"cwd\":%s,\"mcpServers\":[]}", quoted);
-    if (acp_client_new_session(&waiting_for, client, request, NULL, NULL) < 0 || wait_until(0) != 0)
+    if (acp_client_new_session_cwd(&waiting_for, client, cwd, NULL, NULL) < 0 || wait_until(0) != 0)
         return fail("new session");
     if (acp_client_prompt_text(&waiting_for, client, session_id, "Hello!", NULL, NULL) < 0 || wait_until(0) != 0 ||
         wait_until(1) != 0 || stop_reason[0] == '!')

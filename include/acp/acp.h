@@ -139,6 +139,8 @@ typedef enum acp_options_version_t {
     ACP_REMOTE_OPTIONS_VERSION = 1
 } acp_options_version_t;
 
+/* How a client runs and what it tells the agent (acp_client_spawn, _adopt, _connect):
+ * start from ACP_CLIENT_OPTIONS_INIT or acp_client_options_init(). */
 typedef struct acp_client_options {
     unsigned int version;           /* ACP_CLIENT_OPTIONS_VERSION */
     int mode;                       /* ACP_MODE_* */
@@ -154,6 +156,7 @@ typedef struct acp_client_options {
 #define ACP_CLIENT_OPTIONS_INIT \
     {ACP_CLIENT_OPTIONS_VERSION, ACP_MODE_POLLED, NULL, NULL, NULL, 0, 0, 1, ACP_LOG_INFO, ACP_PROTOCOL_AUTO}
 
+/* The agent process acp_client_spawn starts: start from ACP_SPAWN_OPTIONS_INIT. */
 typedef struct acp_spawn_options {
     unsigned int version;         /* ACP_SPAWN_OPTIONS_VERSION */
     const char *const *argv;      /* NULL-terminated; argv[0] is looked up on PATH, no shell */
@@ -169,7 +172,7 @@ typedef struct acp_spawn_options {
  * https:// Streamable HTTP. Certificates and host names are always verified. */
 typedef struct acp_remote_options {
     unsigned int version;             /* ACP_REMOTE_OPTIONS_VERSION */
-    const char *url;
+    const char *url;                  /* ws://, wss://, http:// or https:// */
     const char *const *headers;       /* NULL-terminated "Name: value" entries sent with every
                                          request (e.g. "Authorization: Bearer ..."); values are
                                          never logged */
@@ -439,6 +442,9 @@ ACP_API int acp_client_logout(unsigned long *out_request, acp_client *client, ac
 /* request_json: a NewSessionRequest, e.g. {"cwd":"/abs/path","mcpServers":[]} */
 ACP_API int acp_client_new_session(unsigned long *out_request, acp_client *client, const char *request_json,
                                    acp_result_cb done, void *userdata);
+/* session/new in the directory cwd (absolute), with no MCP servers: no JSON to write. */
+ACP_API int acp_client_new_session_cwd(unsigned long *out_request, acp_client *client, const char *cwd,
+                                       acp_result_cb done, void *userdata);
 /* request_json: a ResumeSessionRequest; with "replayFrom":{"type":"start"} the history is
  * replayed as session updates before the result. */
 ACP_API int acp_client_resume_session(unsigned long *out_request, acp_client *client, const char *request_json,

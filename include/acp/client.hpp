@@ -5,8 +5,8 @@
 // the loop thread, exactly once, with the typed result or a Status saying why not
 // (refused before sending, the agent's error, cancelled, timed out, connection closed).
 // Callbacks never run inside the call that caused them, so any callback may call any
-// method, close() included. For scripts and tests, acp::wait() runs the loop until a call
-// completes. ACP v1 agents are served through the same v2-typed calls and updates: the
+// method, close() included. For scripts and tests, acp::wait_for<T>() runs the loop until a
+// call completes. ACP v1 agents are served through the same v2-typed calls and updates: the
 // client negotiates down and lifts their traffic into the v2 model (docs/v1.md).
 //
 //   uv_loop_t* loop = uv_default_loop();

@@ -144,22 +144,40 @@ int acp_client_logout(unsigned long* out_request, acp_client* client, acp_result
     });
 }
 
+namespace {
+int start_new_session(unsigned long* out_request, acp_client* client, v2::NewSessionRequest request,
+                      acp_result_cb done, void* userdata) {
+    return submit(out_request, client, "session/new", done, userdata,
+                  [request = std::move(request)](Core& core, const std::shared_ptr<Call>& call) {
+                      Core* c = &core;
+                      core.client->new_session(request, [c, call](Result<v2::NewSessionResponse> r) {
+                          if (r) {
+                              c->session_ids.insert(r->sessionId);
+                              call->session_id = r->sessionId;
+                          }
+                          completion<v2::NewSessionResponse>(call)(std::move(r));
+                      });
+                  });
+}
+}  // namespace
+
 int acp_client_new_session(unsigned long* out_request, acp_client* client, const char* request_json,
                            acp_result_cb done, void* userdata) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
         v2::NewSessionRequest request;
         if (int ok = decode_json(request_json, request, "request_json"); ok != ACP_OK) return ok;
-        return submit(out_request, client, "session/new", done, userdata,
-                      [request](Core& core, const std::shared_ptr<Call>& call) {
-                          Core* c = &core;
-                          core.client->new_session(request, [c, call](Result<v2::NewSessionResponse> r) {
-                              if (r) {
-                                  c->session_ids.insert(r->sessionId);
-                                  call->session_id = r->sessionId;
-                              }
-                              completion<v2::NewSessionResponse>(call)(std::move(r));
-                          });
-                      });
+        return start_new_session(out_request, client, std::move(request), done, userdata);
+    });
+}
+
+int acp_client_new_session_cwd(unsigned long* out_request, acp_client* client, const char* cwd, acp_result_cb done,
+                               void* userdata) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        if (int ok = need(cwd, "cwd"); ok != ACP_OK) return ok;
+        v2::NewSessionRequest request;
+        request.cwd = cwd;
+        request.mcpServers.emplace();  // [] on the wire: ACP v1 requires the field
+        return start_new_session(out_request, client, std::move(request), done, userdata);
     });
 }
 

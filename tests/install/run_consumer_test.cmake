@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs the built libacp into a scratch prefix, then configures, builds and runs a tiny
 # consumer project against it twice: through find_package(acp CONFIG) and through
-# pkg-config. Run by CTest with -DSOURCE_DIR, -DBUILD_DIR and -DWORK_DIR.
+# pkg-config; checks the bindings are installed too (the Lua module, the Neovim plugin,
+# the Python package, which imports from the prefix). Run by CTest with -DSOURCE_DIR,
+# -DBUILD_DIR, -DWORK_DIR, -DBINDIR, -DLIBDIR, -DDATADIR, -DPYTHONDIR.
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
 
@@ -27,10 +29,26 @@ if(SAMPLES)
     endif()
 endif()
 
+foreach(path ${LIBDIR}/libacp.so.0 ${DATADIR}/lua/5.1/acp.lua ${DATADIR}/lua/5.1/acp/native.lua
+        ${DATADIR}/nvim/site/pack/libacp/start/acp/plugin/acp.lua
+        ${DATADIR}/nvim/site/pack/libacp/start/acp/lua/acp/chat.lua ${PYTHONDIR}/libacp/client.py)
+    if(NOT EXISTS "${prefix}/${path}")
+        message(FATAL_ERROR "cmake --install did not install ${path}")
+    endif()
+endforeach()
+# Package files are for the .deb only (EXCLUDE_FROM_ALL).
+if(EXISTS "${prefix}/${DATADIR}/doc/libacp0")
+    message(FATAL_ERROR "cmake --install installed the Debian package's doc directory")
+endif()
+find_program(PYTHON3 python3)
+run_step(${CMAKE_COMMAND} -E env "PYTHONPATH=${prefix}/${PYTHONDIR}" "ACP_LIBRARY=${prefix}/${LIBDIR}/libacp.so.0"
+    ${PYTHON3} -c "import libacp, sys; assert libacp.__file__.startswith(sys.argv[1]); print('installed libacp', libacp.__version__)"
+    "${prefix}/${PYTHONDIR}")
+
 foreach(mode cmake pkgconfig)
     set(consumer_build "${WORK_DIR}/consumer-${mode}")
     run_step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/consumer" -B "${consumer_build}"
-        -DCONSUMER_MODE=${mode} "-DCMAKE_PREFIX_PATH=${prefix}"
+        -DCONSUMER_MODE=${mode} "-DCMAKE_PREFIX_PATH=${prefix}" -DACP_LIBDIR=${LIBDIR}
         # A sanitized libacp needs the sanitizer runtime in the consumer too.
         "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}" "-DCMAKE_C_FLAGS=${CONSUMER_FLAGS}"
         "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}")

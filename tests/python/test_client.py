@@ -373,6 +373,46 @@ class SyncClientTest(unittest.TestCase):
             self.assertEqual(appends[terminal], 1)  # two output chunks splitting a character, one change
             self.assertEqual(followed[terminal], "build: \u2713 ok\r\n")
 
+    def test_a_host_that_only_waits_for_its_turns_follows_the_model_without_update_events(self):
+        # The README's way, with no setting: observe the sessions, follow on_session_change,
+        # wait for the turn. Nobody can see an update event, so none is made (fast by default).
+        with libacp.Client(agent()) as client:
+            client.initialize()
+            session = client.new_session(cwd="/tmp")
+            client.observe_sessions()
+            followed = {}
+
+            def follow(change):
+                if change.type in ("item_inserted", "item_changed"):
+                    text = change.appended if change.appended is not None else \
+                        client.item(session.id, change.index).text
+                    if change.appended is not None and change.type == "item_changed":
+                        text = followed.get(change.index, "") + text
+                    followed[change.index] = text
+            client.on_session_change = follow
+            self.assertEqual(session.prompt("tool").wait(), "end_turn")
+            self.assertFalse(client._updates_reported)
+            for index, item in enumerate(session.model().items):
+                if item.text is not None and item.kind == "agent_message":
+                    self.assertEqual(followed[index], item.text)
+            # A turn iterated, or an on_update handler, brings the update events back.
+            kinds = [update.session_update for update in session.prompt("hello")]
+            self.assertEqual(kinds[-1], "state_update")
+            self.assertIn("agent_message_chunk", kinds)
+
+    def test_payloads_read_as_snake_case_attributes_and_stay_wire_dicts(self):
+        with libacp.Client(agent()) as client:
+            client.initialize()
+            self.assertEqual(client.agent.protocol_version, 2)
+            session = client.new_session(cwd="/tmp")
+            updates = list(session.prompt("hello"))
+            chunk = [u for u in updates if u["sessionUpdate"] == "agent_message_chunk"][0]
+            self.assertIsInstance(chunk, dict)
+            self.assertEqual(chunk.content.text, chunk["content"]["text"])
+            self.assertIn("session_update", dir(chunk))
+            with self.assertRaises(AttributeError):
+                chunk.no_such_field
+
     def test_config_options_and_extension_methods_both_ways(self):
         with libacp.Client(agent()) as client:
             client.add_ext_handler("_test/ping", lambda params: {"pong": params["n"] + 1})

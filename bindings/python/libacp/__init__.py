@@ -14,11 +14,12 @@ system's library path.
 from ._native import lib as _lib
 from .catalogue import Catalogue
 from .client import AsyncClient, Client, Item, PromptTurn, Session, SessionChange, SessionModel
+from .payload import Payload
 from .errors import (AcpError, AuthRequired, Cancelled, ConnectionClosed, InternalError, InvalidArgument, IoError,
                      NotFound, ProtocolError, RpcError, SpawnFailed, StateError, TimedOut, Unsupported)
 
 __version__ = _lib.acp_version().decode()
 
-__all__ = ["Catalogue", "AsyncClient", "Client", "Item", "PromptTurn", "Session", "SessionChange", "SessionModel", "AcpError", "AuthRequired",
+__all__ = ["Catalogue", "AsyncClient", "Client", "Item", "Payload", "PromptTurn", "Session", "SessionChange", "SessionModel", "AcpError", "AuthRequired",
            "Cancelled", "ConnectionClosed", "InternalError", "InvalidArgument", "IoError", "NotFound",
            "ProtocolError", "RpcError", "SpawnFailed", "StateError", "TimedOut", "Unsupported"]

@@ -14,10 +14,13 @@ import logging
 import select
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import (Any, AsyncIterator, Callable, Dict, Generator, Iterator, List, Mapping, Optional, Sequence,
+                    Union)
 
 from . import _native as native
 from .errors import AcpError, ConnectionClosed, error_for
+from . import payload as _payload
+from .payload import Payload
 
 lib = native.lib
 log = logging.getLogger("libacp")
@@ -27,6 +30,10 @@ _LOG_LEVELS = {native.LOG_DEBUG: logging.DEBUG, native.LOG_INFO: logging.INFO,
 _NO_PAYLOAD = frozenset((native.EVENT_SESSION_CHANGED, native.EVENT_LOG, native.EVENT_TRAFFIC,
                          native.EVENT_REQUEST_WITHDRAWN))
 _TURN_ENDED = native.CHANGES.index("turn_ended")
+
+
+# A prompt: text, or a list of ContentBlock dicts ({"type": "text", "text": ...}, ...).
+Content = Union[str, Sequence[Mapping[str, Any]]]
 
 
 def _encode(value):
@@ -83,7 +90,7 @@ class SessionModel:
     json: str = field(repr=False)     # the canonical dump, byte-identical for equal models
 
     @property
-    def is_idle(self):
+    def is_idle(self) -> bool:
         return self.state == "idle"
 
 
@@ -168,7 +175,7 @@ class PromptTurn:
     """One prompt turn. Iterate it (for / async for) to get the session updates as they
     arrive, up to the idle state that ends the turn; stop_reason is then set."""
 
-    def __init__(self, client, session_id, ends_on_answer=False):
+    def __init__(self, client: "_BaseClient", session_id: str, ends_on_answer: bool = False) -> None:
         self._client = client
         self.session_id = session_id
         self._updates = []
@@ -183,10 +190,14 @@ class PromptTurn:
         self.message_id = None
         self._waiter = None
         self.request = 0
+        # Waited for, never iterated: its updates are nobody's, so the client may leave
+        # update events off (fast by default, _BaseClient._sync_updates).
+        self._wait_only = False
 
     # fed by the client
     def _update(self, update):
-        self._updates.append(update)
+        if not self._wait_only:
+            self._updates.append(update)
         if update.get("sessionUpdate") == "state_update" and update.get("state") == "idle":
             self._last_idle = update
             if self._acknowledged:
@@ -219,7 +230,7 @@ class PromptTurn:
             return True, StopIteration
         return False, None
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Payload]:
         while True:
             self._client._pump(lambda: self._updates or self.finished)
             ready, value = self._next_ready()
@@ -227,7 +238,7 @@ class PromptTurn:
                 return
             yield value
 
-    def __aiter__(self):
+    def __aiter__(self) -> AsyncIterator[Payload]:
         return self._aiter()
 
     async def _aiter(self):
@@ -243,20 +254,25 @@ class PromptTurn:
             await self._waiter
             self._waiter = None
 
-    def wait(self):
+    def wait(self) -> Optional[str]:
         """Runs the turn to its end; returns the stop reason."""
+        self._wait_only = True
+        self._updates.clear()
         for _ in self:
             pass
         return self.stop_reason
 
-    def __await__(self):
+    def __await__(self) -> Generator[Any, None, Optional[str]]:
+        self._wait_only = True
+        self._updates.clear()
+
         async def run():
             async for _ in self:
                 pass
             return self.stop_reason
         return run().__await__()
 
-    def cancel(self):
+    def cancel(self) -> None:
         """session/cancel: the turn ends with stop reason "cancelled"."""
         self._client.cancel(self.session_id)
 
@@ -264,34 +280,34 @@ class PromptTurn:
 class Session:
     """A session of the client (created by new_session or resume_session)."""
 
-    def __init__(self, client, session_id, response=None):
+    def __init__(self, client: "_BaseClient", session_id: str, response: Optional[Payload] = None) -> None:
         self.client = client
         self.id = session_id
         self.response = response or {}
 
-    def prompt(self, content):
+    def prompt(self, content: Content) -> "PromptTurn":
         """Starts a turn; content is a str or a list of content blocks. Returns a
         PromptTurn to iterate (sync or async) or wait for."""
         return self.client.prompt(self.id, content)
 
-    def cancel(self):
+    def cancel(self) -> None:
         self.client.cancel(self.id)
 
-    def set_config_option(self, config_id, value):
+    def set_config_option(self, config_id: str, value: Union[str, bool]) -> Any:
         return self.client.set_config_option(self.id, config_id, value)
 
-    def cancel_tool_call(self, tool_call_id):
+    def cancel_tool_call(self, tool_call_id: str) -> Any:
         """tool_call/cancel: only while the tool call advertises capabilities.cancel."""
         return self.client.cancel_tool_call(self.id, tool_call_id)
 
-    def cancel_terminal(self, terminal_id):
+    def cancel_terminal(self, terminal_id: str) -> Any:
         """terminal/cancel: only while the terminal advertises capabilities.cancel."""
         return self.client.cancel_terminal(self.id, terminal_id)
 
-    def close(self):
+    def close(self) -> Any:
         return self.client.close_session(self.id)
 
-    def model(self):
+    def model(self) -> "SessionModel":
         """The session model now, as Python objects."""
         return self.client.model(self.id)
 
@@ -299,9 +315,13 @@ class Session:
 # --- the clients ----------------------------------------------------------------------------------
 
 class _BaseClient:
-    def __init__(self, argv=None, *, cwd=None, env=None, unset_env=None, fds=None, name="libacp-python",
-                 version="1.0", request_timeout=0.0, log_level=logging.INFO, shutdown_grace=None,
-                 protocol_version=None, url=None, headers=None, ca_file=None, connect_timeout=None):
+    def __init__(self, argv: Optional[Sequence[str]] = None, *, cwd: Optional[str] = None,
+                 env: Optional[Mapping[str, str]] = None, unset_env: Optional[Sequence[str]] = None,
+                 fds: Optional[Sequence[int]] = None, name: str = "libacp-python", version: str = "1.0",
+                 request_timeout: float = 0.0, log_level: int = logging.INFO,
+                 shutdown_grace: Optional[float] = None, protocol_version: Optional[int] = None,
+                 url: Optional[str] = None, headers: Optional[Mapping[str, str]] = None,
+                 ca_file: Optional[str] = None, connect_timeout: Optional[float] = None) -> None:
         """Spawns the agent (argv, cwd, env additions, unset_env names), adopts
         fds=(read_fd, write_fd[, stderr_fd]) the host opened itself, or connects to an agent
         on the network: url="ws://...", "wss://...", "http://..." or "https://..."
@@ -376,7 +396,11 @@ class _BaseClient:
         self.on_handler_error: Optional[Callable[[BaseException], Any]] = None
         self.handler_errors: List[BaseException] = []
         self._ext_handlers: Dict[str, Callable[[dict], Any]] = {}
-        self._updates_reported = True
+        # Update events: None = automatic (on while on_update is set or a prompt turn may be
+        # iterated, else off: _sync_updates), or what report_updates() chose.
+        self._updates_choice: Optional[bool] = None
+        self._updates_reported = True  # what the C side does now
+        self._observing = False        # observe_sessions() was asked for
         self._client_methods: Dict[str, Callable[[dict], Any]] = {}  # v1 "fs/..." -> handler
 
     @staticmethod
@@ -388,41 +412,60 @@ class _BaseClient:
         return native.LOG_WARNING if level <= logging.WARNING else native.LOG_ERROR
 
     # --- setup (before initialize) ---------------------------------------------------
-    def enable_elicitation(self, form=True, url=False):
+    def enable_elicitation(self, form: bool = True, url: bool = False) -> None:
         _check(lib.acp_client_enable_elicitation(self._live(), int(form), int(url)))
 
-    def add_ext_handler(self, method, handler):
+    def add_ext_handler(self, method: str, handler: Callable[[Payload], Any]) -> None:
         """Answers the agent's extension request `method` with handler(params) -> dict."""
         _check(lib.acp_client_add_ext_method(self._live(), method.encode(), 1))
         self._ext_handlers[method] = handler
 
-    def accept_ext_notification(self, method):
+    def accept_ext_notification(self, method: str) -> None:
         """Delivers the agent's extension notification `method` to on_notification."""
         _check(lib.acp_client_add_ext_method(self._live(), method.encode(), 0))
 
-    def observe_traffic(self, enabled=True, redact=True):
+    def observe_traffic(self, enabled: bool = True, redact: bool = True) -> None:
         _check(lib.acp_client_observe_traffic(self._live(), int(enabled), int(redact)))
 
-    def observe_sessions(self, enabled=True):
+    def observe_sessions(self, enabled: bool = True) -> None:
         """Delivers every change of the session model to on_session_change, each before the
         update that caused it reaches on_update."""
         _check(lib.acp_client_observe_sessions(self._live(), int(enabled)))
+        self._observing = bool(enabled)
 
-    def report_updates(self, enabled=True):
-        """Whether each session/update reaches on_update and the prompt turns' iteration
-        (on by default). A host that follows the model (on_session_change, model()) turns
-        it off: nothing is then decoded or encoded per update, and while this client has
-        not handled them, text changes of one item coalesce into one on_session_change
-        whose `appended` holds all their text, so a stream faster than Python costs
-        Python per batch, not per chunk. Turning it off also observes the sessions: a
-        prompt turn then ends on the model's turn_ended change and yields only that
-        idle state."""
+    def report_updates(self, enabled: bool = True) -> None:
+        """Whether each session/update reaches on_update and the prompt turns' iteration.
+        By default the client decides: update events are on while on_update is set or a
+        prompt turn may still be iterated, and off while every turn is only waited for
+        (PromptTurn.wait(), await turn). Off, nothing is decoded or encoded per update,
+        and while this client has not handled them, text changes of one item coalesce into
+        one on_session_change whose `appended` holds all their text, so a stream faster
+        than Python costs Python per batch, not per chunk; prompt turns then end on the
+        model's turn_ended change. Calling this fixes the choice: False as described
+        (it also observes the sessions, and an iterated turn yields only its idle state),
+        True an update event per session/update whatever the host does."""
         if not enabled:
             self.observe_sessions(True)
         _check(lib.acp_client_report_updates(self._live(), int(enabled)))
-        self._updates_reported = bool(enabled)
+        self._updates_choice = self._updates_reported = bool(enabled)
 
-    def serve_files(self, read=None, write=None):
+    def _sync_updates(self) -> None:
+        """The automatic choice of report_updates(), made while no event is queued (so
+        every queued event was made under the setting the handlers assume)."""
+        if self._updates_choice is not None or self._handle is None:
+            return
+        wanted = self.on_update is not None or any(not turn._wait_only for turn in self._turns)
+        if wanted == self._updates_reported:
+            return
+        if not wanted:  # the turns then end on the model's turn_ended change
+            _check(lib.acp_client_observe_sessions(self._handle, 1))
+        _check(lib.acp_client_report_updates(self._handle, int(wanted)))
+        if wanted and not self._observing:
+            _check(lib.acp_client_observe_sessions(self._handle, 0))
+        self._updates_reported = wanted
+
+    def serve_files(self, read: Optional[Callable[[Payload], Any]] = None,
+                    write: Optional[Callable[[Payload], Any]] = None) -> None:
         """Serves a v1 agent's fs/read_text_file (read(params) -> the text, or a
         ReadTextFileResponse dict) and fs/write_text_file (write(params) -> None); only
         what is given is advertised. Raising FileNotFoundError answers -32002, an RpcError
@@ -436,7 +479,7 @@ class _BaseClient:
             flags |= native.CLIENT_METHOD_WRITE_TEXT_FILE
         _check(lib.acp_client_serve_client_methods(self._live(), flags))
 
-    def serve_confined_files(self, read=True, write=True, max_file_bytes=0):
+    def serve_confined_files(self, read: bool = True, write: bool = True, max_file_bytes: int = 0) -> None:
         """Lets libacp itself serve a v1 agent's fs/read_text_file and fs/write_text_file
         from disk, only for absolute paths that, with symlinks and ".." resolved, lie
         inside the cwd or an additional directory this client sent for the session;
@@ -450,7 +493,7 @@ class _BaseClient:
                 self._client_methods.pop(method, None)
         _check(lib.acp_client_serve_confined_files(self._live(), flags, max_file_bytes))
 
-    def confine_path(self, session_id, path, for_write=False):
+    def confine_path(self, session_id: str, path: str, for_write: bool = False) -> str:
         """For a host serving files itself (serve_files): the real path that `path` names
         inside the session's directories. Raises InvalidArgument or NotFound otherwise,
         whose rpc_code is the error to answer the agent with (raising it from a
@@ -466,7 +509,7 @@ class _BaseClient:
             raise error_for(code, native.text(lib.acp_error_last()), rpc_code=rpc_code.value)
         return native.take_string(out)
 
-    def serve_terminals(self, terminals):
+    def serve_terminals(self, terminals: Any) -> None:
         """Serves a v1 agent's terminal/* requests with an object whose methods create,
         output, wait_for_exit, kill and release each take the request params and return
         the method's v1 response as a dict (create may return just the terminal id)."""
@@ -479,7 +522,7 @@ class _BaseClient:
         _check(lib.acp_client_serve_client_methods(self._live(), native.CLIENT_METHOD_TERMINAL))
 
     @property
-    def agent_v1(self):
+    def agent_v1(self) -> Optional[Payload]:
         """A v1 agent's own InitializeResponse (agentCapabilities.loadSession and the
         sessionCapabilities markers, which gate resume with replay, list and close), or
         None with a v2 agent."""
@@ -488,10 +531,10 @@ class _BaseClient:
         if code == native.NOT_FOUND:
             return None
         _check(code)
-        return json.loads(native.take_string(pointer))
+        return _payload.loads(native.take_string(pointer))
 
     @property
-    def negotiated_version(self):
+    def negotiated_version(self) -> int:
         """The ACP version the agent speaks (2 or 1) once initialized, else 0. A v1
         agent's traffic reaches the host in v2 shapes all the same."""
         return _check(lib.acp_client_negotiated_version(self._live()))
@@ -510,19 +553,19 @@ class _BaseClient:
         self._kick()
         return request.value, pending
 
-    def initialize(self):
+    def initialize(self) -> Any:
         def done(response):
             self.agent = response
             return response
         return self._finish(self._start(lambda r, h: lib.acp_client_initialize(r, h, None, None), done))
 
-    def login(self, method_id):
+    def login(self, method_id: str) -> Any:
         return self._finish(self._start(lambda r, h: lib.acp_client_login(r, h, method_id.encode(), None, None)))
 
-    def logout(self):
+    def logout(self) -> Any:
         return self._finish(self._start(lambda r, h: lib.acp_client_logout(r, h, None, None)))
 
-    def new_session(self, cwd, mcp_servers=(), **extra):
+    def new_session(self, cwd: str, mcp_servers: Sequence[Mapping[str, Any]] = (), **extra: Any) -> Any:
         request = dict(extra, cwd=cwd, mcpServers=list(mcp_servers))
         started = self._start(lambda r, h: lib.acp_client_new_session(r, h, _encode(request), None, None))
         pending = started[1]
@@ -530,7 +573,7 @@ class _BaseClient:
         pending.convert = lambda response: Session(self, pending.session_id, response)
         return self._finish(started)
 
-    def resume_session(self, session_id, cwd, replay=False, **extra):
+    def resume_session(self, session_id: str, cwd: str, replay: bool = False, **extra: Any) -> Any:
         """session/resume; replay=True rebuilds the whole history (replayFrom start)."""
         request = dict(extra, sessionId=session_id, cwd=cwd)
         if replay:
@@ -539,12 +582,12 @@ class _BaseClient:
             lambda r, h: lib.acp_client_resume_session(r, h, _encode(request), None, None),
             lambda response: Session(self, session_id, response)))
 
-    def list_sessions(self, cwd=None):
+    def list_sessions(self, cwd: Optional[str] = None) -> Any:
         """Every session the agent lists (all pages), as SessionInfo dicts."""
         return self._finish(self._start(
             lambda r, h: lib.acp_client_list_all_sessions(r, h, cwd.encode() if cwd else None, None, None)))
 
-    def list_sessions_page(self, cwd=None, cursor=None):
+    def list_sessions_page(self, cwd: Optional[str] = None, cursor: Optional[str] = None) -> Any:
         """One page of session/list: the ListSessionsResponse dict (sessions, nextCursor)."""
         request = {}
         if cwd is not None:
@@ -554,15 +597,15 @@ class _BaseClient:
         return self._finish(self._start(
             lambda r, h: lib.acp_client_list_sessions(r, h, _encode(request), None, None)))
 
-    def close_session(self, session_id):
+    def close_session(self, session_id: str) -> Any:
         return self._finish(self._start(
             lambda r, h: lib.acp_client_close_session(r, h, session_id.encode(), None, None)))
 
-    def delete_session(self, session_id):
+    def delete_session(self, session_id: str) -> Any:
         return self._finish(self._start(
             lambda r, h: lib.acp_client_delete_session(r, h, session_id.encode(), None, None)))
 
-    def prompt(self, session_id, content):
+    def prompt(self, session_id: str, content: Content) -> PromptTurn:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
         request = {"sessionId": session_id, "prompt": blocks}
         turn = PromptTurn(self, session_id, ends_on_answer=self.negotiated_version == 1)
@@ -576,65 +619,65 @@ class _BaseClient:
         pending.turn = turn
         return turn
 
-    def cancel(self, session_id):
+    def cancel(self, session_id: str) -> None:
         _check(lib.acp_client_cancel(self._live(), session_id.encode()))
         self._kick()
 
-    def cancel_request(self, request):
+    def cancel_request(self, request: int) -> None:
         _check(lib.acp_client_cancel_request(self._live(), request))
         self._kick()
 
-    def set_config_option(self, session_id, config_id, value):
+    def set_config_option(self, session_id: str, config_id: str, value: Union[str, bool]) -> Any:
         request = {"sessionId": session_id, "configId": config_id, "value": value,
                    "type": "boolean" if isinstance(value, bool) else "id"}
         return self._finish(self._start(
             lambda r, h: lib.acp_client_set_config_option(r, h, _encode(request), None, None)))
 
-    def cancel_tool_call(self, session_id, tool_call_id):
+    def cancel_tool_call(self, session_id: str, tool_call_id: str) -> Any:
         return self._finish(self._start(lambda r, h: lib.acp_client_cancel_tool_call(
             r, h, session_id.encode(), tool_call_id.encode(), None, None)))
 
-    def cancel_terminal(self, session_id, terminal_id):
+    def cancel_terminal(self, session_id: str, terminal_id: str) -> Any:
         return self._finish(self._start(lambda r, h: lib.acp_client_cancel_terminal(
             r, h, session_id.encode(), terminal_id.encode(), None, None)))
 
-    def ext_request(self, method, params=None):
+    def ext_request(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Any:
         return self._finish(self._start(
             lambda r, h: lib.acp_client_ext_request(r, h, method.encode(), _encode(params), None, None)))
 
-    def ext_notify(self, method, params=None):
+    def ext_notify(self, method: str, params: Optional[Mapping[str, Any]] = None) -> None:
         _check(lib.acp_client_ext_notify(self._live(), method.encode(), _encode(params)))
         self._kick()
 
-    def model(self, session_id):
+    def model(self, session_id: str) -> SessionModel:
         """The session model of one session (SessionModel)."""
         return _read_model(self._live(), session_id)
 
-    def item(self, session_id, index):
+    def item(self, session_id: str, index: int) -> Item:
         """One item of a session's model by index (as SessionChange.index names it),
         without a snapshot of the whole session."""
         return _read_item(self._live(), session_id, index=index)
 
-    def find_item(self, session_id, kind, item_id):
+    def find_item(self, session_id: str, kind: str, item_id: str) -> Item:
         """One item by kind ("tool_call", "agent_message", ...) and entity id."""
         return _read_item(self._live(), session_id, kind=kind, item_id=item_id)
 
-    def item_count(self, session_id):
+    def item_count(self, session_id: str) -> int:
         return _check(lib.acp_client_item_count(self._live(), session_id.encode()))
 
-    def session_ids(self):
+    def session_ids(self) -> List[str]:
         pointer = ctypes.c_void_p()
         _check(lib.acp_client_session_ids(ctypes.byref(pointer), self._live()))
         return json.loads(native.take_string(pointer))
 
-    def close(self):
+    def close(self) -> None:
         """Closes the connection (asynchronous, idempotent, fine inside any handler)."""
         if self._handle is not None:
             _check(lib.acp_client_close(self._handle))
             self._kick()
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return self._handle is None or bool(lib.acp_client_is_closed(self._handle))
 
     def _free(self):
@@ -707,7 +750,7 @@ class _BaseClient:
     def _handle_event(self, event):
         kind = lib.acp_event_type(event)
         # Change, log, traffic and withdrawal events carry no JSON payload.
-        payload = None if kind in _NO_PAYLOAD else json.loads(native.text(lib.acp_event_json(event)))
+        payload = None if kind in _NO_PAYLOAD else _payload.loads(native.text(lib.acp_event_json(event)))
         if kind == native.EVENT_RESULT:
             pending = self._pending.pop(lib.acp_event_request(event), None)
             status = lib.acp_event_status(event).contents
@@ -715,7 +758,7 @@ class _BaseClient:
             if status.code != native.OK:
                 data = native.text(status.rpc_data_json)
                 error = error_for(status.code, native.text(status.message), status.rpc_code,
-                                  json.loads(data) if data else None)
+                                  _payload.loads(data) if data else None)
             if pending is None:
                 return
             pending.session_id = native.text(lib.acp_event_session_id(event))
@@ -765,7 +808,7 @@ class _BaseClient:
             if not self._updates_reported and lib.acp_event_change(event) == _TURN_ENDED:
                 self._end_turns(native.text(lib.acp_event_session_id(event)),
                                 native.text(lib.acp_event_stop_reason(event)))
-            if self.on_session_change is not None:
+            if self.on_session_change is not None and (self._observing or self._updates_choice is False):
                 index = lib.acp_event_item_index(event)
                 item = index >= 0
                 size = ctypes.c_size_t()
@@ -901,6 +944,7 @@ class Client(_BaseClient):
                 return
             if self._handle is None:
                 raise ConnectionClosed("the client was freed")
+            self._sync_updates()
             timeout = lib.acp_client_timeout_ms(self._handle)
             if timeout < 0 and self._closed_status is not None:
                 raise self._closed_status  # the connection ended: nothing will come
@@ -924,7 +968,7 @@ class Client(_BaseClient):
         if answer is not None:
             answer(value, None)
 
-    def close_and_wait(self):
+    def close_and_wait(self) -> None:
         """Closes the connection, waits for the agent to end, and frees the client."""
         if self._handle is None:
             return
@@ -935,10 +979,10 @@ class Client(_BaseClient):
             pass
         self._free()
 
-    def __enter__(self):
+    def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close_and_wait()
 
 
@@ -1001,6 +1045,7 @@ class AsyncClient(_BaseClient):
         self._dispatch()
         if self._handle is None or self._loop is None:
             return
+        self._sync_updates()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -1050,7 +1095,7 @@ class AsyncClient(_BaseClient):
             pass
         super().__del__()
 
-    async def aclose(self):
+    async def aclose(self) -> None:
         """Closes the connection, waits for the agent to end, and frees the client."""
         if self._handle is None:
             return
@@ -1063,9 +1108,9 @@ class AsyncClient(_BaseClient):
         self._detach()
         self._free()
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> "AsyncClient":
         self._attach()
         return self
 
-    async def __aexit__(self, *exc):
+    async def __aexit__(self, *exc: Any) -> None:
         await self.aclose()
