@@ -271,8 +271,9 @@ void Chat::quit(int code) {
     permission_.reset();
     waiting_permissions_.clear();
     if (input_ != nullptr) {
-        editor_.close();
+        // libuv's saved mode may be the quiet one: the editor restores the one at start.
         if (tty_) uv_tty_reset_mode();
+        editor_.close();
         uv_read_stop(input_);
         uv_close(reinterpret_cast<uv_handle_t*>(input_), nullptr);
     }

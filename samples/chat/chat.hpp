@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "attachments.hpp"
 #include "line_editor.hpp"
 #include "markdown.hpp"
 #include "options.hpp"
@@ -51,6 +52,10 @@ private:
         // as many small chunks per read, and a write(2) each would cost more than the rest.
         // The prompt line being edited is erased first and drawn again below (flush_).
         if (editor_.active()) editor_.hide();
+        if (waiting_shown_) {  // the first output of a turn replaces the sign of work
+            std::fputs("\r\x1b[K", stdout);
+            waiting_shown_ = false;
+        }
         std::fwrite(text.data(), 1, text.size(), stdout);
         prompt_shown_ = false;
     }
@@ -113,6 +118,8 @@ private:
     void process_next();
     void handle(const std::string& text);
     void show_prompt();
+    // Tab: the commands (acp-chat's and the agent's) or @paths that could complete word.
+    std::vector<std::string> complete(const std::string& word, bool first) const;
 
     // --- commands -----------------------------------------------------------------------------
     void connect();
@@ -126,6 +133,7 @@ private:
     bool agent_supports_directories() const;
     void add_mcp(const std::vector<std::string>& words);
     void send_prompt(const std::string& text);
+    Roots session_roots() const;  // the directories @paths may come from
     void done() {
         busy_ = false;
         process_next();
@@ -174,6 +182,7 @@ private:
     bool cancel_sent_ = false;       // session/cancel went out for the running turn
     bool expect_new_ = false;
     bool prompt_shown_ = false;
+    bool waiting_shown_ = false;  // "waiting for the agent..." is on screen, no newline
     bool interrupt_armed_ = false;
     bool pasting_to_permission_ = false;  // inside a paste while a question waits for a key
     bool quitting_ = false;
