@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attachments.hpp"
@@ -30,6 +31,9 @@
 namespace chat {
 
 namespace v2 = acp::v2;
+
+// Shown between sending a prompt and the agent's first output (on a terminal).
+constexpr const char* kWaiting = "waiting for the agent...";
 
 class Chat {
 public:
@@ -53,7 +57,9 @@ private:
         // The prompt line being edited is erased first and drawn again below (flush_).
         if (editor_.active()) editor_.hide();
         if (waiting_shown_) {  // the first output of a turn replaces the sign of work
-            std::fputs("\r\x1b[K", stdout);
+            // Blanked with spaces, not an erase sequence: the screen holds only colours.
+            const std::string blank = "\r" + std::string(std::string_view(kWaiting).size(), ' ') + "\r";
+            std::fwrite(blank.data(), 1, blank.size(), stdout);
             waiting_shown_ = false;
         }
         std::fwrite(text.data(), 1, text.size(), stdout);
@@ -133,7 +139,6 @@ private:
     bool agent_supports_directories() const;
     void add_mcp(const std::vector<std::string>& words);
     void send_prompt(const std::string& text);
-    Roots session_roots() const;  // the directories @paths may come from
     void done() {
         busy_ = false;
         process_next();
@@ -195,6 +200,7 @@ private:
     unsigned permissions_refused_ = 0;  // over the bound of waiting ones
 
     std::vector<std::string> directories_;  // for the next /new
+    Roots roots_;                           // the current session's directories: @paths come from them
     std::vector<v2::McpServer> mcp_servers_;
 
     uv_tty_t tty_handle_{};

@@ -73,7 +73,7 @@ void Chat::send_prompt(const std::string& text) {
     const bool embed = agent != nullptr && agent->capabilities.has_value() &&
                        agent->capabilities->session.has_value() && agent->capabilities->session->prompt.has_value() &&
                        agent->capabilities->session->prompt->embeddedContext.has_value();
-    Attachments attachments = attach(text, session_roots(), embed);
+    Attachments attachments = attach(text, roots_, embed);
     if (!attachments.error.empty()) {
         error("not sent: " + attachments.error);
         return;
@@ -85,7 +85,7 @@ void Chat::send_prompt(const std::string& text) {
     if (tty_) {
         // A sign of work until the agent's first output, which erases it (write()).
         end_stream();
-        write(style_.paint(Color::dim, "waiting for the agent..."));
+        write(style_.paint(Color::dim, kWaiting));
         waiting_shown_ = true;
     }
     busy_ = true;
@@ -107,17 +107,8 @@ void Chat::send_prompt(const std::string& text) {
     });
 }
 
-Roots Chat::session_roots() const {
-    Roots roots{options_.cwd, directories_};
-    if (const acp::SessionState* s = session_.empty() ? nullptr : client_->sessions().find(session_)) {
-        if (s->info().cwd.has_value()) roots.cwd = *s->info().cwd;
-        if (s->info().additional_directories.has_value()) roots.additional = *s->info().additional_directories;
-    }
-    return roots;
-}
-
 std::vector<std::string> Chat::complete(const std::string& word, bool first) const {
-    if (!word.empty() && word[0] == '@') return complete_path(word, session_roots().cwd);
+    if (!word.empty() && word[0] == '@') return complete_path(word, roots_.cwd);
     if (!first || word.empty() || word[0] != '/') return {};
     std::vector<std::string> names = {"/new", "/sessions", "/resume", "/close", "/delete", "/config", "/cwd",
                                       "/add-dir", "/mcp", "/stderr", "/help", "/quit"};
@@ -182,11 +173,13 @@ void Chat::resume(const std::string& id) {
         session_ = id;  // the replay renders as it arrives
         shown_.clear();
         line(style_.paint(Color::dim, "resuming " + sanitize(id) + ", its history:"));
-        client_->resume_session(request, [this, id, previous](acp::Result<v2::ResumeSessionResponse> r) {
+        Roots roots{request.cwd, request.additionalDirectories.value_or(std::vector<std::string>{})};
+        client_->resume_session(request, [this, id, previous, roots](acp::Result<v2::ResumeSessionResponse> r) {
             if (!r) {
                 error("cannot resume " + sanitize(id) + ": " + failure(r.status()));
                 session_ = previous;
             } else {
+                roots_ = roots;
                 line(style_.paint(Color::dim, "resumed " + sanitize(id)));
             }
             done();

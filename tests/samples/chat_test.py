@@ -1343,7 +1343,7 @@ class DailyDriver(ChatCase):
         s.type("typed ahead")
         with open(self.release, "w"):
             pass
-        at = s.wait_for(r"\r\x1b\[Kblocks: text", at)
+        at = s.wait_for(r"\r {24}\rblocks: text", at)
         at = s.wait_for(r"-- end_turn \| s1", at)
         turn = s.output[:at].decode(errors="replace")
         self.assertNotIn("typed ahead", turn)  # the terminal did not echo it into the turn
