@@ -747,8 +747,9 @@ class Terminal(ChatCase):
         at = s.wait_for(r"> ", at)
 
         # A long streaming turn: numbers arrive one by one until Ctrl-C cancels it.
+        # The first line follows the blanked "waiting for the agent..." (a carriage return).
         s.type("/count 1000\r")
-        at = s.wait_for(r"\n1\r?\n", at)
+        at = s.wait_for(r"[\r\n]1\r?\n", at)
         at = s.wait_for(r"\n3\r?\n", at)
         s.type("\x03")
         at = s.wait_for(r"\^C cancelling the turn", at)
@@ -773,7 +774,7 @@ class Terminal(ChatCase):
         # The terminal is back in line mode: a whole line is read again.
         at = s.wait_for(r"> ", at)
         s.type("/echo back\r")
-        at = s.wait_for(r"\nback\r?\n", at)
+        at = s.wait_for(r"[\r\n]back\r?\n", at)
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
 
@@ -1294,6 +1295,11 @@ class DailyDriver(ChatCase):
         env["TERM"] = term
         return Screen([CHAT, "--cwd", self.project, "--log", self.log, *(agent or self.agent())], env)
 
+    def fresh_run(self, name):
+        """A run of its own: the demo agent's state and the log start empty."""
+        self.state = os.path.join(self.dir, name + "-state")
+        self.log = os.path.join(self.dir, name + ".ndjson")
+
     def holding_agent(self, hold=True):
         path = os.path.join(self.dir, "holding_agent.py")
         with open(path, "w") as f:
@@ -1310,6 +1316,7 @@ class DailyDriver(ChatCase):
                 "\x1b\x1b[D", "\x1b\x1b[C", "\x1bOd", "\x1bOc", "\x1bOC", "\x1bOD", "\x1b[1;5H", "\x1b[99;9z"]
         for term in ("xterm-256color", "screen-256color"):
             with self.subTest(term=term):
+                self.fresh_run(term)
                 s = self.screen(term)
                 at = s.wait_for(r"session demo-1 in ")
                 at = s.wait_for(r"> ", at)
@@ -1323,15 +1330,16 @@ class DailyDriver(ChatCase):
         forms = {"xterm-256color": ("\x1b[1;5D", "\x1b[1;5C"), "screen-256color": ("\x1b[1;3D", "\x1b[1;3C")}
         for term, (left, right) in forms.items():
             with self.subTest(term=term):
+                self.fresh_run(term)
                 s = self.screen(term)
                 at = s.wait_for(r"session demo-1 in ")
                 at = s.wait_for(r"> ", at)
-                # Two words left: before "two"; one right: past it; Home, Delete: the slash goes.
-                s.type("/echo one two three" + left + left + "X" + right + "Y" + "\x1b[1~" + "\x1b[3~" + "\r")
+                # Two words left: before "two"; one right: past it; End, Left, Delete: the "!" goes.
+                s.type("/echo one two three!" + left + left + "X" + right + "Y" + "\x1b[4~\x1b[D\x1b[3~" + "\r")
                 at = s.wait_for(r"-- end_turn \| demo-1", at)
                 s.type("/quit\r")
                 self.assertEqual(s.exit_code(), 0)
-                self.assertEqual(prompts_sent(self.log), ["echo one XtwoY three"])
+                self.assertEqual(prompts_sent(self.log), ["/echo one XtwoY three"])
 
     def test_type_ahead_waits_unechoed_and_a_sign_of_work_comes_first(self):
         s = self.screen(agent=self.holding_agent())
@@ -1365,14 +1373,14 @@ class DailyDriver(ChatCase):
         s.type("/he\t\r")
         at = s.wait_for(r"commands:", at)
         at = s.wait_for(r"> ", at)
-        s.type("/ec\tsee @no\t")
-        at = s.wait_for(r"@notes-file\.md ", at)
-        s.type("@sr\tma\t\r")
+        # libedit redraws only what changed: the line is checked where it arrives.
+        s.type("/ec\tsee @no\t@sr\tma\t\r")
         at = s.wait_for(r"-- end_turn \| demo-1", at)
-        # Ambiguous: the choices are listed above the line, which is drawn again.
+        # Ambiguous: the choices (acp-chat's and the agent's /count) are listed above the
+        # line, which is drawn again.
         at = s.wait_for(r"> ", at)
         s.type("/c\t")
-        at = s.wait_for(r"/close  /config  /cwd\r\n", at)
+        at = s.wait_for(r"/close  /config  /count  /cwd\r*\n", at)
         s.type("\x15/quit\r")  # Ctrl-U: the line emptied first
         self.assertEqual(s.exit_code(), 0)
         self.assertEqual(prompts_sent(self.log), ["/echo see @notes-file.md @src/main.c "])
@@ -1396,8 +1404,10 @@ class DailyDriver(ChatCase):
 
     def test_a_file_is_a_link_without_embedded_context_and_never_from_outside(self):
         os.symlink(os.path.join(self.dir, "secret.txt"), os.path.join(self.project, "escape.txt"))
-        code, lines = self.run_chat(["read @notes-file.md", "read @../secret.txt", "read @escape.txt",
-                                     "read @" + os.path.join(self.dir, "secret.txt"), "read @src", "ask @someone"],
+        # /echo: the demo agent asks no permission question, which would take the next lines.
+        code, lines = self.run_chat(["/echo read @notes-file.md", "/echo read @../secret.txt", "/echo read @escape.txt",
+                                     "/echo read @" + os.path.join(self.dir, "secret.txt"), "/echo read @src",
+                                     "/echo ask @someone"],
                                     "--cwd", self.project, "--log", self.log)
         self.assertEqual(code, 0, lines)
         self.assertIn("attached notes-file.md (26 bytes, as a link)", lines)
@@ -1408,7 +1418,7 @@ class DailyDriver(ChatCase):
         self.assertEqual(len(blocks), 2, lines)  # the first and "ask @someone" (no such file: text)
         self.assertEqual(blocks[0][1], {"type": "resource_link", "name": "notes-file.md", "size": 26,
                                         "uri": "file://" + os.path.realpath(self.project) + "/notes-file.md"})
-        self.assertEqual(blocks[1], [{"type": "text", "text": "ask @someone"}])
+        self.assertEqual(blocks[1], [{"type": "text", "text": "/echo ask @someone"}])
         self.assertNotIn("outside the project", open(self.log).read())
 
 
