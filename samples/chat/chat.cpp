@@ -177,7 +177,8 @@ void Chat::new_session() {
     if (!mcp_servers_.empty()) request.mcpServers = mcp_servers_;
     busy_ = true;
     expect_new_ = true;
-    client_->new_session(request, [this](acp::Result<v2::NewSessionResponse> r) {
+    Roots roots{request.cwd, directories_};
+    client_->new_session(request, [this, roots](acp::Result<v2::NewSessionResponse> r) {
         expect_new_ = false;
         if (!r) {
             if (acp::is_auth_required(r.status())) {
@@ -254,6 +255,7 @@ void Chat::new_session() {
             session_ = r->sessionId;
             shown_.clear();
         }
+        roots_ = roots;
         line(style_.paint(Color::dim, "session " + sanitize(session_) + " in " + sanitize(options_.cwd)));
         done();
     });
@@ -271,8 +273,9 @@ void Chat::quit(int code) {
     permission_.reset();
     waiting_permissions_.clear();
     if (input_ != nullptr) {
-        editor_.close();
+        // libuv's saved mode may be the quiet one: the editor restores the one at start.
         if (tty_) uv_tty_reset_mode();
+        editor_.close();
         uv_read_stop(input_);
         uv_close(reinterpret_cast<uv_handle_t*>(input_), nullptr);
     }

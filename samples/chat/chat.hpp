@@ -16,8 +16,10 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "attachments.hpp"
 #include "line_editor.hpp"
 #include "markdown.hpp"
 #include "options.hpp"
@@ -29,6 +31,9 @@
 namespace chat {
 
 namespace v2 = acp::v2;
+
+// Shown between sending a prompt and the agent's first output (on a terminal).
+constexpr const char* kWaiting = "waiting for the agent...";
 
 class Chat {
 public:
@@ -51,6 +56,12 @@ private:
         // as many small chunks per read, and a write(2) each would cost more than the rest.
         // The prompt line being edited is erased first and drawn again below (flush_).
         if (editor_.active()) editor_.hide();
+        if (waiting_shown_) {  // the first output of a turn replaces the sign of work
+            // Blanked with spaces, not an erase sequence: the screen holds only colours.
+            const std::string blank = "\r" + std::string(std::string_view(kWaiting).size(), ' ') + "\r";
+            std::fwrite(blank.data(), 1, blank.size(), stdout);
+            waiting_shown_ = false;
+        }
         std::fwrite(text.data(), 1, text.size(), stdout);
         prompt_shown_ = false;
     }
@@ -113,6 +124,8 @@ private:
     void process_next();
     void handle(const std::string& text);
     void show_prompt();
+    // Tab: the commands (acp-chat's and the agent's) or @paths that could complete word.
+    std::vector<std::string> complete(const std::string& word, bool first) const;
 
     // --- commands -----------------------------------------------------------------------------
     void connect();
@@ -174,6 +187,7 @@ private:
     bool cancel_sent_ = false;       // session/cancel went out for the running turn
     bool expect_new_ = false;
     bool prompt_shown_ = false;
+    bool waiting_shown_ = false;  // "waiting for the agent..." is on screen, no newline
     bool interrupt_armed_ = false;
     bool pasting_to_permission_ = false;  // inside a paste while a question waits for a key
     bool quitting_ = false;
@@ -186,6 +200,7 @@ private:
     unsigned permissions_refused_ = 0;  // over the bound of waiting ones
 
     std::vector<std::string> directories_;  // for the next /new
+    Roots roots_;                           // the current session's directories: @paths come from them
     std::vector<v2::McpServer> mcp_servers_;
 
     uv_tty_t tty_handle_{};

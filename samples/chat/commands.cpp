@@ -2,6 +2,8 @@
 // acp-chat: the slash commands and prompts.
 #include "chat.hpp"
 
+#include <algorithm>
+
 namespace chat {
 
 void Chat::handle(const std::string& text) {
@@ -67,11 +69,25 @@ void Chat::send_prompt(const std::string& text) {
         error("no session: /new or /resume ID first");
         return;
     }
+    const auto* agent = client_->agent();
+    const bool embed = agent != nullptr && agent->capabilities.has_value() &&
+                       agent->capabilities->session.has_value() && agent->capabilities->session->prompt.has_value() &&
+                       agent->capabilities->session->prompt->embeddedContext.has_value();
+    Attachments attachments = attach(text, roots_, embed);
+    if (!attachments.error.empty()) {
+        error("not sent: " + attachments.error);
+        return;
+    }
+    for (const auto& note : attachments.notes) line(style_.paint(Color::dim, note));
     v2::PromptRequest request;
     request.sessionId = session_;
-    v2::TextContent content;
-    content.text = text;
-    request.prompt.push_back(v2::ContentBlock::make_text(std::move(content)));
+    request.prompt = std::move(attachments.blocks);
+    if (tty_) {
+        // A sign of work until the agent's first output, which erases it (write()).
+        end_stream();
+        write(style_.paint(Color::dim, kWaiting));
+        waiting_shown_ = true;
+    }
     busy_ = true;
     turn_running_ = true;
     const unsigned turn = ++turns_sent_;
@@ -89,6 +105,33 @@ void Chat::send_prompt(const std::string& text) {
         }
         // Otherwise the turn goes on until the session reports idle (turn_ended).
     });
+}
+
+std::vector<std::string> Chat::complete(const std::string& word, bool first) const {
+    if (!word.empty() && word[0] == '@') return complete_path(word, roots_.cwd);
+    if (!first || word.empty() || word[0] != '/') return {};
+    std::vector<std::string> names = {"/new", "/sessions", "/resume", "/close", "/delete", "/config", "/cwd",
+                                      "/add-dir", "/mcp", "/stderr", "/help", "/quit"};
+    if (const acp::SessionState* s = session_.empty() ? nullptr : client_->sessions().find(session_);
+        s != nullptr && s->available_commands().has_value()) {
+        for (const auto& c : *s->available_commands()) {
+            // The agent's names are hostile: one that would not show as itself is not offered.
+            if (const auto* cmd = c.command(); cmd != nullptr && !cmd->name.empty() &&
+                                              sanitize(cmd->name) == cmd->name &&
+                                              cmd->name.find_first_of(" \t") == std::string::npos) {
+                names.push_back("/" + cmd->name);
+            }
+        }
+    }
+    std::vector<std::string> matching;
+    for (auto& name : names) {
+        if (name.compare(0, word.size(), word) == 0 &&
+            std::find(matching.begin(), matching.end(), name) == matching.end()) {
+            matching.push_back(std::move(name));
+        }
+    }
+    std::sort(matching.begin(), matching.end());
+    return matching;
 }
 
 void Chat::list_sessions() {
@@ -130,11 +173,13 @@ void Chat::resume(const std::string& id) {
         session_ = id;  // the replay renders as it arrives
         shown_.clear();
         line(style_.paint(Color::dim, "resuming " + sanitize(id) + ", its history:"));
-        client_->resume_session(request, [this, id, previous](acp::Result<v2::ResumeSessionResponse> r) {
+        Roots roots{request.cwd, request.additionalDirectories.value_or(std::vector<std::string>{})};
+        client_->resume_session(request, [this, id, previous, roots](acp::Result<v2::ResumeSessionResponse> r) {
             if (!r) {
                 error("cannot resume " + sanitize(id) + ": " + failure(r.status()));
                 session_ = previous;
             } else {
+                roots_ = roots;
                 line(style_.paint(Color::dim, "resumed " + sanitize(id)));
             }
             done();

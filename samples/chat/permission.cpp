@@ -133,7 +133,10 @@ void Chat::next_permission() {
         show_permission(std::move(next));
         return;
     }
-    if (tty_ && input_ != nullptr && !quitting_) uv_tty_set_mode(&tty_handle_, UV_TTY_MODE_NORMAL);
+    if (tty_ && input_ != nullptr && !quitting_) {
+        uv_tty_set_mode(&tty_handle_, UV_TTY_MODE_NORMAL);
+        editor_.quiet();  // keys typed until the turn ends wait for the prompt, unechoed
+    }
     process_next();
 }
 

@@ -747,8 +747,9 @@ class Terminal(ChatCase):
         at = s.wait_for(r"> ", at)
 
         # A long streaming turn: numbers arrive one by one until Ctrl-C cancels it.
+        # The first line follows the blanked "waiting for the agent..." (a carriage return).
         s.type("/count 1000\r")
-        at = s.wait_for(r"\n1\r?\n", at)
+        at = s.wait_for(r"[\r\n]1\r?\n", at)
         at = s.wait_for(r"\n3\r?\n", at)
         s.type("\x03")
         at = s.wait_for(r"\^C cancelling the turn", at)
@@ -773,7 +774,7 @@ class Terminal(ChatCase):
         # The terminal is back in line mode: a whole line is read again.
         at = s.wait_for(r"> ", at)
         s.type("/echo back\r")
-        at = s.wait_for(r"\nback\r?\n", at)
+        at = s.wait_for(r"[\r\n]back\r?\n", at)
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
 
@@ -1228,6 +1229,198 @@ class TerminalAuth(ChatCase):
         with open(log) as f:
             initialize = next(json.loads(line)["msg"] for line in f if '"initialize"' in line)
         self.assertNotIn("auth", initialize["params"]["capabilities"])
+
+
+# An agent that advertises embedded context and a command of its own and, given a file name,
+# holds each turn until that file exists (the test creates it), so the test can type while
+# a turn runs. It answers with the kinds of the prompt's blocks.
+HOLDING_AGENT = """
+import json, os, sys, time
+RELEASE = sys.argv[1] if len(sys.argv) > 1 else None
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\\n"); sys.stdout.flush()
+def update(u):
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": u}})
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 2,
+              "info": {"name": "holding", "version": "1"},
+              "capabilities": {"session": {"prompt": {"embeddedContext": {}}}}}})
+    elif m.get("method") == "session/new":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "s1"}})
+        update({"sessionUpdate": "available_commands_update", "availableCommands": [
+            {"type": "command", "name": "summarize", "description": "Summarise"}]})
+    elif m.get("method") == "session/prompt":
+        update({"sessionUpdate": "state_update", "state": "running"})
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"messageId": "u1"}})
+        while RELEASE and not os.path.exists(RELEASE):
+            time.sleep(0.02)
+        if RELEASE:
+            os.unlink(RELEASE)
+        kinds = " ".join(b["type"] for b in m["params"]["prompt"])
+        update({"sessionUpdate": "agent_message_chunk", "messageId": "a" + str(m["id"]),
+                "content": {"type": "text", "text": "blocks: " + kinds + "\\n"}})
+        update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
+"""
+
+
+def prompt_blocks(log):
+    """The content blocks of every session/prompt in a --log file, in order."""
+    with open(log) as f:
+        records = [json.loads(line) for line in f]
+    return [r["msg"]["params"]["prompt"] for r in records
+            if r["dir"] == "in" and r.get("msg", {}).get("method") == "session/prompt"]
+
+
+class DailyDriver(ChatCase):
+    """What a new user meets first on a terminal (issue 30): keys that send escape sequences,
+    type-ahead during a turn, a sign of work, Tab completion and files in prompts."""
+
+    def setUp(self):
+        super().setUp()
+        self.project = os.path.join(self.dir, "project")
+        os.makedirs(os.path.join(self.project, "src"))
+        with open(os.path.join(self.project, "notes-file.md"), "w") as f:
+            f.write("# Notes\nremember the milk\n")
+        with open(os.path.join(self.project, "src", "main.c"), "w") as f:
+            f.write("int main(void) { return 0; }\n")
+        with open(os.path.join(self.dir, "secret.txt"), "w") as f:
+            f.write("outside the project\n")
+        self.log = os.path.join(self.dir, "traffic.ndjson")
+        self.release = os.path.join(self.dir, "release")
+
+    def screen(self, term="xterm-256color", agent=None):
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        env["TERM"] = term
+        return Screen([CHAT, "--cwd", self.project, "--log", self.log, *(agent or self.agent())], env)
+
+    def fresh_run(self, name):
+        """A run of its own: the demo agent's state and the log start empty."""
+        self.state = os.path.join(self.dir, name + "-state")
+        self.log = os.path.join(self.dir, name + ".ndjson")
+
+    def holding_agent(self, hold=True):
+        path = os.path.join(self.dir, "holding_agent.py")
+        with open(path, "w") as f:
+            f.write(HOLDING_AGENT)
+        return ["--", sys.executable, path, *([self.release] if hold else [])]
+
+    def test_keys_that_send_escape_sequences_insert_nothing(self):
+        # What xterm, tmux and screen send for these keys, in their normal and application
+        # modes: Ctrl/Alt/Shift-arrows, PageUp/PageDown, Home/End in both forms, Insert,
+        # F1-F12, Shift-Tab, Alt through a second Esc, rxvt's Ctrl-arrows.
+        keys = ["\x1b[1;5D", "\x1b[1;5C", "\x1b[1;3D", "\x1b[1;3C", "\x1b[1;2A", "\x1b[1;5A", "\x1b[5~",
+                "\x1b[6~", "\x1b[5;5~", "\x1b[1~", "\x1b[4~", "\x1b[7~", "\x1b[8~", "\x1bOH", "\x1bOF",
+                "\x1b[H", "\x1b[F", "\x1b[2~", "\x1bOP", "\x1bOQ", "\x1b[15~", "\x1b[24~", "\x1b[Z",
+                "\x1b\x1b[D", "\x1b\x1b[C", "\x1bOd", "\x1bOc", "\x1bOC", "\x1bOD", "\x1b[1;5H", "\x1b[99;9z"]
+        for term in ("xterm-256color", "screen-256color"):
+            with self.subTest(term=term):
+                self.fresh_run(term)
+                s = self.screen(term)
+                at = s.wait_for(r"session demo-1 in ")
+                at = s.wait_for(r"> ", at)
+                s.type("/echo kept" + "".join(keys) + "\x1b[F\r")
+                at = s.wait_for(r"-- end_turn \| demo-1", at)
+                s.type("/quit\r")
+                self.assertEqual(s.exit_code(), 0)
+                self.assertEqual(prompts_sent(self.log), ["/echo kept"])
+
+    def test_ctrl_left_and_right_move_by_word(self):
+        forms = {"xterm-256color": ("\x1b[1;5D", "\x1b[1;5C"), "screen-256color": ("\x1b[1;3D", "\x1b[1;3C")}
+        for term, (left, right) in forms.items():
+            with self.subTest(term=term):
+                self.fresh_run(term)
+                s = self.screen(term)
+                at = s.wait_for(r"session demo-1 in ")
+                at = s.wait_for(r"> ", at)
+                # Two words left: before "two"; one right: past it; End, Left, Delete: the "!" goes.
+                s.type("/echo one two three!" + left + left + "X" + right + "Y" + "\x1b[4~\x1b[D\x1b[3~" + "\r")
+                at = s.wait_for(r"-- end_turn \| demo-1", at)
+                s.type("/quit\r")
+                self.assertEqual(s.exit_code(), 0)
+                self.assertEqual(prompts_sent(self.log), ["/echo one XtwoY three"])
+
+    def test_type_ahead_waits_unechoed_and_a_sign_of_work_comes_first(self):
+        s = self.screen(agent=self.holding_agent())
+        at = s.wait_for(r"session s1 in ")
+        at = s.wait_for(r"> ", at)
+        s.type("first\r")
+        # Between Enter and the agent's first output: a sign of work, erased when output starts.
+        at = s.wait_for(r"waiting for the agent\.\.\.", at)
+        s.type("typed ahead")
+        with open(self.release, "w"):
+            pass
+        at = s.wait_for(r"\r {24}\rblocks: text", at)
+        at = s.wait_for(r"-- end_turn \| s1", at)
+        turn = s.output[:at].decode(errors="replace")
+        self.assertNotIn("typed ahead", turn)  # the terminal did not echo it into the turn
+        # It is the next prompt's text, in the prompt line.
+        at = s.wait_for(r"> (\x1b\[0m)?typed ahead", at)
+        s.type(" too\r")
+        with open(self.release, "w"):
+            pass
+        at = s.wait_for(r"-- end_turn \| s1", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(prompts_sent(self.log), ["first", "typed ahead too"])
+
+    def test_tab_completes_commands_and_paths(self):
+        s = self.screen()
+        at = s.wait_for(r"session demo-1 in ")
+        at = s.wait_for(r"> ", at)
+        # acp-chat's own command, then the agent's (/echo), then a file and a directory.
+        s.type("/he\t\r")
+        at = s.wait_for(r"commands:", at)
+        at = s.wait_for(r"> ", at)
+        # libedit redraws only what changed: the line is checked where it arrives.
+        s.type("/ec\tsee @no\t@sr\tma\t\r")
+        at = s.wait_for(r"-- end_turn \| demo-1", at)
+        # Ambiguous: the choices (acp-chat's and the agent's /count) are listed above the
+        # line, which is drawn again.
+        at = s.wait_for(r"> ", at)
+        s.type("/c\t")
+        at = s.wait_for(r"/close  /config  /count  /cwd\r*\n", at)
+        s.type("\x15/quit\r")  # Ctrl-U: the line emptied first
+        self.assertEqual(s.exit_code(), 0)
+        self.assertEqual(prompts_sent(self.log), ["/echo see @notes-file.md @src/main.c "])
+        # Paths complete only inside the cwd: no "..".
+        self.assertEqual(prompt_blocks(self.log)[0][1]["type"], "resource_link")
+
+    def test_a_file_in_a_prompt_is_a_resource_where_the_agent_allows_it(self):
+        # The agent advertises embeddedContext: the file's text goes with the prompt.
+        code, lines = self.run_chat(["look at @notes-file.md.", "and @src/main.c @notes-file.md @src/main.c"],
+                                    "--cwd", self.project, "--log", self.log, agent=self.holding_agent(hold=False))
+        self.assertEqual(code, 0, lines)
+        self.assertIn("blocks: text resource", lines)
+        self.assertIn("blocks: text resource resource", lines)  # each file once
+        blocks = prompt_blocks(self.log)
+        self.assertEqual(blocks[0][0], {"type": "text", "text": "look at @notes-file.md."})
+        resource = blocks[0][1]
+        self.assertEqual(resource["type"], "resource")
+        self.assertEqual(resource["resource"]["text"], "# Notes\nremember the milk\n")
+        self.assertEqual(resource["resource"]["uri"], "file://" + os.path.realpath(self.project) + "/notes-file.md")
+        self.assertEqual(blocks[1][1]["resource"]["text"], "int main(void) { return 0; }\n")
+
+    def test_a_file_is_a_link_without_embedded_context_and_never_from_outside(self):
+        os.symlink(os.path.join(self.dir, "secret.txt"), os.path.join(self.project, "escape.txt"))
+        # /echo: the demo agent asks no permission question, which would take the next lines.
+        code, lines = self.run_chat(["/echo read @notes-file.md", "/echo read @../secret.txt", "/echo read @escape.txt",
+                                     "/echo read @" + os.path.join(self.dir, "secret.txt"), "/echo read @src",
+                                     "/echo ask @someone"],
+                                    "--cwd", self.project, "--log", self.log)
+        self.assertEqual(code, 0, lines)
+        self.assertIn("attached notes-file.md (26 bytes, as a link)", lines)
+        self.assertEqual(lines.count("not sent: @../secret.txt is outside the session's directories"), 1, lines)
+        self.assertEqual(lines.count("not sent: @escape.txt is outside the session's directories"), 1, lines)
+        self.assertIn("not sent: @src is not a regular file", lines)
+        blocks = prompt_blocks(self.log)
+        self.assertEqual(len(blocks), 2, lines)  # the first and "ask @someone" (no such file: text)
+        self.assertEqual(blocks[0][1], {"type": "resource_link", "name": "notes-file.md", "size": 26,
+                                        "uri": "file://" + os.path.realpath(self.project) + "/notes-file.md"})
+        self.assertEqual(blocks[1], [{"type": "text", "text": "/echo ask @someone"}])
+        self.assertNotIn("outside the project", open(self.log).read())
+
 
 if __name__ == "__main__":
     unittest.main()
