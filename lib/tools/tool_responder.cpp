@@ -14,10 +14,8 @@ namespace {
 
 using detail::JsonWriter;
 
-std::string text_result(const std::string& text, bool is_error) {
-    rapidjson::StringBuffer buffer;
-    JsonWriter w(buffer);
-    w.StartObject();
+// "content": [{"type": "text", "text": ...}], the one block every tool result carries.
+void write_text_content(JsonWriter& w, const std::string& text) {
     w.Key("content");
     w.StartArray();
     w.StartObject();
@@ -27,6 +25,13 @@ std::string text_result(const std::string& text, bool is_error) {
     detail::write_string(w, text);
     w.EndObject();
     w.EndArray();
+}
+
+std::string text_result(const std::string& text, bool is_error) {
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    w.StartObject();
+    write_text_content(w, text);
     if (is_error) {
         w.Key("isError");
         w.Bool(true);
@@ -83,15 +88,7 @@ Status ToolResponder::structured(const RawJson& value) const {
     rapidjson::StringBuffer buffer;
     JsonWriter w(buffer);
     w.StartObject();
-    w.Key("content");
-    w.StartArray();
-    w.StartObject();
-    w.Key("type");
-    w.String("text");
-    w.Key("text");
-    detail::write_string(w, compact);
-    w.EndObject();
-    w.EndArray();
+    write_text_content(w, compact);
     w.Key("structuredContent");
     detail::write_raw_json(w, compact, rapidjson::kObjectType);
     w.EndObject();
