@@ -9,6 +9,7 @@
 #include "client/agent_tolerance.hpp"
 #include "client/client_core.hpp"
 #include "client/v1_adapter.hpp"
+#include "protocol/request_checks.hpp"
 #include "protocol/v1/codec.hpp"
 #include "protocol/v2/codec.hpp"
 #include "protocol/v2/methods.hpp"
@@ -37,6 +38,13 @@ std::vector<int64_t> supported_versions(const Status& status) {
 }  // namespace
 
 void Negotiation::run(Done done) {
+    // The client's own strings go out in either version: UTF-8 or nothing is sent.
+    rapidjson::StringBuffer info;
+    JsonWriter writer(info);
+    codec::encode(writer, core_.options.info);
+    if (Status s = check_written_message(std::string_view(info.GetString(), info.GetSize())); !s) {
+        return core_.refuse(std::move(done), Status(Errc::invalid_argument, "ClientOptions::info: " + s.message()));
+    }
     if (core_.options.protocol_version == 1) return send_v1(std::move(done), true);
     send_v2(std::move(done), true);
 }

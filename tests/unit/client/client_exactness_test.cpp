@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the client writes is exactly what the protocol allows, whatever the host hands it
+// and whatever the agent does (issue 27): checked on the wire, against an agent scripted
+// byte by byte.
+#include <doctest/doctest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "acp/client.hpp"
+#include "acp/session.hpp"
+#include "acp/turn.hpp"
+#include "protocol/v2/codec.hpp"
+#include "unit/client/scripted_client.hpp"
+#include "unit/protocol/codec_test_util.hpp"
+
+using acp::Errc;
+using acp::Result;
+namespace v2 = acp::v2;
+
+using acp::test::Scripted;
+
+namespace {
+
+constexpr const char* kAllSessionFeatures =
+    R"({"protocolVersion":2,"info":{"name":"scripted","version":"1"},"capabilities":{"session":{)"
+    R"("prompt":{},"mcp":{"stdio":{},"http":{}},"additionalDirectories":{}}}})";
+
+// Runs a call whose callback gets a Result<T>; returns it once it ran.
+template <class T, class Start>
+Result<T> run_call(Scripted& s, Start&& start) {
+    std::optional<Result<T>> done;
+    start([&done](Result<T> r) { done.emplace(std::move(r)); });
+    REQUIRE(s.loop.run_until([&] { return done.has_value(); }));
+    return std::move(*done);
+}
+
+// Whether the client wrote any line containing fragment.
+bool sent(const Scripted& s, const std::string& fragment) {
+    for (const auto& line : s.agent->lines) {
+        if (line.find(fragment) != std::string::npos) return true;
+    }
+    return false;
+}
+
+v2::PromptRequest text_prompt(const std::string& session, const std::string& text) {
+    v2::PromptRequest prompt;
+    prompt.sessionId = session;
+    v2::TextContent block;
+    block.text = text;
+    prompt.prompt.push_back(v2::ContentBlock::make_text(block));
+    return prompt;
+}
+
+v2::McpServer stdio_server(const std::string& name) {
+    v2::McpServerStdio stdio;
+    stdio.name = name;
+    stdio.command = "/bin/" + name;
+    return v2::McpServer::make_stdio(stdio);
+}
+
+}  // namespace
+
+// --- host extra_fields ---------------------------------------------------------------------
+
+TEST_CASE("exactness: extra_fields cannot carry a member the request defines or the gate checks") {
+    Scripted s;
+    s.initialize(kAllSessionFeatures);
+    const std::size_t before = s.agent->lines.size();
+    // A member the typed request has: it would be sent twice (and skip the gate).
+    v2::NewSessionRequest twice;
+    twice.cwd = "/work";
+    twice.mcpServers = std::vector<v2::McpServer>{stdio_server("db")};
+    twice.extra_fields.emplace_back("mcpServers", acp::RawJson{R"([{"name":"x","type":"sse","url":"http://x"}])"});
+    auto refused = run_call<v2::NewSessionResponse>(s, [&](auto done) { s.client->new_session(twice, done); });
+    CHECK(refused.status().code() == Errc::invalid_argument);
+    CHECK(refused.status().message().find("'mcpServers'") != std::string::npos);
+    // One the typed request leaves out: it would reach the agent unchecked.
+    v2::NewSessionRequest unchecked;
+    unchecked.cwd = "/work";
+    unchecked.extra_fields.emplace_back("additionalDirectories", acp::RawJson{R"(["relative"])"});
+    refused = run_call<v2::NewSessionResponse>(s, [&](auto done) { s.client->new_session(unchecked, done); });
+    CHECK(refused.status().message().find("'additionalDirectories'") != std::string::npos);
+    // One only the unstable schema defines, gated on a capability (session.systemPrompt).
+    v2::ResumeSessionRequest resume;
+    resume.sessionId = "s-1";
+    resume.cwd = "/work";
+    resume.extra_fields.emplace_back(
+        "systemPrompt", acp::RawJson{R"({"mode":"override","content":[{"type":"text","text":"x"}]})"});
+    auto resumed = run_call<v2::ResumeSessionResponse>(s, [&](auto done) { s.client->resume_session(resume, done); });
+    CHECK(resumed.status().message().find("'systemPrompt'") != std::string::npos);
+    // _meta has its own field.
+    v2::PromptRequest meta = text_prompt("s-1", "hi");
+    meta.extra_fields.emplace_back("_meta", acp::RawJson{"{}"});
+    auto prompted = run_call<v2::PromptResponse>(s, [&](auto done) { s.client->prompt(meta, done); });
+    CHECK(prompted.status().message().find("'_meta'") != std::string::npos);
+    // Inside the request too: a content block naming its own member again.
+    v2::PromptRequest nested = text_prompt("s-1", "hi");
+    v2::TextContent text;
+    text.text = "shown";
+    text.extra_fields.emplace_back("text", acp::RawJson{R"("hidden")"});
+    nested.prompt = {v2::ContentBlock::make_text(text)};
+    prompted = run_call<v2::PromptResponse>(s, [&](auto done) { s.client->prompt(nested, done); });
+    CHECK(prompted.status().code() == Errc::invalid_argument);
+    CHECK(prompted.status().message().find("'prompt[0].text'") != std::string::npos);
+    CHECK(s.agent->lines.size() == before);  // nothing was sent
+    // Members nobody defines still go out, once.
+    v2::NewSessionRequest custom;
+    custom.cwd = "/work";
+    custom.extra_fields.emplace_back("_acme", acp::RawJson{"1"});
+    std::optional<Result<v2::NewSessionResponse>> created;
+    s.client->new_session(custom, [&](Result<v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
+    s.answer_next(R"({"sessionId":"s-2"})");
+    REQUIRE(s.loop.run_until([&] { return created.has_value(); }));
+    CHECK(created->ok());
+    CHECK(sent(s, R"("cwd":"/work","_acme":1})"));
+}
+
+// --- strings that are not UTF-8 -----------------------------------------------------------
+
+TEST_CASE("exactness: host strings that are not valid UTF-8 are refused before sending") {
+    Scripted s;
+    s.initialize();
+    s.open_session("s-1");
+    const std::size_t before = s.agent->lines.size();
+    v2::NewSessionRequest latin1;
+    latin1.cwd = "/home/caf\xe9";  // Latin-1 é
+    auto refused = run_call<v2::NewSessionResponse>(s, [&](auto done) { s.client->new_session(latin1, done); });
+    CHECK(refused.status().code() == Errc::invalid_argument);
+    CHECK(refused.status().message().find("UTF-8") != std::string::npos);
+    CHECK(refused.status().message().find("cwd") != std::string::npos);
+    auto prompted = run_call<v2::PromptResponse>(
+        s, [&](auto done) { s.client->prompt(text_prompt("s-1", "ok \xc3\x28 no"), done); });
+    CHECK(prompted.status().code() == Errc::invalid_argument);
+    CHECK(prompted.status().message().find("UTF-8") != std::string::npos);
+    // A lone surrogate encoded as UTF-8 (CESU) is not UTF-8 either.
+    prompted = run_call<v2::PromptResponse>(
+        s, [&](auto done) { s.client->prompt(text_prompt("s-1", "\xed\xa0\x80"), done); });
+    CHECK(prompted.status().code() == Errc::invalid_argument);
+    s.client->cancel("s-1\xff");
+    auto ext = s.client->ext_notification("_acme\xff", acp::RawJson{"{}"});
+    CHECK(ext.code() == Errc::invalid_argument);
+    s.loop.run_for(std::chrono::milliseconds(20));
+    CHECK(s.agent->lines.size() == before);
+    // Valid multi-byte text goes out as it is.
+    std::optional<Result<v2::PromptResponse>> accepted;
+    s.client->prompt(text_prompt("s-1", "caf\xc3\xa9 \xf0\x9f\x98\x80"),
+                     [&](Result<v2::PromptResponse> r) { accepted.emplace(std::move(r)); });
+    s.answer_next(R"({"messageId":"u1"})");
+    REQUIRE(s.loop.run_until([&] { return accepted.has_value(); }));
+    CHECK(accepted->ok());
+}
+
+TEST_CASE("exactness: a client info that is not valid UTF-8 fails initialize without sending it") {
+    acp::ClientOptions options;
+    options.info.name = "ide\xe9";
+    options.info.version = "1";
+    Scripted s(options);
+    auto init = run_call<v2::InitializeResponse>(s, [&](auto done) { s.client->initialize(done); });
+    CHECK(init.status().code() == Errc::invalid_argument);
+    CHECK(init.status().message().find("UTF-8") != std::string::npos);
+    CHECK(s.agent->lines.empty());
+}
