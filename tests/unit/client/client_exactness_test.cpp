@@ -162,3 +162,43 @@ TEST_CASE("exactness: a client info that is not valid UTF-8 fails initialize wit
     CHECK(init.status().message().find("UTF-8") != std::string::npos);
     CHECK(s.agent->lines.empty());
 }
+
+// --- per-entity capabilities ---------------------------------------------------------------
+
+TEST_CASE("exactness: a malformed per-entity capabilities value means no controls") {
+    // CLIENT-MUST-36; CLIENT-GUIDE 3: "a malformed per-entity capabilities value counts as
+    // no controls".
+    Scripted s;
+    s.initialize();
+    s.open_session("s-1");
+    s.update("s-1", R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"t","capabilities":{"cancel":{}}})");
+    s.update("s-1", R"({"sessionUpdate":"terminal_update","terminalId":"t1","capabilities":{"cancel":{}}})");
+    s.update("s-1", R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","capabilities":"cancel"})");
+    s.update("s-1", R"({"sessionUpdate":"terminal_update","terminalId":"t1","capabilities":[{"cancel":{}}]})");
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 4; }));
+    const std::size_t before = s.agent->lines.size();
+    auto tool = run_call<v2::CancelToolCallResponse>(s, [&](auto done) { s.client->cancel_tool_call("s-1", "c1", done); });
+    CHECK(tool.status().message().find("CLIENT-MUST-36") != std::string::npos);
+    auto terminal =
+        run_call<v2::CancelTerminalResponse>(s, [&](auto done) { s.client->cancel_terminal("s-1", "t1", done); });
+    CHECK(terminal.status().message().find("CLIENT-MUST-36") != std::string::npos);
+    CHECK(s.agent->lines.size() == before);
+}
+
+TEST_CASE("exactness: a permission subject with malformed capabilities takes the tool call's controls away") {
+    Scripted s;
+    std::optional<acp::PermissionResponder> held;
+    s.client->on_permission_request([&](const v2::RequestPermissionRequest&, acp::PermissionResponder r) { held = r; });
+    s.initialize();
+    s.open_session("s-1");
+    s.update("s-1", R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"t","capabilities":{"cancel":{}}})");
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
+    s.agent->send_line(
+        R"({"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s-1","title":"ok?",)"
+        R"("subject":{"type":"tool_call","toolCall":{"toolCallId":"c1","capabilities":7}},)"
+        R"("options":[{"optionId":"y","name":"Yes","kind":"allow_once"}]}})");
+    REQUIRE(s.loop.run_until([&] { return held.has_value(); }));
+    auto tool = run_call<v2::CancelToolCallResponse>(s, [&](auto done) { s.client->cancel_tool_call("s-1", "c1", done); });
+    CHECK(tool.status().message().find("CLIENT-MUST-36") != std::string::npos);
+    held->cancel();
+}
