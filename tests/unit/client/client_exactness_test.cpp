@@ -202,3 +202,25 @@ TEST_CASE("exactness: a permission subject with malformed capabilities takes the
     CHECK(tool.status().message().find("CLIENT-MUST-36") != std::string::npos);
     held->cancel();
 }
+
+// --- initialize ----------------------------------------------------------------------------
+
+TEST_CASE("exactness: a v1 initialize carries only v1 members") {
+    // CLIENT-GUIDE 1.5: custom fields never at the root of a spec-defined object.
+    acp::ClientOptions options;
+    options.protocol_version = 1;
+    options.info.name = "ide";
+    options.info.title = "The IDE";
+    options.info.version = "2";
+    Scripted s(options);
+    s.client->initialize([](Result<v2::InitializeResponse>) {});
+    REQUIRE(s.loop.run_until([&] { return !s.agent->lines.empty(); }));
+    auto request = s.agent->parsed(0);
+    const auto& params = request["params"];
+    for (auto member = params.MemberBegin(); member != params.MemberEnd(); ++member) {
+        const std::string name = member->name.GetString();
+        INFO(name);
+        CHECK((name == "protocolVersion" || name == "clientCapabilities" || name == "clientInfo" || name == "_meta"));
+    }
+    CHECK(params["clientInfo"]["title"] == "The IDE");
+}
