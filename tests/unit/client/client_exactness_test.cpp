@@ -224,3 +224,18 @@ TEST_CASE("exactness: a v1 initialize carries only v1 members") {
     }
     CHECK(params["clientInfo"]["title"] == "The IDE");
 }
+
+TEST_CASE("exactness: a second initialize while one is in flight is refused, not sent") {
+    // CLIENT-GUIDE 2.1: initialize may be repeated, but not pipelined.
+    Scripted s;
+    std::optional<Result<v2::InitializeResponse>> first;
+    s.client->initialize([&](Result<v2::InitializeResponse> r) { first.emplace(std::move(r)); });
+    auto second = run_call<v2::InitializeResponse>(s, [&](auto done) { s.client->initialize(done); });
+    CHECK(second.status().code() == Errc::invalid_argument);
+    CHECK(second.status().message().find("in flight") != std::string::npos);
+    CHECK(s.agent->lines.size() == 1);
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":0,"result":)" + std::string(acp::test::kInitializeResult) + "}");
+    REQUIRE(s.loop.run_until([&] { return first.has_value(); }));
+    CHECK(first->ok());
+    CHECK(s.agent->lines.size() == 1);
+}
