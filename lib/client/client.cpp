@@ -470,7 +470,7 @@ Status Client::ext_notification(const std::string& name, RawJson params) {
 }
 
 bool Client::cancel_request(RequestHandle handle) {
-    return handle.id >= 0 && impl_->core_.rpc->cancel_request(handle.id);
+    return handle.id >= 0 && impl_->core_.rpc->withdraw_request(handle.id);
 }
 
 std::optional<SessionRoots> Client::session_roots(std::string_view session_id) const {

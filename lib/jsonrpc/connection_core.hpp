@@ -115,6 +115,7 @@ public:
     void send_notification(std::string_view method, const WriteFn& write_params);
 
     bool cancel_request(int64_t id);
+    bool withdraw_request(int64_t id);
 
     void close() {
         if (closed_ || close_requested_) return;
@@ -147,6 +148,7 @@ private:
         ReplyHandler handler;
         std::string method;
         uv_timer_t* timer = nullptr;
+        bool withdrawn = false;  // $/cancel_request sent; the answer is still awaited
     };
     struct TimerTarget {
         std::weak_ptr<ConnectionCore> core;

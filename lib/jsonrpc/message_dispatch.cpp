@@ -209,9 +209,15 @@ void ConnectionCore::handle_response(const JsonValue& message, const JsonValue* 
         return;
     }
     const JsonValue* data = find_member(*error, "data");
-    complete(id, Reply{Status::rpc(code->GetInt(), std::string(string_view_of(*text)),
-                                   data ? to_json_text(*data) : std::string()),
-                       nullptr});
+    Status failed = Status::rpc(code->GetInt(), std::string(string_view_of(*text)),
+                                data ? to_json_text(*data) : std::string());
+    auto pending = pending_.find(id);
+    if (code->GetInt() == rpc_code::request_cancelled && pending->second.withdrawn) {
+        // The withdrawal took effect: cancelled, as the caller asked, not a failure.
+        failed = Status(Errc::cancelled, "request " + pending->second.method + " was cancelled: " + failed.message())
+                     .with_rpc_code(rpc_code::request_cancelled);
+    }
+    complete(id, Reply{std::move(failed), nullptr});
 }
 
 void ConnectionCore::handle_notification(std::string_view method, const JsonValue* params) {

@@ -239,3 +239,58 @@ TEST_CASE("exactness: a second initialize while one is in flight is refused, not
     CHECK(first->ok());
     CHECK(s.agent->lines.size() == 1);
 }
+
+// --- the client's own requests ------------------------------------------------------------
+
+TEST_CASE("exactness: a withdrawn prompt reports the agent's real answer") {
+    // CLIENT-GUIDE 4.12: after $/cancel_request expect -32800, or the normal result.
+    Scripted s;
+    s.initialize();
+    s.open_session("s-1");
+    std::optional<Result<v2::PromptResponse>> inserted;
+    acp::RequestHandle handle =
+        s.client->prompt(text_prompt("s-1", "one"), [&](Result<v2::PromptResponse> r) { inserted.emplace(std::move(r)); });
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() == 3; }));
+    CHECK(s.client->cancel_request(handle));
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() == 4; }));
+    CHECK(s.agent->lines[3] == R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":)" +
+                                   std::to_string(handle.id) + "}}");
+    s.loop.run_for(std::chrono::milliseconds(20));
+    CHECK_FALSE(inserted.has_value());  // the agent has not answered yet
+    CHECK_FALSE(s.client->cancel_request(handle));  // withdrawn once
+    // The agent had already inserted the message: the prompt succeeded after all.
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(handle.id) + R"(,"result":{"messageId":"u1"}})");
+    REQUIRE(s.loop.run_until([&] { return inserted.has_value(); }));
+    REQUIRE(inserted->ok());
+    CHECK(inserted->value().messageId == "u1");
+
+    std::optional<Result<v2::PromptResponse>> withdrawn;
+    handle = s.client->prompt(text_prompt("s-1", "two"),
+                              [&](Result<v2::PromptResponse> r) { withdrawn.emplace(std::move(r)); });
+    REQUIRE(s.client->cancel_request(handle));
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() == 6; }));
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(handle.id) +
+                       R"(,"error":{"code":-32800,"message":"Request cancelled"}})");
+    REQUIRE(s.loop.run_until([&] { return withdrawn.has_value(); }));
+    CHECK(withdrawn->status().code() == Errc::cancelled);
+    CHECK(withdrawn->status().rpc_code() == -32800);
+}
+
+TEST_CASE("exactness: a prompt turn withdrawn too late follows the turn the agent ran") {
+    Scripted s;
+    s.initialize();
+    s.open_session("s-1");
+    std::optional<Result<acp::TurnEnd>> end;
+    acp::RequestHandle handle = acp::prompt_turn(*s.client, "s-1", "hi", nullptr,
+                                                 [&](Result<acp::TurnEnd> r) { end.emplace(std::move(r)); });
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() == 3; }));
+    REQUIRE(s.client->cancel_request(handle));
+    s.update("s-1", R"({"sessionUpdate":"state_update","state":"running"})");
+    s.update("s-1", R"({"sessionUpdate":"user_message","messageId":"u1","content":[{"type":"text","text":"hi"}]})");
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(handle.id) + R"(,"result":{"messageId":"u1"}})");
+    s.update("s-1", R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})");
+    REQUIRE(s.loop.run_until([&] { return end.has_value(); }));
+    REQUIRE_MESSAGE(end->ok(), end->status().to_string());
+    CHECK(end->value().user_message_id == "u1");
+    CHECK(end->value().ended_normally());
+}
