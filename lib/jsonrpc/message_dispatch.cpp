@@ -260,8 +260,11 @@ void ConnectionCore::handle_cancel_request(const JsonValue* params) {
 void ConnectionCore::handle_request(RequestId id, std::string_view method, const JsonValue* params,
                                     const std::shared_ptr<Batch>& batch) {
     if (incoming_.count(id) != 0) {
-        send_error(id, rpc_code::invalid_request, "Invalid Request: id " + id.to_string() + " is already in use",
-                   batch);
+        // Answered without the id: the request that holds it is still owed its one
+        // response, and a peer must never get two responses for one id.
+        const std::string why = "id " + id.to_string() + " is already in use by a pending request";
+        logger_(LogLevel::error, log_source::jsonrpc, "invalid message from the agent: " + why);
+        send_error(std::nullopt, rpc_code::invalid_request, "Invalid Request: " + why, batch);
         return;
     }
     auto it = request_handlers.find(std::string(method));

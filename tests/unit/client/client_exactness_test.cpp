@@ -294,3 +294,37 @@ TEST_CASE("exactness: a prompt turn withdrawn too late follows the turn the agen
     CHECK(end->value().user_message_id == "u1");
     CHECK(end->value().ended_normally());
 }
+
+// --- the agent's requests ------------------------------------------------------------------
+
+TEST_CASE("exactness: an agent request reusing a pending id never gets two responses for that id") {
+    Scripted s;
+    std::vector<acp::PermissionResponder> held;
+    s.client->on_permission_request([&](const v2::RequestPermissionRequest&, acp::PermissionResponder r) {
+        held.push_back(r);
+    });
+    s.initialize();
+    s.open_session("s-1");
+    const std::string request =
+        R"({"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s-1","title":"ok?",)"
+        R"("options":[{"optionId":"y","name":"Yes","kind":"allow_once"}]}})";
+    const std::size_t before = s.agent->lines.size();
+    s.agent->send_line(request);
+    REQUIRE(s.loop.run_until([&] { return held.size() == 1; }));
+    s.agent->send_line(request);  // the same id while the first is unanswered
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() == before + 1; }));
+    held[0].select("y");
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() == before + 2; }));
+    s.loop.run_for(std::chrono::milliseconds(20));
+    int for_p1 = 0;
+    for (std::size_t i = before; i < s.agent->lines.size(); ++i) {
+        auto line = s.agent->parsed(i);
+        if (line["id"].IsString() && line["id"] == "p1") ++for_p1;
+        if (line.HasMember("error")) {
+            CHECK(line["id"].IsNull());
+            CHECK(line["error"]["code"].GetInt() == -32600);
+        }
+    }
+    CHECK(for_p1 == 1);
+    CHECK(held.size() == 1);
+}
