@@ -56,6 +56,8 @@ void Negotiation::send_v2(Done done, bool may_switch) {
     av2::ClientCapabilities capabilities;
     // CLIENT-MUST-26: a mode is advertised only when the host handles it.
     const HostHandlers& host = core_.host;
+    core_.advertised_form = host.elicitation && host.elicitation_form;
+    core_.advertised_url = host.elicitation && host.elicitation_url;
     if (host.elicitation && (host.elicitation_form || host.elicitation_url)) {
         av2::ElicitationCapabilities elicitation;
         if (host.elicitation_form) elicitation.form = av2::ElicitationFormCapabilities{};
@@ -90,6 +92,8 @@ void Negotiation::send_v1(Done done, bool may_switch) {
                         host.terminal.kill && host.terminal.release;
     features.elicitation_form = host.elicitation && host.elicitation_form;
     features.elicitation_url = host.elicitation && host.elicitation_url;
+    core_.advertised_form = features.elicitation_form;
+    core_.advertised_url = features.elicitation_url;
     features.auth_terminal = core_.options.auth_terminal;
     const av1::InitializeRequest request = v1_initialize_request(core_.options.info, features);
     core_.rpc->send_request(

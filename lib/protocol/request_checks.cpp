@@ -129,9 +129,9 @@ Status check_replay(const Nullable<av2::ReplayFrom>& replay_from, const AgentFea
             return refuse("CLIENT-MUST-47: replayFrom type " + quoted(tag) +
                           " is not one v2 defines; only 'start' or a '_' extension the agent supports");
         }
-        if (!agent.replay_extensions) {
-            return refuse("CLIENT-MUST-47: replayFrom type " + quoted(tag) +
-                          ": the agent speaks ACP v1, whose session/load replays from the start only");
+        if (agent.replay_cursors.count(tag) == 0) {
+            return refuse("CLIENT-MUST-47: the agent does not advertise the replay cursor " + quoted(tag) +
+                          " (a key of session._meta; ACP v1's session/load replays from the start only)");
         }
     }
     if (agent.replay) return Status();

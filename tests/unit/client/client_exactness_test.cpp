@@ -328,3 +328,48 @@ TEST_CASE("exactness: an agent request reusing a pending id never gets two respo
     CHECK(for_p1 == 1);
     CHECK(held.size() == 1);
 }
+
+// --- what the agent advertised -------------------------------------------------------------
+
+TEST_CASE("exactness: a '_' replay cursor is sent only when the agent advertises it") {
+    // CLIENT-MUST-47: an extension cursor is advertised as a key of session._meta.
+    Scripted plain;
+    plain.initialize();
+    v2::ResumeSessionRequest request;
+    request.sessionId = "s-1";
+    request.cwd = "/work";
+    REQUIRE(v2::codec::decode(codec_test::parse(R"({"type":"_after","entry":"m1"})"), request.replayFrom.emplace()).ok());
+    const std::size_t before = plain.agent->lines.size();
+    auto refused = run_call<v2::ResumeSessionResponse>(plain, [&](auto done) { plain.client->resume_session(request, done); });
+    CHECK(refused.status().message().find("CLIENT-MUST-47") != std::string::npos);
+    CHECK(plain.agent->lines.size() == before);
+
+    Scripted advertised;
+    advertised.initialize(R"({"protocolVersion":2,"info":{"name":"scripted","version":"1"},)"
+                          R"("capabilities":{"session":{"_meta":{"_after":{}}}}})");
+    std::optional<Result<v2::ResumeSessionResponse>> resumed;
+    advertised.client->resume_session(request, [&](Result<v2::ResumeSessionResponse> r) { resumed.emplace(std::move(r)); });
+    advertised.answer_next("{}");
+    REQUIRE(advertised.loop.run_until([&] { return resumed.has_value(); }));
+    CHECK(resumed->ok());
+    CHECK(sent(advertised, R"("replayFrom":{"type":"_after","entry":"m1"})"));
+}
+
+TEST_CASE("exactness: elicitation modes are judged by what initialize advertised") {
+    // CLIENT-MUST-26, -72: a handler installed after initialize was never advertised.
+    Scripted s;
+    s.initialize();
+    int asked = 0;
+    s.client->on_elicitation(true, true, [&](const v2::CreateElicitationRequest&, acp::ElicitationResponder r) {
+        ++asked;
+        r.decline();
+    });
+    s.open_session("s-1");
+    const std::size_t before = s.agent->lines.size();
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"mode":"form","sessionId":"s-1","message":"m","requestedSchema":{"type":"object","properties":{}}}})");
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > before; }));
+    auto answer = s.agent->parsed(before);
+    CHECK(answer["id"] == "e1");
+    CHECK(answer["error"]["code"].GetInt() == -32602);
+    CHECK(asked == 0);
+}
