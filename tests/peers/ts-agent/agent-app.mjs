@@ -1058,6 +1058,8 @@ function buildApp(conn) {
         // Held until the running turn ends; withdrawn by $/cancel_request,
         // answered -32800 by session/cancel or session/close.
         await new Promise((admit, reject) => {
+          // Withdrawn before this handler ran: the signal fires no event any more.
+          if (signal.aborted) return reject(acp.RequestError.requestCancelled());
           const held = { admit, reject };
           s.held.push(held);
           signal.addEventListener(
