@@ -201,6 +201,9 @@ check(r_gated == nil and err_gated and err_gated.name == "ACP_EINVAL" and err_ga
 local r_latin1, err_latin1 = peer:await(peer:new_session({ cwd = scratch .. "/caf\233" }))
 check(r_latin1 == nil and err_latin1 and err_latin1.name == "ACP_EINVAL" and err_latin1.message:find("UTF-8", 1, true),
   "a cwd that is not UTF-8 is refused before sending", err_latin1)
+local r_nocwd, err_nocwd = peer:resume_session("sess-99", { replay = true })
+check(r_nocwd == nil and err_nocwd and err_nocwd.name == "ACP_EINVAL" and err_nocwd.message:find("cwd", 1, true),
+  "resume_session without a cwd is an error, not the process's directory", err_nocwd)
 
 -- No permission handler: answered "cancelled", never approved.
 must(peer:await(ps:prompt("permission")), nil, "prompt permission")
