@@ -5,7 +5,7 @@
 -- in the buffer, streamed text appended in place (no re-render), a turn cancelled.
 -- Phase "second": a fresh Neovim and agent on the same state directory resume that
 -- session through :AcpSessions and find its history in the buffer.
--- Phases "hostile" and "peer": see below.
+-- Phases "hostile", "peer", "remote" and "background": see below.
 -- All: the agent's pid is recorded, and at VimLeave (after the plugin's VimLeavePre)
 -- it must be gone. Results go to $ACP_TEST_OUT/<phase>.result, one line per check.
 local phase = os.getenv("ACP_TEST_PHASE")
@@ -265,7 +265,69 @@ local function remote()
   server:close()
 end
 
-local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote }
+-- Phase "background": an agent with a background watcher asks permission for it and for
+-- a tool call of the turn; :AcpCancel answers "cancelled" only the turn's own request
+-- (CLIENT-MUST-68). The agent says each answer it gets in its reply.
+local BACKGROUND_AGENT = [[
+import json, sys
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+def update(u):
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s-1", "update": u}})
+def ask(rid, tool, title):
+    send({"jsonrpc": "2.0", "id": rid, "method": "session/request_permission", "params": {
+          "sessionId": "s-1", "title": title, "subject": {"type": "tool_call", "toolCall": {"toolCallId": tool}},
+          "options": [{"optionId": "y", "name": "Yes", "kind": "allow_once"}]}})
+background = [{"type": "tool_call", "toolCallId": "watch"}]
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 2,
+              "info": {"name": "background", "version": "1"}, "capabilities": {"session": {}}}})
+    elif m.get("method") == "session/new":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "s-1"}})
+    elif m.get("method") == "session/prompt":
+        update({"sessionUpdate": "state_update", "state": "running", "background": background})
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"messageId": "u1"}})
+        update({"sessionUpdate": "tool_call_update", "toolCallId": "watch", "title": "Watch files", "status": "in_progress"})
+        update({"sessionUpdate": "tool_call_update", "toolCallId": "edit", "title": "Edit a file", "status": "pending"})
+        ask("p-bg", "watch", "Question of the watcher")
+        ask("p-fg", "edit", "Question of the edit")
+    elif "id" in m and "method" not in m:
+        outcome = m.get("result", {}).get("outcome", {}).get("outcome")
+        update({"sessionUpdate": "agent_message_chunk", "messageId": "a-" + m["id"],
+                "content": {"type": "text", "text": "answer %s: %s" % (m["id"], outcome)}})
+        if m["id"] == "p-fg":
+            update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled",
+                    "background": background})
+]]
+
+local function background()
+  local path = out .. "/background_agent.py"
+  local file = assert(io.open(path, "w"))
+  file:write(BACKGROUND_AGENT)
+  file:close()
+  local held = {}
+  vim.ui.select = function(items, opts, on_choice)
+    if opts.kind == "acp.permission" then held[#held + 1] = { items = items, on_choice = on_choice } end
+  end
+  vim.cmd("AcpChat python3 " .. path)
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = {}
+  vim.cmd("AcpSend go")
+  wait_for("both questions", function() return #held == 1 and #chat.questions == 1 end)
+  vim.cmd("AcpCancel")
+  wait_for("the cancelled turn", function() return buffer_text(chat):find("-- turn ended: cancelled", 1, true) end)
+  local text = buffer_text(chat)
+  check(text:find("answer p-fg: cancelled", 1, true), "the turn's own question is answered cancelled", text)
+  check(not text:find("answer p-bg", 1, true), "the background watcher's question stays open (CLIENT-MUST-68)", text)
+  held[1].on_choice(held[1].items[1])
+  wait_for("the watcher's answer", function() return buffer_text(chat):find("answer p-bg: selected", 1, true) end)
+  chat_module.shutdown_all()
+end
+
+local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
 vim.cmd("qa!")

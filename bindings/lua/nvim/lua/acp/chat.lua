@@ -221,15 +221,46 @@ function Chat:send(text)
   if not ok then self:error("prompt", err) end
 end
 
--- Cancels the running turn: session/cancel, then every open question answered
--- "cancelled" (CLIENT-GUIDE 7.4: the agent then records its tool calls as cancelled).
+-- CLIENT-MUST-68: whether a permission request is known to be the foreground work's. An
+-- agent that never reported background work has none (the guide's repo model), nor has
+-- one that reports an empty list: then every request is. Otherwise a request about a
+-- tool call (or a command a tool call or terminal runs) is the foreground's unless that
+-- work is listed; one about nothing listed stays open (the agent withdraws the
+-- foreground's own questions itself, $/cancel_request). Forms are never cancelled here.
+function Chat:of_foreground(request)
+  if request.kind == "elicitation" then return false end
+  local snapshot = self.client:snapshot(request.session_id or self.session_id)
+  local dump = snapshot and snapshot.json and acp.json.decode(snapshot.json)
+  local foreground = type(dump) == "table" and dump.foreground
+  local background = type(foreground) == "table" and foreground.background
+  if type(background) ~= "table" or background == acp.json.null or #background == 0 then return true end
+  local params = type(request.params) == "table" and request.params or {}
+  local subject = type(params.subject) == "table" and params.subject or {}
+  local tool_call = request.tool_call and request.tool_call.id
+  local terminal
+  if subject.type == "command" then tool_call, terminal = subject.toolCallId, subject.terminalId end
+  if type(tool_call) ~= "string" and type(terminal) ~= "string" then return false end
+  for _, work in ipairs(background) do
+    if type(work) ~= "table" or (work.type ~= "tool_call" and work.type ~= "terminal") then return false end
+    if work.type == "tool_call" and tool_call ~= nil and work.toolCallId == tool_call then return false end
+    if work.type == "terminal" and terminal ~= nil and work.terminalId == terminal then return false end
+  end
+  return true
+end
+
+-- Cancels the running turn: session/cancel, then the permission requests of that turn
+-- answered "cancelled" (CLIENT-GUIDE 7.4: the agent then records its tool calls as
+-- cancelled); those of background work and forms stay open.
 function Chat:cancel()
   if not self.session_id then return end
   local ok, err = self.client:cancel(self.session_id)
   if not ok then return self:error("cancel", err) end
-  for _, request in ipairs(self.questions) do request:cancel() end
-  self.questions = {}
-  if self.asking then self.asking:cancel() end
+  local keep = {}
+  for _, request in ipairs(self.questions) do
+    if self:of_foreground(request) then request:cancel() else keep[#keep + 1] = request end
+  end
+  self.questions = keep
+  if self.asking and self:of_foreground(self.asking) then self.asking:cancel() end
 end
 
 function Chat:start_session()
