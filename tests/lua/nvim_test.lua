@@ -213,17 +213,42 @@ local function hostile()
     "the log buffer is bounded (lines and bytes)", #kept)
 end
 
--- Phase "peer": the TypeScript-SDK peer asks for a form (elicitation): answered field by
--- field through stubbed vim.ui.input and vim.ui.select.
+-- Phase "peer": the TypeScript-SDK peer asks for a form (elicitation), through stubbed
+-- vim.ui.input and vim.ui.select (CLIENT-MUST-73..75): the agent is named, the enum and the
+-- multi-select are choices, a value out of range is asked again, the answers are reviewed
+-- (and one edited) before they are sent; decline and cancel are separate answers.
 local function peer()
+  local prompts, script = {}, "accept"
+  local reviews, multi_calls = 0, 0
   vim.ui.input = function(opts, on_input)
-    asked[#asked + 1] = opts
-    if opts.prompt == "Project name: " then return on_input("from nvim") end
+    prompts[#prompts + 1] = opts.prompt
+    if opts.prompt == "Project name (required): " then return on_input("from nvim") end
+    if opts.prompt:find("^Worker count") then
+      if opts.prompt:find("at most 10", 1, true) then return on_input("4") end
+      if reviews > 0 then return on_input("11") end
+    end
     on_input(opts.default)
   end
   vim.ui.select = function(items, opts, on_choice)
-    asked[#asked + 1] = opts
-    if opts.prompt == "Colour" then return on_choice("green") end
+    prompts[#prompts + 1] = opts.prompt
+    if opts.kind == "acp.elicitation.start" then
+      return on_choice(script == "decline" and "decline" or "fill")
+    elseif opts.kind == "acp.elicitation.review" then
+      reviews = reviews + 1
+      if script == "cancel" then return on_choice("cancel") end
+      return on_choice(reviews == 1 and "edit" or "accept")
+    elseif opts.kind == "acp.elicitation.field" then
+      return on_choice("count")
+    elseif opts.kind == "acp.elicitation.multi" then
+      multi_calls = multi_calls + 1
+      for _, item in ipairs(items) do
+        if (multi_calls == 1 and item.value == "mac") or (multi_calls > 1 and item.done) then return on_choice(item) end
+      end
+    elseif opts.kind == "acp.elicitation" then
+      for _, item in ipairs(items) do
+        if item.value == "green" or item.value == true then return on_choice(item) end
+      end
+    end
     on_choice(items[1])
   end
   vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT"))
@@ -232,8 +257,23 @@ local function peer()
   recorded_pids = agent_pids()
   vim.cmd("AcpSend elicit-form")
   wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
-  check(buffer_text(chat):find('Form result: accept {"color":"green","count":3,"debug":true,"name":"from nvim"}', 1, true),
-    "the form answered field by field reached the agent", buffer_text(chat))
+  local text = buffer_text(chat)
+  check(text:find('Form result: accept {"color":"green","count":4,"debug":true,"name":"from nvim","targets":["mac"]}', 1, true),
+    "the form answered, reviewed and edited reached the agent", text)
+  local all = table.concat(prompts, "\n")
+  check(all:find("libacp TS peer agent asks: Please configure the project.", 1, true), "the form names the agent", all)
+  check(all:find("Worker count [at most 10]", 1, true), "a value out of range is asked again with the reason", all)
+  check(text:find("-- libacp TS peer agent's form, your answers:", 1, true) and text:find("--   Targets: macOS", 1, true),
+    "the answers are shown for review before they are sent", text)
+  check(reviews == 2, "reviewed, edited, reviewed again", reviews)
+
+  script = "decline"
+  vim.cmd("AcpSend elicit-form")
+  wait_for("the declined form", function() return buffer_text(chat):find("Form result: decline", 1, true) end)
+  script = "cancel"
+  vim.cmd("AcpSend elicit-form")
+  wait_for("the cancelled form", function() return buffer_text(chat):find("Form result: cancel", 1, true) end)
+  check(true, "decline and cancel are separate answers")
 end
 
 -- Phase "remote": :AcpChat on a URL, the TypeScript-SDK peer served over WebSocket by the

@@ -683,6 +683,11 @@ const FORM_SCHEMA = {
     count: { type: "integer", title: "Worker count", minimum: 1, maximum: 10, default: 3 },
     debug: { type: "boolean", title: "Debug build", default: false },
     color: { type: "string", title: "Colour", enum: ["red", "green", "blue"] },
+    targets: {
+      type: "array",
+      title: "Targets",
+      items: { anyOf: [{ const: "linux", title: "Linux" }, { const: "mac", title: "macOS" }] },
+    },
   },
   required: ["name"],
 };

@@ -6,6 +6,7 @@
 -- and libacp's log go to a log buffer (:AcpLog).
 local acp = require("acp")
 local render = require("acp.render")
+local form = require("acp.form")
 local loop = require("acp.loop")
 local Buffer = require("acp.buffer")
 
@@ -150,61 +151,33 @@ function Chat:ask_next()
   end)
 end
 
--- A form elicitation: one question per property (vim.ui.input; booleans and enums
--- through vim.ui.select), in the order of the property names; Esc on any declines.
--- libacp checks the content against the schema and answers "cancel" when it does not fit.
+-- A form elicitation, through acp.form (CLIENT-MUST-73..75): the agent named, decline
+-- and cancel offered, answers checked and reviewed before they are sent. Only forms are
+-- advertised; another mode is never shown as a form.
 function Chat:ask_form(request)
   local params = type(request.params) == "table" and request.params or {}
-  local schema = type(params.requestedSchema) == "table" and params.requestedSchema or {}
-  local properties = type(schema.properties) == "table" and schema.properties or {}
-  local names = {}
-  for name in pairs(properties) do
-    if type(name) == "string" then names[#names + 1] = name end
-  end
-  table.sort(names)
-  self:note("the agent asks: " .. render.clean(params.message or "", true))
-  local content, i = {}, 0
-  local function finish(accepted)
+  local function settle(action, content)
     self.asking = nil
     if request.answered or request.withdrawn then
       self:note("question already settled")
-    elseif accepted and params.mode ~= "url" then
+    elseif action == "accept" then
       request:accept(content)
-      self:note("answered")
-    else
+      self:note("answers sent")
+    elseif action == "decline" then
       request:decline()
       self:note("declined")
+    else
+      request:cancel()
+      self:note("cancelled")
     end
     self:ask_next()
   end
-  local function next_field()
-    i = i + 1
-    local name = names[i]
-    if not name then return finish(true) end
-    local property = type(properties[name]) == "table" and properties[name] or {}
-    local label = render.clean(property.title or name, true)
-    if property.type == "boolean" or type(property.enum) == "table" then
-      local choices = property.type == "boolean" and { true, false } or property.enum
-      vim.ui.select(choices, {
-        prompt = label, kind = "acp.elicitation",
-        format_item = function(value) return render.clean(tostring(value), true) end,
-      }, function(choice)
-        if choice == nil then return finish(false) end
-        content[name] = choice
-        next_field()
-      end)
-    else
-      local default = property.default
-      vim.ui.input({ prompt = label .. ": ", default = default ~= nil and render.clean(tostring(default), true) or nil },
-        function(text)
-          if text == nil then return finish(false) end
-          if property.type == "integer" or property.type == "number" then content[name] = tonumber(text) or text
-          else content[name] = text end
-          next_field()
-        end)
-    end
-  end
-  next_field()
+  if params.mode ~= "form" then return settle("cancel") end
+  form.run({
+    agent = self.agent_name, message = params.message, schema = params.requestedSchema,
+    note = function(text) self:note(text) end,
+    clean = function(text) return render.clean(text, true) end,
+  }, settle)
 end
 
 -- Sessions and turns ----------------------------------------------------------------------------
@@ -467,6 +440,7 @@ function M.open(argv)
     if init_err then return chat:error("initialize", init_err) end
     local info = client:agent_info() or {}
     local agent = type(info.agentInfo) == "table" and info.agentInfo or type(info.info) == "table" and info.info or {}
+    chat.agent_name = type(agent.title) == "string" and agent.title or type(agent.name) == "string" and agent.name or nil
     chat:note("agent " .. render.clean(agent.title or agent.name or "?", true) .. " " ..
       render.clean(agent.version or "", true) .. ", ACP v" .. client:negotiated_version())
     chat:start_session()
