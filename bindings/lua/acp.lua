@@ -290,11 +290,17 @@ function Client:new_session(request, callback)
     convert, callback)
 end
 
--- Resumes session_id: options = {cwd = ..., replay = true (history replayed into the
--- model before the result), additionalDirectories, mcpServers}. Result: a Session.
+-- Resumes session_id: options = {cwd = ... (required: the session's own directory),
+-- replay = true (history replayed into the model before the result),
+-- additionalDirectories, mcpServers}. Result: a Session.
 function Client:resume_session(session_id, options, callback)
   options = options or {}
-  local request = { sessionId = session_id, cwd = options.cwd or os.getenv("PWD") or "/",
+  -- The agent restores the session in the directory it is told: never guess it from the
+  -- process's, which may be any other project.
+  if type(options.cwd) ~= "string" or options.cwd == "" then
+    return fail(lib.ACP_EINVAL, "resume_session needs options.cwd, the directory the session works in")
+  end
+  local request = { sessionId = session_id, cwd = options.cwd,
     mcpServers = options.mcpServers or json.array(), additionalDirectories = options.additionalDirectories }
   if options.replay then request.replayFrom = { type = "start" } end
   local convert = function(text)

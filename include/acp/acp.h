@@ -479,8 +479,10 @@ ACP_API int acp_client_cancel_terminal(unsigned long *out_request, acp_client *c
 ACP_API int acp_client_ext_request(unsigned long *out_request, acp_client *client, const char *method,
                                    const char *params_json, acp_result_cb done, void *userdata);
 ACP_API int acp_client_ext_notify(acp_client *client, const char *method, const char *params_json);
-/* Withdraws an outstanding prompt or extension request ($/cancel_request); its result is
- * ACP_ECANCELLED. Other calls complete on their own (0 is returned all the same). */
+/* Withdraws an outstanding prompt or extension request ($/cancel_request). Its result is
+ * still the agent's real answer: ACP_ECANCELLED when the withdrawal took effect (-32800),
+ * or the normal result when the agent had already done the work. Other calls complete on
+ * their own (0 is returned all the same). */
 ACP_API int acp_client_cancel_request(acp_client *client, unsigned long request);
 
 /* Closes the connection (stdin, then the shutdown ladder); ACP_EVENT_CLOSED follows.

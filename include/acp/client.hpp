@@ -293,7 +293,11 @@ public:
     SessionStore& sessions();
     const SessionStore& sessions() const;
 
-    // Withdraws an outstanding request; its callback runs with Errc::cancelled.
+    // Withdraws an outstanding request ($/cancel_request); false when it is not outstanding
+    // or was withdrawn already. Its callback still runs with the agent's real answer: the
+    // error -32800 as Errc::cancelled when the withdrawal took effect, or the normal result
+    // when the agent had already done the work (a held prompt it had inserted: the model
+    // shows that message and the turn runs).
     bool cancel_request(RequestHandle handle);
 
     // Closes the connection (the agent's stdin, then the shutdown ladder); on_closed runs

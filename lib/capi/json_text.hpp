@@ -3,6 +3,8 @@
 // the host's JSON decoded into request types (ACP_EINVAL naming the problem otherwise).
 #pragma once
 
+#include <rapidjson/error/en.h>
+
 #include <optional>
 #include <string>
 
@@ -36,8 +38,14 @@ template <class T>
 int decode_json(const char* json, T& out, const char* what) {
     if (json == nullptr) return fail(ACP_EINVAL, std::string(what) + " is NULL");
     rapidjson::Document document;
-    document.Parse(json);
-    if (document.HasParseError()) return fail(ACP_EINVAL, std::string(what) + " is not valid JSON");
+    // Validated here, so a string that is not UTF-8 (or a lone surrogate escape, what a
+    // Python str from a Latin-1 path becomes) is refused at once, with the reason.
+    document.Parse<rapidjson::kParseValidateEncodingFlag>(json);
+    if (document.HasParseError()) {
+        return fail(ACP_EINVAL, std::string(what) + " is not valid JSON text in UTF-8: " +
+                                    rapidjson::GetParseError_En(document.GetParseError()) + " (at byte " +
+                                    std::to_string(document.GetErrorOffset()) + ")");
+    }
     if (Status s = v2::codec::decode(document, out); !s) {
         return fail(ACP_EINVAL, std::string(what) + ": " + s.message());
     }

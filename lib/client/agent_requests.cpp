@@ -65,9 +65,8 @@ void AgentRequests::elicitation(const JsonValue* params, Responder responder) {
     }
     const auto kind = request.mode.kind();
     const HostHandlers& host = core_.host;
-    const bool advertised = host.elicitation &&
-                            ((kind == av2::CreateElicitationRequestMode::Kind::form && host.elicitation_form) ||
-                             (kind == av2::CreateElicitationRequestMode::Kind::url && host.elicitation_url));
+    const bool advertised = (kind == av2::CreateElicitationRequestMode::Kind::form && core_.advertised_form) ||
+                            (kind == av2::CreateElicitationRequestMode::Kind::url && core_.advertised_url);
     if (!advertised) {
         // CLIENT-MUST-72
         responder.fail(rpc_code::invalid_params,
@@ -85,7 +84,12 @@ void AgentRequests::elicitation(const JsonValue* params, Responder responder) {
             if (!s->responder.answered()) s->send(av2::CreateElicitationResponseAction::make_cancel());
         }
     });
-    if (core_.orphaned) return;  // the responder dies here: answered "cancel"
+    // Advertised, but the host no longer handles the mode (it replaced its handler since):
+    // the responder dies here, answered "cancel".
+    const bool handled = host.elicitation && (kind == av2::CreateElicitationRequestMode::Kind::form
+                                                  ? host.elicitation_form
+                                                  : host.elicitation_url);
+    if (core_.orphaned || !handled) return;
     host.elicitation(request, ElicitationResponder(std::move(state)));
 }
 

@@ -70,4 +70,25 @@ const JsonValue& with_command_types_in_update(const JsonValue& params, rapidjson
     return scratch;
 }
 
+namespace {
+
+template <class Entity>
+void clear_if_malformed(const JsonValue& json, Entity& entity) {
+    if (!entity.capabilities.is_absent()) return;
+    const JsonValue* given = json.IsObject() ? find_member(json, "capabilities") : nullptr;
+    if (given != nullptr) entity.capabilities.set_null();
+}
+
+}  // namespace
+
+void malformed_capabilities_clear(const JsonValue& json, v2::ToolCallUpdate& update) { clear_if_malformed(json, update); }
+void malformed_capabilities_clear(const JsonValue& json, v2::TerminalUpdate& update) { clear_if_malformed(json, update); }
+
+void malformed_capabilities_clear(const JsonValue& params, v2::SessionUpdate& update) {
+    const JsonValue* json = params.IsObject() ? find_member(params, "update") : nullptr;
+    if (json == nullptr) return;
+    if (auto* tool = update.tool_call_update()) malformed_capabilities_clear(*json, *tool);
+    if (auto* terminal = update.terminal_update()) malformed_capabilities_clear(*json, *terminal);
+}
+
 }  // namespace acp::detail

@@ -9,6 +9,7 @@
 
 #include <rapidjson/document.h>
 
+#include "acp/v2/types.hpp"
 #include "jsonrpc/json.hpp"
 
 namespace acp::detail {
@@ -22,5 +23,14 @@ const JsonValue& with_agent_info(const JsonValue& result, rapidjson::Document& s
 // drafts sent them.
 const JsonValue& with_command_types(const JsonValue& holder, rapidjson::Document& scratch);
 const JsonValue& with_command_types_in_update(const JsonValue& params, rapidjson::Document& scratch);
+
+// CLIENT-GUIDE 3: a per-entity `capabilities` value that is there but malformed counts as
+// "no controls". The decoder leaves a malformed value absent (= unchanged, which would keep
+// an earlier cancel); these make it null (= cleared). `json` is the entity's object as
+// received: a tool_call_update or terminal_update, or a permission subject's toolCall.
+void malformed_capabilities_clear(const JsonValue& json, v2::ToolCallUpdate& update);
+void malformed_capabilities_clear(const JsonValue& json, v2::TerminalUpdate& update);
+// The same for the tool call or terminal a session/update's params carry.
+void malformed_capabilities_clear(const JsonValue& params, v2::SessionUpdate& update);
 
 }  // namespace acp::detail

@@ -129,11 +129,18 @@ void Client::Impl::initialize(Callback<av2::InitializeResponse> done) {
                             Status(Errc::invalid_argument,
                                    "CLIENT-MUST-21: initialize cannot be repeated after other requests were sent"));
     }
+    // CLIENT-GUIDE 2.1: no pipelining; a repeat waits for the answer to the one before.
+    if (initializing_) {
+        return core_.refuse(std::move(done),
+                            Status(Errc::invalid_argument, "initialize is already in flight; wait for its answer"));
+    }
     // Until this attempt succeeds the connection is uninitialized.
     agent_.reset();
     agent_v1_.reset();
     gate_.reset();
+    initializing_ = true;
     negotiation_.run([this, done = std::move(done)](Result<detail::Negotiation::Outcome> outcome) {
+        initializing_ = false;
         if (!outcome) return done(outcome.status());
         choose_driver(std::move(outcome.value()));
         done(*agent_);
@@ -521,7 +528,7 @@ Status Client::ext_notification(const std::string& name, RawJson params) {
 }
 
 bool Client::cancel_request(RequestHandle handle) {
-    return handle.id >= 0 && impl_->core_.rpc->cancel_request(handle.id);
+    return handle.id >= 0 && impl_->core_.rpc->withdraw_request(handle.id);
 }
 
 std::optional<SessionRoots> Client::session_roots(std::string_view session_id) const {

@@ -109,6 +109,10 @@ struct ClientCore {
     std::weak_ptr<void> owner;        // the Client::Impl, for keep_alive()
     bool orphaned = false;            // the Client is gone; no more host callbacks
     bool sent_other_request = false;  // initialize may not follow (CLIENT-MUST-21)
+    // The elicitation modes the last initialize sent advertised: the agent may use those
+    // and no others, whatever handler the host installs later (CLIENT-MUST-26, -72).
+    bool advertised_form = false;
+    bool advertised_url = false;
     bool connection_ended = false;
     // Library helpers built on the Client (acp::prompt_turn), each dropped when its owner
     // lets go of it: told when the connection ended, beside the host's on_closed, ...

@@ -64,6 +64,8 @@ public:
     std::optional<v1::InitializeResponse> agent_v1_;
     std::optional<detail::RequestGate> gate_;
     std::unique_ptr<detail::ProtocolDriver> driver_;
+    // An initialize is on the wire: another may not follow until it is answered.
+    bool initializing_ = false;
 
 private:
     // The one place the protocol version decides anything: the driver.

@@ -9,6 +9,7 @@
 #include "client/agent_tolerance.hpp"
 #include "client/client_core.hpp"
 #include "client/v1_adapter.hpp"
+#include "protocol/request_checks.hpp"
 #include "protocol/v1/codec.hpp"
 #include "protocol/v2/codec.hpp"
 #include "protocol/v2/methods.hpp"
@@ -37,6 +38,13 @@ std::vector<int64_t> supported_versions(const Status& status) {
 }  // namespace
 
 void Negotiation::run(Done done) {
+    // The client's own strings go out in either version: UTF-8 or nothing is sent.
+    rapidjson::StringBuffer info;
+    JsonWriter writer(info);
+    codec::encode(writer, core_.options.info);
+    if (Status s = check_written_message(std::string_view(info.GetString(), info.GetSize())); !s) {
+        return core_.refuse(std::move(done), Status(Errc::invalid_argument, "ClientOptions::info: " + s.message()));
+    }
     if (core_.options.protocol_version == 1) return send_v1(std::move(done), true);
     send_v2(std::move(done), true);
 }
@@ -48,6 +56,8 @@ void Negotiation::send_v2(Done done, bool may_switch) {
     av2::ClientCapabilities capabilities;
     // CLIENT-MUST-26: a mode is advertised only when the host handles it.
     const HostHandlers& host = core_.host;
+    core_.advertised_form = host.elicitation && host.elicitation_form;
+    core_.advertised_url = host.elicitation && host.elicitation_url;
     if (host.elicitation && (host.elicitation_form || host.elicitation_url)) {
         av2::ElicitationCapabilities elicitation;
         if (host.elicitation_form) elicitation.form = av2::ElicitationFormCapabilities{};
@@ -82,6 +92,8 @@ void Negotiation::send_v1(Done done, bool may_switch) {
                         host.terminal.kill && host.terminal.release;
     features.elicitation_form = host.elicitation && host.elicitation_form;
     features.elicitation_url = host.elicitation && host.elicitation_url;
+    core_.advertised_form = features.elicitation_form;
+    core_.advertised_url = features.elicitation_url;
     features.auth_terminal = core_.options.auth_terminal;
     const av1::InitializeRequest request = v1_initialize_request(core_.options.info, features);
     core_.rpc->send_request(

@@ -20,31 +20,68 @@ namespace method = acp::v2::method;
 
 namespace {
 
+// Members only the unstable schema gives these requests, each gated on a capability
+// (CLIENT-GUIDE 4.14): never let through as an extra field, where no gate sees them.
+bool unstable_member(const av2::NewSessionRequest&, std::string_view key) { return key == "systemPrompt"; }
+bool unstable_member(const av2::ResumeSessionRequest&, std::string_view key) { return key == "systemPrompt"; }
+bool unstable_member(const av2::ListSessionsRequest&, std::string_view key) { return key == "archived"; }
+template <class Request>
+bool unstable_member(const Request&, std::string_view) {
+    return false;
+}
+
+// The host's extra fields are for members the protocol does not define: one it does
+// define would skip the checks of its field, or go out twice beside it.
+template <class Request>
+Status check_extra_fields(const Request& request) {
+    for (const auto& field : request.extra_fields) {
+        if (av2::codec::has_member(request, field.first)) {
+            return Status(Errc::invalid_argument, "extra_fields may not carry '" + field.first +
+                                                      "': the request defines it; set it through its own field");
+        }
+        if (unstable_member(request, field.first)) {
+            return Status(Errc::invalid_argument,
+                          "extra_fields may not carry '" + field.first +
+                              "': an unstable protocol member gated on the agent's capabilities, never sent unchecked");
+        }
+    }
+    return Status();
+}
+
 // Encodes the request once under an audit: every RawJson in it is written, and the first
-// that is not JSON is named. (The drivers encode it again to send it: raw values are
+// that is not JSON is named; then what would be written is checked as a whole (valid
+// UTF-8, no member twice). (The drivers encode it again to send it: raw values are
 // rewritten compactly there, so a pretty-printed one never breaks a line, CLIENT-MUST-01.)
 template <class Request>
-Status check_raw_json(const Request& request) {
+Status check_written(const Request& request) {
+    if (Status s = check_extra_fields(request); !s) return s;
     RawJsonAudit audit;
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
     av2::codec::encode(writer, request);
-    return audit.status();
+    if (!audit.status()) return audit.status();
+    return check_written_message(std::string_view(buffer.GetString(), buffer.GetSize()));
 }
 
-Status check_raw_json(const ExtMessage& message) {
+Status check_written(const ExtMessage& message) {
     RawJsonAudit audit;
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
+    writer.StartObject();
+    write_key(writer, "method");
+    write_string(writer, message.method);
+    write_key(writer, "params");
     write_raw(writer, message.params);
-    return audit.status();
+    writer.EndObject();
+    if (!audit.status()) return audit.status();
+    return check_written_message(std::string_view(buffer.GetString(), buffer.GetSize()));
 }
 
 }  // namespace
 
 template <class Request>
 Result<Checked<Request>> RequestGate::pass(Status checks, Request request) const {
-    if (checks) checks = check_raw_json(request);
+    if (checks) checks = check_written(request);
     if (!checks) return checks;
     return Checked<Request>(std::move(request));
 }

@@ -5,7 +5,8 @@
 // agent's offer, in the same order for both protocol versions (protocol/request_checks.hpp
 // on the version-neutral AgentFeatures), then the checks that need the client's own state
 // (the session model, resumes under way), and makes sure host-supplied raw JSON inside it
-// is JSON. What passes comes back as a Checked<Request>: only the gate can make one, and
+// is JSON, extra fields add only members the protocol does not define, and every string
+// is valid UTF-8. What passes comes back as a Checked<Request>: only the gate can make one, and
 // the protocol drivers accept nothing else, so a new request kind cannot reach the wire
 // without a gate method of its own.
 //
@@ -121,7 +122,8 @@ public:
 
 private:
     // The last check of every kind: what the host put in as raw JSON (_meta, unknown
-    // variants, extra fields) must be JSON, or nothing is sent.
+    // variants, extra fields) must be JSON, extra fields must not name a member the
+    // protocol defines, and every string must be UTF-8, or nothing is sent.
     template <class Request>
     Result<Checked<Request>> pass(Status checks, Request request) const;
     // Joins the tool servers' entries to a setup's mcpServers.

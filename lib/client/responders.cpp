@@ -131,8 +131,11 @@ bool send_answer(const ClientMethodResponder::State& state, const Response& resp
     detail::RawJsonAudit audit;
     JsonWriter writer(encoded);
     v1codec::encode(writer, response);
-    if (!audit.status()) {
-        state.responder.fail(detail::rpc_code::internal_error, "the client's answer was invalid: " + audit.status().message());
+    Status valid = audit.status();
+    if (valid) valid = detail::check_written_message(std::string_view(encoded.GetString(), encoded.GetSize()));
+    if (!valid) {
+        // A file read as Latin-1, say: never sent as it is.
+        state.responder.fail(detail::rpc_code::internal_error, "the client's answer was invalid: " + valid.message());
         return false;
     }
     state.responder.respond([&encoded](JsonWriter& w) {

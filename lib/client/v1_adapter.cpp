@@ -147,12 +147,8 @@ v1::InitializeRequest v1_initialize_request(const v2::Implementation& info, cons
     client_info.version = info.version;
     if (info.title.has_value()) client_info.title = *info.title;
     request.clientInfo = std::move(client_info);
-    // The v2 `info` too: v1 ignores it, and a v2 agent asked for 1 first still gets a
-    // request that is valid in its version.
-    rapidjson::StringBuffer v2_info;
-    JsonWriter writer(v2_info);
-    v2codec::encode(writer, info);
-    request.extra_fields.emplace_back("info", RawJson{std::string(v2_info.GetString(), v2_info.GetSize())});
+    // Only v1 members: clientInfo already says who the client is, and a custom member at
+    // the root of a spec-defined object is not allowed (CLIENT-GUIDE 1.5).
     v1::ClientCapabilities capabilities;
     v1::FileSystemCapabilities fs;
     fs.readTextFile = features.read_text_file;

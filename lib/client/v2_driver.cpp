@@ -187,6 +187,7 @@ void V2Driver::on_session_update(const JsonValue* params) {
     if (const JsonValue* text = chunk_text_value(params)) {
         mark_chunk_edges(core_.rpc->edge_surrogates(*text), notification);
     }
+    malformed_capabilities_clear(*params, notification.update);
     router_.route(std::move(notification));
 }
 
@@ -196,6 +197,11 @@ void V2Driver::on_permission_request(const JsonValue* params, Responder responde
     if (!decoded) {
         responder.fail(rpc_code::invalid_params, "Invalid params: " + decoded.message());
         return;
+    }
+    if (request.subject.has_value() && request.subject->tool_call() != nullptr) {
+        const JsonValue* subject = find_member(*params, "subject");
+        const JsonValue* tool_call = subject != nullptr ? find_member(*subject, "toolCall") : nullptr;
+        if (tool_call != nullptr) malformed_capabilities_clear(*tool_call, request.subject->tool_call()->toolCall);
     }
     if (!router_.admits_request(request.sessionId, responder)) return;
     requests_.present_permission(request, requests_.prepare_permission(request, std::move(responder)));

@@ -135,6 +135,11 @@ public:
     // Sends $/cancel_request and completes the request as cancelled on a later loop turn;
     // a response that still arrives is dropped. False if the id is not pending.
     bool cancel_request(int64_t id);
+    // Sends $/cancel_request and leaves the request pending: it completes with the peer's
+    // real answer (CLIENT-GUIDE 4.12: -32800, completed as Errc::cancelled with that rpc
+    // code, or the normal result when the work had finished). False if the id is not
+    // pending or was withdrawn already.
+    bool withdraw_request(int64_t id);
 
     void close();
     bool is_closed() const;

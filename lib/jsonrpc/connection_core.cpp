@@ -81,6 +81,14 @@ bool ConnectionCore::cancel_request(int64_t id) {
     return true;
 }
 
+bool ConnectionCore::withdraw_request(int64_t id) {
+    auto it = pending_.find(id);
+    if (it == pending_.end() || it->second.withdrawn) return false;
+    it->second.withdrawn = true;
+    send_cancel_notification(id);
+    return true;
+}
+
 void ConnectionCore::abandon() {
     owner_gone_ = true;
     output_timer_.reset();

@@ -22,6 +22,7 @@
 #include "jsonrpc/connection.hpp"
 #include "jsonrpc/envelope_peek.hpp"
 #include "jsonrpc/message_parser.hpp"
+#include "jsonrpc/utf8_check.hpp"
 #include "support/deferred_queue.hpp"
 #include "support/uv_handle.hpp"
 
@@ -122,6 +123,7 @@ public:
     void send_notification(std::string_view method, const WriteFn& write_params);
 
     bool cancel_request(int64_t id);
+    bool withdraw_request(int64_t id);
 
     void close() {
         if (closed_ || close_requested_) return;
@@ -155,6 +157,7 @@ private:
         ReplyHandler handler;
         std::string method;
         uv_timer_t* timer = nullptr;
+        bool withdrawn = false;  // $/cancel_request sent; the answer is still awaited
     };
     struct TimerTarget {
         std::weak_ptr<ConnectionCore> core;
@@ -180,6 +183,10 @@ private:
             return Status(Errc::internal, std::string("writing the message threw: ") + e.what());
         }
         if (!writer_.IsComplete()) return Status(Errc::internal, "the message was not written completely");
+        // The last guard: whatever a layer above let through, nothing but UTF-8 is sent.
+        if (first_invalid_utf8(out_.GetString(), out_.GetSize()) != out_.GetSize()) {
+            return Status(Errc::invalid_argument, "the message holds a string that is not valid UTF-8");
+        }
         return Status();
     }
 

@@ -216,9 +216,15 @@ void ConnectionCore::handle_response(const JsonValue& message, const JsonValue* 
         return;
     }
     const JsonValue* data = find_member(*error, "data");
-    complete(id, Reply{Status::rpc(code->GetInt(), std::string(string_view_of(*text)),
-                                   data ? to_json_text(*data) : std::string()),
-                       nullptr});
+    Status failed = Status::rpc(code->GetInt(), std::string(string_view_of(*text)),
+                                data ? to_json_text(*data) : std::string());
+    auto pending = pending_.find(id);
+    if (code->GetInt() == rpc_code::request_cancelled && pending->second.withdrawn) {
+        // The withdrawal took effect: cancelled, as the caller asked, not a failure.
+        failed = Status(Errc::cancelled, "request " + pending->second.method + " was cancelled: " + failed.message())
+                     .with_rpc_code(rpc_code::request_cancelled);
+    }
+    complete(id, Reply{std::move(failed), nullptr});
 }
 
 void ConnectionCore::handle_notification(std::string_view method, const JsonValue* params) {
@@ -261,8 +267,11 @@ void ConnectionCore::handle_cancel_request(const JsonValue* params) {
 void ConnectionCore::handle_request(RequestId id, std::string_view method, const JsonValue* params,
                                     const std::shared_ptr<Batch>& batch) {
     if (incoming_.count(id) != 0) {
-        send_error(id, rpc_code::invalid_request, "Invalid Request: id " + id.to_string() + " is already in use",
-                   batch);
+        // Answered without the id: the request that holds it is still owed its one
+        // response, and a peer must never get two responses for one id.
+        const std::string why = "id " + id.to_string() + " is already in use by a pending request";
+        logger_(LogLevel::error, log_source::jsonrpc, "invalid message from the agent: " + why);
+        send_error(std::nullopt, rpc_code::invalid_request, "Invalid Request: " + why, batch);
         return;
     }
     auto it = request_handlers.find(std::string(method));

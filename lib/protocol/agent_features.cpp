@@ -54,7 +54,8 @@ AgentFeatures features_of(const v2::InitializeResponse& agent) {
     const v2::SessionCapabilities& session = *agent.capabilities->session;
     features.sessions = true;
     // list, resume (with and without replay) and close are baseline with the session surface.
-    features.list = features.resume = features.replay = features.replay_extensions = features.close = true;
+    features.list = features.resume = features.replay = features.close = true;
+    features.replay_cursors = advertised_extensions(session._meta);
     features.cancel_entities = true;
     features.delete_ = session.delete_.has_value();
     features.additional_directories = session.additionalDirectories.has_value();

@@ -48,7 +48,9 @@ struct AgentFeatures {
     bool list = false;
     bool resume = false;          // without replay
     bool replay = false;          // resume with replayFrom {start} (v1: session/load)
-    bool replay_extensions = false;  // `_` replay cursors may be sent (v2 only)
+    // `_` replay cursors the agent advertises (v2: the keys of session._meta that start with
+    // `_` and hold an object; v1 none: session/load replays from the start only).
+    std::set<std::string> replay_cursors;
     bool close = false;
     bool delete_ = false;
     bool cancel_entities = false;  // tool_call/cancel and terminal/cancel exist (v2 only)

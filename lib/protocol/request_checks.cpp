@@ -2,9 +2,11 @@
 #include "protocol/request_checks.hpp"
 
 #include <rapidjson/document.h>
+#include <rapidjson/reader.h>
 
 #include <set>
 #include <string>
+#include <vector>
 
 namespace acp::detail {
 
@@ -142,14 +144,71 @@ Status check_replay(const Nullable<av2::ReplayFrom>& replay_from, const AgentFea
             return refuse("CLIENT-MUST-47: replayFrom type " + quoted(tag) +
                           " is not one v2 defines; only 'start' or a '_' extension the agent supports");
         }
-        if (!agent.replay_extensions) {
-            return refuse("CLIENT-MUST-47: replayFrom type " + quoted(tag) +
-                          ": the agent speaks ACP v1, whose session/load replays from the start only");
+        if (agent.replay_cursors.count(tag) == 0) {
+            return refuse("CLIENT-MUST-47: the agent does not advertise the replay cursor " + quoted(tag) +
+                          " (a key of session._meta; ACP v1's session/load replays from the start only)");
         }
     }
     if (agent.replay) return Status();
     return not_offered("resume with replay: the agent does not advertise it (v1: loadSession)");
 }
+
+// Walks a written message (SAX) keeping the path to the value being read, and stops at
+// the first member an object already has.
+class WrittenMessageWalk : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, WrittenMessageWalk> {
+public:
+    bool Default() { return value_done(); }
+    bool String(const char*, rapidjson::SizeType, bool) { return value_done(); }
+    bool StartObject() { return open(false); }
+    bool EndObject(rapidjson::SizeType) { return close(); }
+    bool StartArray() { return open(true); }
+    bool EndArray(rapidjson::SizeType) { return close(); }
+    bool Key(const char* text, rapidjson::SizeType length, bool) {
+        Frame& frame = frames_.back();
+        frame.key.assign(text, length);
+        if (frame.keys.insert(frame.key).second) return true;
+        duplicate_ = true;
+        return false;
+    }
+
+    bool duplicate() const { return duplicate_; }
+    // Where the walk stopped: "cwd", "prompt[0].text", "" at the top.
+    std::string path() const {
+        std::string path;
+        for (const Frame& frame : frames_) {
+            if (frame.array) {
+                path += "[" + std::to_string(frame.index) + "]";
+            } else if (!frame.key.empty()) {
+                path += (path.empty() ? "" : ".") + frame.key;
+            }
+        }
+        return path;
+    }
+
+private:
+    struct Frame {
+        bool array = false;
+        std::size_t index = 0;
+        std::string key;
+        std::set<std::string> keys;
+    };
+    bool open(bool array) {
+        Frame frame;
+        frame.array = array;
+        frames_.push_back(std::move(frame));
+        return true;
+    }
+    bool close() {
+        frames_.pop_back();
+        return value_done();
+    }
+    bool value_done() {
+        if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+        return true;
+    }
+    std::vector<Frame> frames_;
+    bool duplicate_ = false;
+};
 
 }  // namespace
 
@@ -320,6 +379,26 @@ Status check_raw_object(const RawJson& raw, const std::string& what) {
     document.Parse(raw.text.data(), raw.text.size());
     if (document.HasParseError() || !document.IsObject()) {
         return refuse(what + " must be a JSON object: " + raw.text.substr(0, 80));
+    }
+    return Status();
+}
+
+Status check_written_message(std::string_view json) {
+    WrittenMessageWalk walk;
+    rapidjson::Reader reader;
+    rapidjson::MemoryStream stream(json.data(), json.size());
+    const rapidjson::ParseResult parsed =
+        reader.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(stream, walk);
+    if (!parsed) {
+        const std::string where = walk.path().empty() ? std::string("the message") : quoted(walk.path());
+        if (walk.duplicate()) {
+            return refuse("the member " + where + " would be sent twice: an extra field names a member the "
+                          "protocol defines (set it through its own field), or raw JSON repeats a key");
+        }
+        if (parsed.Code() == rapidjson::kParseErrorStringInvalidEncoding) {
+            return refuse("a string in " + where + " is not valid UTF-8; nothing was sent");
+        }
+        return refuse("the message does not encode as JSON (" + std::to_string(parsed.Offset()) + ")");
     }
     return Status();
 }

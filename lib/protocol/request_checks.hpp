@@ -42,5 +42,10 @@ Status check_entity_cancel(std::string_view method, const AgentFeatures& agent);
 Status check_extension_method(std::string_view method);
 // Host-supplied params or results: one JSON object (empty counts as {}).
 Status check_raw_object(const RawJson& raw, const std::string& what);
+// A message as the client would write it (compact JSON): every string valid UTF-8, so
+// nothing invalid reaches the wire, and no member twice in one object (a host's extra
+// field naming a member the type writes itself would be sent twice). The error names the
+// member where it is ("prompt[0].text").
+Status check_written_message(std::string_view json);
 
 }  // namespace acp::detail

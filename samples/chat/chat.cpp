@@ -40,9 +40,10 @@ int Chat::run() {
         error("cannot write " + options_.log_file);
         return exit_usage;
     }
-    // A terminal login is a command the user runs in another terminal: offered only when a
-    // user is at this one to read it.
-    client_options.auth_terminal = tty_;
+    // A terminal login is the command acp-chat started, run by the user in another
+    // terminal: offered only when a user is at this one to read it, and never for an agent
+    // on the network (--connect: there is no command to show).
+    client_options.auth_terminal = tty_ && options_.connect.empty();
     if (options_.max_line_bytes != 0) client_options.max_line_bytes = options_.max_line_bytes;
     client_options.log = [this](const acp::LogRecord& record) { on_log(record); };
     auto created = options_.connect.empty() ? acp::Client::spawn(loop_, agent, client_options)
@@ -210,9 +211,10 @@ void Chat::new_session() {
                             methods += "\n  " + sanitize(t->methodId) + " (" + sanitize(t->name) +
                                        (t->description.has_value() ? ": " + sanitize(*t->description) : "") + ")";
                             std::string why;
+                            const bool asked = tty_ && options_.connect.empty();
                             const std::string command =
-                                tty_ ? terminal_login_line(options_.agent, *t, why) : std::string();
-                            if (!tty_) {
+                                asked ? terminal_login_line(options_.agent, *t, why) : std::string();
+                            if (!asked) {
                                 methods += ": ignored, a terminal login acp-chat did not ask for";
                             } else if (command.empty()) {
                                 methods += ": refused, " + why;

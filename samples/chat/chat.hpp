@@ -149,7 +149,10 @@ private:
     void show_permission(PendingPermission pending);
     void next_permission();  // the one on screen is done: show the next, or back to lines
     void withdraw_permission(unsigned serial);
-    void cancel_permissions(const std::string& session);  // answers them all "cancelled"
+    // Answers "cancelled" those of the session's foreground work (CLIENT-MUST-68), and
+    // the one on screen when the user dismissed it.
+    void cancel_permissions(const std::string& session, bool dismissed_on_screen);
+    bool of_foreground(const v2::RequestPermissionRequest& request) const;
     bool answer_permission(const std::string& answer);
     std::string permission_keys() const;  // "1-3, y = allow_once, n = reject_once"
     void cancel_turn();

@@ -211,7 +211,8 @@ void Chat::cancel_turn() {
         client_->cancel(session_);
         cancel_sent_ = true;
     }
-    cancel_permissions(session_);
+    // Run from a key or the end of input: the question on screen, if any, was dismissed.
+    cancel_permissions(session_, true);
 }
 
 

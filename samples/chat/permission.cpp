@@ -75,7 +75,7 @@ std::string press_a_key(const v2::RequestPermissionRequest& request) {
 void Chat::on_permission(const v2::RequestPermissionRequest& request, acp::PermissionResponder responder) {
     // After session/cancel, what the agent still asks for the cancelled turn is answered
     // "cancelled" at once (CLIENT-GUIDE 7.4), never put in front of the user.
-    if (cancel_sent_ && request.sessionId == session_) {
+    if (cancel_sent_ && request.sessionId == session_ && of_foreground(request)) {
         responder.cancel();
         return;
     }
@@ -152,13 +152,41 @@ void Chat::withdraw_permission(unsigned serial) {
     next_permission();
 }
 
-void Chat::cancel_permissions(const std::string& session) {
+// CLIENT-MUST-68: whether a request is known to be the foreground work's. An agent that
+// never reported background work has none (the guide's repo model), nor has one that
+// reports an empty list: then every request is. Otherwise a request about a tool call
+// (or a command a tool call or terminal runs) is the foreground's unless that work is
+// listed; one about nothing listed cannot be told apart and stays open (the agent
+// withdraws the foreground's own requests itself, $/cancel_request).
+bool Chat::of_foreground(const v2::RequestPermissionRequest& request) const {
+    const acp::SessionState* state = client_->sessions().find(request.sessionId);
+    if (state == nullptr || !state->foreground().background || state->foreground().background->empty()) return true;
+    std::string tool_call;
+    std::string terminal;
+    if (request.subject.has_value()) {
+        if (const auto* tool = request.subject->tool_call()) tool_call = tool->toolCall.toolCallId;
+        if (const auto* command = request.subject->command()) {
+            if (command->toolCallId.has_value()) tool_call = *command->toolCallId;
+            if (command->terminalId.has_value()) terminal = *command->terminalId;
+        }
+    }
+    if (tool_call.empty() && terminal.empty()) return false;
+    for (const auto& work : *state->foreground().background) {
+        if (work.kind() == v2::BackgroundWork::Kind::unknown) return false;  // cannot tell
+        if (const auto* call = work.tool_call(); call && !tool_call.empty() && call->toolCallId == tool_call) return false;
+        if (const auto* shell = work.terminal(); shell && !terminal.empty() && shell->terminalId == terminal) return false;
+    }
+    return true;
+}
+
+void Chat::cancel_permissions(const std::string& session, bool dismissed_on_screen) {
     // Answered in arrival order: the one on screen came first.
-    const bool on_screen = permission_ && permission_->request.sessionId == session;
+    const bool on_screen = permission_ && permission_->request.sessionId == session &&
+                           (dismissed_on_screen || of_foreground(permission_->request));
     if (on_screen) permission_->responder.cancel();
     std::deque<PendingPermission> keep;
     for (auto& p : waiting_permissions_) {
-        if (p.request.sessionId == session) {
+        if (p.request.sessionId == session && of_foreground(p.request)) {
             p.responder.cancel();
         } else {
             keep.push_back(std::move(p));

@@ -50,7 +50,7 @@ void Chat::on_event(const acp::SessionEvent& event) {
         case acp::SessionEvent::Type::turn_ended:
             if (turn_running_) {
                 turn_running_ = false;
-                cancel_permissions(session_);  // questions of the ended turn answer nothing now
+                cancel_permissions(session_, false);  // questions of the ended turn answer nothing now
                 status_line(state);
                 done();
             }

@@ -193,6 +193,17 @@ local r_model, err_model = peer:await(ps:set_config_option("model", "no-such-mod
 check(r_model == nil and err_model and err_model.name == "ACP_EINVAL", "a value not offered is refused by libacp", err_model)
 local r_resume, err_resume = peer:await(peer:resume_session("sess-99", { cwd = scratch }))
 check(r_resume == nil and err_resume and err_resume.rpc_code == -32002, "an agent error carries its JSON-RPC code", err_resume)
+-- Issue 27: what the host hands over is checked before sending.
+local r_gated, err_gated = peer:await(peer:new_session({ cwd = scratch,
+  systemPrompt = { mode = "append", content = { { type = "text", text = "be brief" } } } }))
+check(r_gated == nil and err_gated and err_gated.name == "ACP_EINVAL" and err_gated.message:find("systemPrompt", 1, true),
+  "an unknown member the protocol gates is refused", err_gated)
+local r_latin1, err_latin1 = peer:await(peer:new_session({ cwd = scratch .. "/caf\233" }))
+check(r_latin1 == nil and err_latin1 and err_latin1.name == "ACP_EINVAL" and err_latin1.message:find("UTF-8", 1, true),
+  "a cwd that is not UTF-8 is refused before sending", err_latin1)
+local r_nocwd, err_nocwd = peer:resume_session("sess-99", { replay = true })
+check(r_nocwd == nil and err_nocwd and err_nocwd.name == "ACP_EINVAL" and err_nocwd.message:find("cwd", 1, true),
+  "resume_session without a cwd is an error, not the process's directory", err_nocwd)
 
 -- No permission handler: answered "cancelled", never approved.
 must(peer:await(ps:prompt("permission")), nil, "prompt permission")

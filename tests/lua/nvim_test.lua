@@ -5,7 +5,7 @@
 -- in the buffer, streamed text appended in place (no re-render), a turn cancelled.
 -- Phase "second": a fresh Neovim and agent on the same state directory resume that
 -- session through :AcpSessions and find its history in the buffer.
--- Phases "hostile" and "peer": see below.
+-- Phases "hostile", "peer", "remote" and "background": see below.
 -- All: the agent's pid is recorded, and at VimLeave (after the plugin's VimLeavePre)
 -- it must be gone. Results go to $ACP_TEST_OUT/<phase>.result, one line per check.
 local phase = os.getenv("ACP_TEST_PHASE")
@@ -213,17 +213,42 @@ local function hostile()
     "the log buffer is bounded (lines and bytes)", #kept)
 end
 
--- Phase "peer": the TypeScript-SDK peer asks for a form (elicitation): answered field by
--- field through stubbed vim.ui.input and vim.ui.select.
+-- Phase "peer": the TypeScript-SDK peer asks for a form (elicitation), through stubbed
+-- vim.ui.input and vim.ui.select (CLIENT-MUST-73..75): the agent is named, the enum and the
+-- multi-select are choices, a value out of range is asked again, the answers are reviewed
+-- (and one edited) before they are sent; decline and cancel are separate answers.
 local function peer()
+  local prompts, script = {}, "accept"
+  local reviews, multi_calls = 0, 0
   vim.ui.input = function(opts, on_input)
-    asked[#asked + 1] = opts
-    if opts.prompt == "Project name: " then return on_input("from nvim") end
+    prompts[#prompts + 1] = opts.prompt
+    if opts.prompt == "Project name (required): " then return on_input("from nvim") end
+    if opts.prompt:find("^Worker count") then
+      if opts.prompt:find("at most 10", 1, true) then return on_input("4") end
+      if reviews > 0 then return on_input("11") end
+    end
     on_input(opts.default)
   end
   vim.ui.select = function(items, opts, on_choice)
-    asked[#asked + 1] = opts
-    if opts.prompt == "Colour" then return on_choice("green") end
+    prompts[#prompts + 1] = opts.prompt
+    if opts.kind == "acp.elicitation.start" then
+      return on_choice(script == "decline" and "decline" or "fill")
+    elseif opts.kind == "acp.elicitation.review" then
+      reviews = reviews + 1
+      if script == "cancel" then return on_choice("cancel") end
+      return on_choice(reviews == 1 and "edit" or "accept")
+    elseif opts.kind == "acp.elicitation.field" then
+      return on_choice("count")
+    elseif opts.kind == "acp.elicitation.multi" then
+      multi_calls = multi_calls + 1
+      for _, item in ipairs(items) do
+        if (multi_calls == 1 and item.value == "mac") or (multi_calls > 1 and item.done) then return on_choice(item) end
+      end
+    elseif opts.kind == "acp.elicitation" then
+      for _, item in ipairs(items) do
+        if item.value == "green" or item.value == true then return on_choice(item) end
+      end
+    end
     on_choice(items[1])
   end
   vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT"))
@@ -232,8 +257,23 @@ local function peer()
   recorded_pids = agent_pids()
   vim.cmd("AcpSend elicit-form")
   wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
-  check(buffer_text(chat):find('Form result: accept {"color":"green","count":3,"debug":true,"name":"from nvim"}', 1, true),
-    "the form answered field by field reached the agent", buffer_text(chat))
+  local text = buffer_text(chat)
+  check(text:find('Form result: accept {"color":"green","count":4,"debug":true,"name":"from nvim","targets":["mac"]}', 1, true),
+    "the form answered, reviewed and edited reached the agent", text)
+  local all = table.concat(prompts, "\n")
+  check(all:find("libacp TS peer agent asks: Please configure the project.", 1, true), "the form names the agent", all)
+  check(all:find("Worker count [at most 10]", 1, true), "a value out of range is asked again with the reason", all)
+  check(text:find("-- libacp TS peer agent's form, your answers:", 1, true) and text:find("--   Targets: macOS", 1, true),
+    "the answers are shown for review before they are sent", text)
+  check(reviews == 2, "reviewed, edited, reviewed again", reviews)
+
+  script = "decline"
+  vim.cmd("AcpSend elicit-form")
+  wait_for("the declined form", function() return buffer_text(chat):find("Form result: decline", 1, true) end)
+  script = "cancel"
+  vim.cmd("AcpSend elicit-form")
+  wait_for("the cancelled form", function() return buffer_text(chat):find("Form result: cancel", 1, true) end)
+  check(true, "decline and cancel are separate answers")
 end
 
 -- Phase "remote": :AcpChat on a URL, the TypeScript-SDK peer served over WebSocket by the
@@ -265,7 +305,69 @@ local function remote()
   server:close()
 end
 
-local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote }
+-- Phase "background": an agent with a background watcher asks permission for it and for
+-- a tool call of the turn; :AcpCancel answers "cancelled" only the turn's own request
+-- (CLIENT-MUST-68). The agent says each answer it gets in its reply.
+local BACKGROUND_AGENT = [[
+import json, sys
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+def update(u):
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s-1", "update": u}})
+def ask(rid, tool, title):
+    send({"jsonrpc": "2.0", "id": rid, "method": "session/request_permission", "params": {
+          "sessionId": "s-1", "title": title, "subject": {"type": "tool_call", "toolCall": {"toolCallId": tool}},
+          "options": [{"optionId": "y", "name": "Yes", "kind": "allow_once"}]}})
+background = [{"type": "tool_call", "toolCallId": "watch"}]
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 2,
+              "info": {"name": "background", "version": "1"}, "capabilities": {"session": {}}}})
+    elif m.get("method") == "session/new":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "s-1"}})
+    elif m.get("method") == "session/prompt":
+        update({"sessionUpdate": "state_update", "state": "running", "background": background})
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"messageId": "u1"}})
+        update({"sessionUpdate": "tool_call_update", "toolCallId": "watch", "title": "Watch files", "status": "in_progress"})
+        update({"sessionUpdate": "tool_call_update", "toolCallId": "edit", "title": "Edit a file", "status": "pending"})
+        ask("p-bg", "watch", "Question of the watcher")
+        ask("p-fg", "edit", "Question of the edit")
+    elif "id" in m and "method" not in m:
+        outcome = m.get("result", {}).get("outcome", {}).get("outcome")
+        update({"sessionUpdate": "agent_message_chunk", "messageId": "a-" + m["id"],
+                "content": {"type": "text", "text": "answer %s: %s" % (m["id"], outcome)}})
+        if m["id"] == "p-fg":
+            update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled",
+                    "background": background})
+]]
+
+local function background()
+  local path = out .. "/background_agent.py"
+  local file = assert(io.open(path, "w"))
+  file:write(BACKGROUND_AGENT)
+  file:close()
+  local held = {}
+  vim.ui.select = function(items, opts, on_choice)
+    if opts.kind == "acp.permission" then held[#held + 1] = { items = items, on_choice = on_choice } end
+  end
+  vim.cmd("AcpChat python3 " .. path)
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = {}
+  vim.cmd("AcpSend go")
+  wait_for("both questions", function() return #held == 1 and #chat.questions == 1 end)
+  vim.cmd("AcpCancel")
+  wait_for("the cancelled turn", function() return buffer_text(chat):find("-- turn ended: cancelled", 1, true) end)
+  local text = buffer_text(chat)
+  check(text:find("answer p-fg: cancelled", 1, true), "the turn's own question is answered cancelled", text)
+  check(not text:find("answer p-bg", 1, true), "the background watcher's question stays open (CLIENT-MUST-68)", text)
+  held[1].on_choice(held[1].items[1])
+  wait_for("the watcher's answer", function() return buffer_text(chat):find("answer p-bg: selected", 1, true) end)
+  chat_module.shutdown_all()
+end
+
+local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
 vim.cmd("qa!")

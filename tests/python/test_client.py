@@ -175,6 +175,20 @@ class SyncClientTest(unittest.TestCase):
             session.prompt("hello")
         client.close_and_wait()
 
+    def test_host_json_is_checked_before_sending(self):
+        # Issue 27: a member the protocol gates (unstable systemPrompt) cannot slip through
+        # as an unknown member, and a path that is not UTF-8 never reaches the wire.
+        with libacp.Client(agent()) as client:
+            client.initialize()
+            with self.assertRaises(libacp.InvalidArgument) as caught:
+                client.new_session(cwd="/tmp", systemPrompt={"mode": "append",
+                                                             "content": [{"type": "text", "text": "be brief"}]})
+            self.assertIn("systemPrompt", str(caught.exception))
+            with self.assertRaises(libacp.InvalidArgument) as caught:
+                client.new_session(cwd=os.fsdecode(b"/tmp/caf\xe9"))
+            self.assertIn("UTF-8", str(caught.exception))
+            client.new_session(cwd="/tmp/caf\u00e9")  # UTF-8 text is fine
+
     def test_a_request_and_a_turn_are_cancelled(self):
         with libacp.Client(agent("--slow-ticks=200", "--slow-ms=10")) as client:
             client.initialize()

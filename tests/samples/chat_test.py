@@ -1422,5 +1422,95 @@ class DailyDriver(ChatCase):
         self.assertNotIn("outside the project", open(self.log).read())
 
 
+
+HOSTILE_REMOTE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers", "hostile_remote",
+                              "server.py")
+
+
+class RemoteTerminalLogin(ChatCase):
+    def test_connect_never_advertises_or_shows_terminal_logins(self):
+        # AGENT-MUST-04 / CLIENT-GUIDE 2.1: auth.terminal means "the client can re-run the
+        # configured agent command"; with --connect acp-chat started no command.
+        server = subprocess.Popen([sys.executable, HOSTILE_REMOTE, "--mode=terminal-login"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stdout.close)
+        self.addCleanup(server.stdin.close)
+        urls = json.loads(server.stdout.readline())
+        env = dict(os.environ, TERM="xterm")
+        log = os.path.join(self.dir, "traffic.ndjson")
+        s = Screen([CHAT, "--log", log, "--connect", urls["ws"]], env)
+        self.assertEqual(s.exit_code(), 6)
+        text = s.text().replace("\r\n", "\n")
+        self.assertIn("  tty-login (Terminal login): ignored, a terminal login acp-chat did not ask for", text)
+        self.assertNotIn("--login", text)
+        with open(log) as f:
+            initialize = next(json.loads(line)["msg"] for line in f if '"initialize"' in line)
+        self.assertNotIn("auth", initialize["params"]["capabilities"])
+
+
+# Runs a foreground tool call and a background watcher; asks permission for the first
+# (p1); after session/cancel asks again for both (p-bg for the watcher, p-fg for the
+# foreground tool call), then ends the turn once every question is answered.
+BACKGROUND_AGENT = """
+import json, sys
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\\n"); sys.stdout.flush()
+def update(u):
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s-1", "update": u}})
+def ask(rid, tool, title):
+    send({"jsonrpc": "2.0", "id": rid, "method": "session/request_permission", "params": {
+          "sessionId": "s-1", "title": title, "subject": {"type": "tool_call", "toolCall": {"toolCallId": tool}},
+          "options": [{"optionId": "y", "name": "Yes", "kind": "allow_once"}]}})
+background = [{"type": "tool_call", "toolCallId": "watch"}]
+answered = set()
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 2,
+              "info": {"name": "background", "version": "1"}, "capabilities": {"session": {}}}})
+    elif m.get("method") == "session/new":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "s-1"}})
+    elif m.get("method") == "session/prompt":
+        update({"sessionUpdate": "state_update", "state": "running", "background": background})
+        update({"sessionUpdate": "user_message", "messageId": "u1", "content": [{"type": "text", "text": "go"}]})
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"messageId": "u1"}})
+        update({"sessionUpdate": "tool_call_update", "toolCallId": "watch", "title": "Watch files", "status": "in_progress"})
+        update({"sessionUpdate": "tool_call_update", "toolCallId": "edit", "title": "Edit a file", "status": "pending"})
+        ask("p1", "edit", "First question")
+    elif m.get("method") == "session/cancel":
+        ask("p-bg", "watch", "Question of the watcher")
+        ask("p-fg", "edit", "Question of the cancelled edit")
+    elif "id" in m and "method" not in m:
+        answered.add(m["id"])
+        if answered >= {"p1", "p-bg", "p-fg"}:
+            update({"sessionUpdate": "tool_call_update", "toolCallId": "edit", "status": "cancelled"})
+            update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled",
+                    "background": background})
+"""
+
+
+class ForegroundPermissions(ChatCase):
+    def test_only_the_cancelled_turns_questions_are_answered_cancelled_unseen(self):
+        # CLIENT-MUST-68: after session/cancel only requests known to be the cancelled
+        # foreground work's may be answered "cancelled" without the user; the background
+        # watcher's question is still put to the user.
+        path = os.path.join(self.dir, "background.py")
+        with open(path, "w") as f:
+            f.write(BACKGROUND_AGENT)
+        log = os.path.join(self.dir, "traffic.ndjson")
+        code, lines = self.run_chat(["go"], "--log", log, agent=["--", sys.executable, path])
+        text = "\n".join(lines)
+        self.assertIn("permission: First question", text)
+        self.assertIn("permission: Question of the watcher", text)
+        self.assertNotIn("Question of the cancelled edit", text)
+        with open(log) as f:
+            sent = [json.loads(line)["msg"] for line in f if json.loads(line)["dir"] == "in"]
+        answers = {m["id"]: m["result"]["outcome"]["outcome"] for m in sent if "result" in m and "id" in m
+                   and isinstance(m["result"], dict) and "outcome" in m["result"]}
+        self.assertEqual(answers.get("p-fg"), "cancelled", sent)
+        self.assertIn("-- cancelled", text)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -53,6 +53,7 @@ MODES = {
     "redirect-file": "initialize gets 302 to file:///etc/passwd",
     "redirect-host": "initialize gets 307 to the 'other' listener",
     "gzip-bomb": "the connection stream claims gzip and starts with a gzip bomb",
+    "terminal-login": "initialize offers a terminal auth method (to any client); session/new needs a login (-32000)",
     "echo-headers": "echoes the request's headers: in a broken message, then in a 500 and a 401 body "
                     "to session/new (HTTP) or as the close reason (WS)",
     # WebSocket
@@ -103,7 +104,14 @@ def agent_answer(message):
         return None
     method = message["method"]
     if method == "initialize":
-        return {"jsonrpc": "2.0", "id": message["id"], "result": INIT_RESULT}
+        result = INIT_RESULT
+        if args.mode == "terminal-login":
+            result = dict(INIT_RESULT, authMethods=[{"type": "terminal", "methodId": "tty-login",
+                                                     "name": "Terminal login", "args": ["--login"]}])
+        return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+    if method == "session/new" and args.mode == "terminal-login":
+        return {"jsonrpc": "2.0", "id": message["id"],
+                "error": {"code": -32000, "message": "Authentication required"}}
     if method == "session/new":
         with state_lock:
             session_counter[0] += 1

@@ -706,6 +706,11 @@ const FORM_SCHEMA = {
     count: { type: "integer", title: "Worker count", minimum: 1, maximum: 10, default: 3 },
     debug: { type: "boolean", title: "Debug build", default: false },
     color: { type: "string", title: "Colour", enum: ["red", "green", "blue"] },
+    targets: {
+      type: "array",
+      title: "Targets",
+      items: { anyOf: [{ const: "linux", title: "Linux" }, { const: "mac", title: "macOS" }] },
+    },
   },
   required: ["name"],
 };
@@ -1091,6 +1096,8 @@ function buildApp(conn) {
         // Held until the running turn ends; withdrawn by $/cancel_request,
         // answered -32800 by session/cancel or session/close.
         await new Promise((admit, reject) => {
+          // Withdrawn before this handler ran: the signal fires no event any more.
+          if (signal.aborted) return reject(acp.RequestError.requestCancelled());
           const held = { admit, reject };
           s.held.push(held);
           signal.addEventListener(

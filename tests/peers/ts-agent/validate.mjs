@@ -72,6 +72,16 @@ ajv.addFormat("double", { type: "number", validate: (n) => Number.isFinite(n) })
 
 const SCHEMA_KEY = "acp-v2";
 ajv.addSchema(schema, SCHEMA_KEY);
+// A client that falls back to v1 (CLIENT-GUIDE 2.2) sends a v1 initialize: it is checked
+// against the v1 schema beside the v2 one, as a v1 agent would read it.
+const V1_SCHEMA_KEY = "acp-v1";
+let v1Schema;
+try {
+  v1Schema = JSON.parse(readFileSync(resolve(dirname(schemaPath), "../v1/schema.json"), "utf8"));
+  ajv.addSchema(v1Schema, V1_SCHEMA_KEY);
+} catch {
+  v1Schema = undefined;
+}
 const compiled = new Map();
 function validatorFor(defName) {
   if (!compiled.has(defName)) {
@@ -116,6 +126,14 @@ function validate(defName, value, where) {
   return v(value) ? [] : [`${where} is not a valid ${defName}: ${formatErrors(v.errors)}`];
 }
 
+function validateV1(defName, value, where) {
+  if (!v1Schema?.$defs?.[defName]) return [`${where}: no v1 schema (schema/v1/schema.json) to check it against`];
+  const key = `v1:${defName}`;
+  if (!compiled.has(key)) compiled.set(key, ajv.compile({ $ref: `${V1_SCHEMA_KEY}#/$defs/${defName}` }));
+  const v = compiled.get(key);
+  return v(value) ? [] : [`${where} is not a valid v1 ${defName}: ${formatErrors(v.errors)}`];
+}
+
 const isExtension = (method) => typeof method === "string" && method.startsWith("_");
 
 class Peer {
@@ -155,6 +173,9 @@ class Peer {
   }
 
   checkRequest(msg) {
+    if (this.sender === "client" && msg.method === "initialize" && msg.params?.protocolVersion === 1) {
+      return [...validateV1("ClientRequest", msg, "envelope"), ...validateV1("InitializeRequest", msg.params, "params of initialize")];
+    }
     const problems = validate(`${this.envelope}Request`, msg, "envelope");
     const params = msg.params ?? {};
     if (isExtension(msg.method)) return problems;

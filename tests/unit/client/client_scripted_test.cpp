@@ -363,7 +363,8 @@ TEST_CASE("client: a resume with replay that the agent refuses leaves the sessio
 
 TEST_CASE("client: a full replay rebuilds the session, a replay from a later cursor continues it") {
     Scripted s;
-    s.initialize();
+    s.initialize(R"({"protocolVersion":2,"info":{"name":"scripted","version":"1"},)"
+                 R"("capabilities":{"session":{"_meta":{"_after":{}}}}})");
     s.open_session("s-1");
     s.update("s-1", kChunkA);
     s.update("s-1", kIdle);

@@ -57,10 +57,10 @@ struct Scripted {
                          R"(,"result":)" + result + "}");
     }
 
-    void initialize() {
+    void initialize(const std::string& result = kInitializeResult) {
         std::optional<Result<v2::InitializeResponse>> done;
         client->initialize([&](Result<v2::InitializeResponse> r) { done.emplace(std::move(r)); });
-        answer_next(kInitializeResult);
+        answer_next(result);
         REQUIRE(loop.run_until([&] { return done.has_value(); }));
         REQUIRE(done->ok());
     }

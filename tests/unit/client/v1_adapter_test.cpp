@@ -182,7 +182,7 @@ TEST_CASE("v1 adapter: the v1 initialize request carries the client's info and o
     CHECK(std::string(buffer.GetString()) ==
           R"({"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":true},)"
           R"("terminal":false,"session":{"compaction":{},"configOptions":{"boolean":{}},"notices":{}},"auth":{"terminal":false},)"
-          R"("elicitation":{"form":{}}},"clientInfo":{"name":"ide","version":"2"},"info":{"name":"ide","version":"2"}})");
+          R"("elicitation":{"form":{}}},"clientInfo":{"name":"ide","version":"2"}})");
 }
 
 TEST_CASE("v1 adapter: auth.terminal is true only for a host that runs terminal logins") {

@@ -29,6 +29,7 @@ v2::InitializeResponse agent_with(const char* which) {
             mcp._meta = acp::RawJson{R"({"_acme_pipe":{},"_acme_off":null,"plain":{}})"};
             session.mcp = mcp;
             session.additionalDirectories = v2::SessionAdditionalDirectoriesCapabilities{};
+            session._meta = acp::RawJson{R"({"_acme_from":{}})"};  // an extension replay cursor
         }
         caps.session = session;
     }
@@ -179,6 +180,9 @@ TEST_CASE("validation: session/list and session/resume paths and cursors") {
     CHECK(check_resume_session(resume, agent_with("full")).ok());
     resume.replayFrom = v2::ReplayFrom::make_unknown("_acme_from", acp::RawJson{R"({"type":"_acme_from"})"});
     CHECK(check_resume_session(resume, agent_with("full")).ok());
+    CHECK(check_resume_session(resume, agent_with("minimal")).message().find("CLIENT-MUST-47") != std::string::npos);
+    resume.replayFrom = v2::ReplayFrom::make_unknown("_acme_other", acp::RawJson{R"({"type":"_acme_other"})"});
+    CHECK(check_resume_session(resume, agent_with("full")).message().find("CLIENT-MUST-47") != std::string::npos);
     resume.replayFrom = v2::ReplayFrom::make_unknown("message", acp::RawJson{R"({"type":"message"})"});
     CHECK(check_resume_session(resume, agent_with("full")).message().find("CLIENT-MUST-47") != std::string::npos);
     resume.replayFrom = acp::Nullable<v2::ReplayFrom>();

@@ -6,6 +6,7 @@
 -- and libacp's log go to a log buffer (:AcpLog).
 local acp = require("acp")
 local render = require("acp.render")
+local form = require("acp.form")
 local loop = require("acp.loop")
 local Buffer = require("acp.buffer")
 
@@ -150,61 +151,33 @@ function Chat:ask_next()
   end)
 end
 
--- A form elicitation: one question per property (vim.ui.input; booleans and enums
--- through vim.ui.select), in the order of the property names; Esc on any declines.
--- libacp checks the content against the schema and answers "cancel" when it does not fit.
+-- A form elicitation, through acp.form (CLIENT-MUST-73..75): the agent named, decline
+-- and cancel offered, answers checked and reviewed before they are sent. Only forms are
+-- advertised; another mode is never shown as a form.
 function Chat:ask_form(request)
   local params = type(request.params) == "table" and request.params or {}
-  local schema = type(params.requestedSchema) == "table" and params.requestedSchema or {}
-  local properties = type(schema.properties) == "table" and schema.properties or {}
-  local names = {}
-  for name in pairs(properties) do
-    if type(name) == "string" then names[#names + 1] = name end
-  end
-  table.sort(names)
-  self:note("the agent asks: " .. render.clean(params.message or "", true))
-  local content, i = {}, 0
-  local function finish(accepted)
+  local function settle(action, content)
     self.asking = nil
     if request.answered or request.withdrawn then
       self:note("question already settled")
-    elseif accepted and params.mode ~= "url" then
+    elseif action == "accept" then
       request:accept(content)
-      self:note("answered")
-    else
+      self:note("answers sent")
+    elseif action == "decline" then
       request:decline()
       self:note("declined")
+    else
+      request:cancel()
+      self:note("cancelled")
     end
     self:ask_next()
   end
-  local function next_field()
-    i = i + 1
-    local name = names[i]
-    if not name then return finish(true) end
-    local property = type(properties[name]) == "table" and properties[name] or {}
-    local label = render.clean(property.title or name, true)
-    if property.type == "boolean" or type(property.enum) == "table" then
-      local choices = property.type == "boolean" and { true, false } or property.enum
-      vim.ui.select(choices, {
-        prompt = label, kind = "acp.elicitation",
-        format_item = function(value) return render.clean(tostring(value), true) end,
-      }, function(choice)
-        if choice == nil then return finish(false) end
-        content[name] = choice
-        next_field()
-      end)
-    else
-      local default = property.default
-      vim.ui.input({ prompt = label .. ": ", default = default ~= nil and render.clean(tostring(default), true) or nil },
-        function(text)
-          if text == nil then return finish(false) end
-          if property.type == "integer" or property.type == "number" then content[name] = tonumber(text) or text
-          else content[name] = text end
-          next_field()
-        end)
-    end
-  end
-  next_field()
+  if params.mode ~= "form" then return settle("cancel") end
+  form.run({
+    agent = self.agent_name, message = params.message, schema = params.requestedSchema,
+    note = function(text) self:note(text) end,
+    clean = function(text) return render.clean(text, true) end,
+  }, settle)
 end
 
 -- Sessions and turns ----------------------------------------------------------------------------
@@ -221,15 +194,46 @@ function Chat:send(text)
   if not ok then self:error("prompt", err) end
 end
 
--- Cancels the running turn: session/cancel, then every open question answered
--- "cancelled" (CLIENT-GUIDE 7.4: the agent then records its tool calls as cancelled).
+-- CLIENT-MUST-68: whether a permission request is known to be the foreground work's. An
+-- agent that never reported background work has none (the guide's repo model), nor has
+-- one that reports an empty list: then every request is. Otherwise a request about a
+-- tool call (or a command a tool call or terminal runs) is the foreground's unless that
+-- work is listed; one about nothing listed stays open (the agent withdraws the
+-- foreground's own questions itself, $/cancel_request). Forms are never cancelled here.
+function Chat:of_foreground(request)
+  if request.kind == "elicitation" then return false end
+  local snapshot = self.client:snapshot(request.session_id or self.session_id)
+  local dump = snapshot and snapshot.json and acp.json.decode(snapshot.json)
+  local foreground = type(dump) == "table" and dump.foreground
+  local background = type(foreground) == "table" and foreground.background
+  if type(background) ~= "table" or background == acp.json.null or #background == 0 then return true end
+  local params = type(request.params) == "table" and request.params or {}
+  local subject = type(params.subject) == "table" and params.subject or {}
+  local tool_call = request.tool_call and request.tool_call.id
+  local terminal
+  if subject.type == "command" then tool_call, terminal = subject.toolCallId, subject.terminalId end
+  if type(tool_call) ~= "string" and type(terminal) ~= "string" then return false end
+  for _, work in ipairs(background) do
+    if type(work) ~= "table" or (work.type ~= "tool_call" and work.type ~= "terminal") then return false end
+    if work.type == "tool_call" and tool_call ~= nil and work.toolCallId == tool_call then return false end
+    if work.type == "terminal" and terminal ~= nil and work.terminalId == terminal then return false end
+  end
+  return true
+end
+
+-- Cancels the running turn: session/cancel, then the permission requests of that turn
+-- answered "cancelled" (CLIENT-GUIDE 7.4: the agent then records its tool calls as
+-- cancelled); those of background work and forms stay open.
 function Chat:cancel()
   if not self.session_id then return end
   local ok, err = self.client:cancel(self.session_id)
   if not ok then return self:error("cancel", err) end
-  for _, request in ipairs(self.questions) do request:cancel() end
-  self.questions = {}
-  if self.asking then self.asking:cancel() end
+  local keep = {}
+  for _, request in ipairs(self.questions) do
+    if self:of_foreground(request) then request:cancel() else keep[#keep + 1] = request end
+  end
+  self.questions = keep
+  if self.asking and self:of_foreground(self.asking) then self.asking:cancel() end
 end
 
 function Chat:start_session()
@@ -436,6 +440,7 @@ function M.open(argv)
     if init_err then return chat:error("initialize", init_err) end
     local info = client:agent_info() or {}
     local agent = type(info.agentInfo) == "table" and info.agentInfo or type(info.info) == "table" and info.info or {}
+    chat.agent_name = type(agent.title) == "string" and agent.title or type(agent.name) == "string" and agent.name or nil
     chat:note("agent " .. render.clean(agent.title or agent.name or "?", true) .. " " ..
       render.clean(agent.version or "", true) .. ", ACP v" .. client:negotiated_version())
     chat:start_session()
