@@ -39,6 +39,15 @@ Status check_extra_fields(const Request& request) {
             return Status(Errc::invalid_argument, "extra_fields may not carry '" + field.first +
                                                       "': the request defines it; set it through its own field");
         }
+    }
+    return Status();
+}
+
+// Runs on the host's request before the gate adds an unstable member of its own, which
+// then passes check_extra_fields as a member the stable request does not define.
+template <class Request>
+Status check_no_unstable_extra(const Request& request) {
+    for (const auto& field : request.extra_fields) {
         if (unstable_member(request, field.first)) {
             return Status(Errc::invalid_argument,
                           "extra_fields may not carry '" + field.first +
@@ -133,7 +142,8 @@ Status RequestGate::add_tool_entries(std::optional<std::vector<av2::McpServer>>&
 Result<Checked<av2::NewSessionRequest>> RequestGate::new_session(av2::NewSessionRequest request,
                                                                  const ToolEntries& tools,
                                                                  const std::optional<un::SystemPrompt>& prompt) const {
-    Status checks = add_tool_entries(request.mcpServers, tools);
+    Status checks = check_no_unstable_extra(request);
+    if (checks) checks = add_tool_entries(request.mcpServers, tools);
     if (checks) checks = check_new_session(request, agent_);
     if (checks && prompt) checks = check_system_prompt(*prompt, unstable_);
     if (checks && prompt) checks = add_member(request.extra_fields, "systemPrompt", encode_raw(*prompt));
@@ -142,7 +152,8 @@ Result<Checked<av2::NewSessionRequest>> RequestGate::new_session(av2::NewSession
 
 Result<Checked<av2::ResumeSessionRequest>> RequestGate::resume_session(
     av2::ResumeSessionRequest request, const ToolEntries& tools, const std::optional<un::SystemPrompt>& prompt) const {
-    Status checks = add_tool_entries(request.mcpServers, tools);
+    Status checks = check_no_unstable_extra(request);
+    if (checks) checks = add_tool_entries(request.mcpServers, tools);
     if (checks) checks = check_resume_session(request, agent_);
     if (checks) checks = router_.check_not_resuming(request.sessionId);
     if (checks && prompt) checks = check_system_prompt(*prompt, unstable_);
@@ -232,7 +243,8 @@ Status RequestGate::add_member(av2::ExtraFields& extra, std::string_view key, Ra
 
 Result<Checked<av2::ListSessionsRequest>> RequestGate::list_sessions(
     av2::ListSessionsRequest request, const std::optional<un::SessionArchiveFilter>& archived) const {
-    Status checks = check_list_sessions(request, agent_);
+    Status checks = check_no_unstable_extra(request);
+    if (checks) checks = check_list_sessions(request, agent_);
     if (checks && archived) checks = check_archive_filter(unstable_);
     if (checks && archived) checks = add_member(request.extra_fields, "archived", encode_raw(*archived));
     return pass(std::move(checks), std::move(request));

@@ -71,7 +71,7 @@ TEST_CASE("unstable e2e: the SDK peer's unstable capabilities are read only with
     CHECK(offer.providers);
 }
 
-TEST_CASE("unstable e2e: a fork after one turn is its own session; prompting it leaves the source alone") {
+TEST_CASE("unstable e2e: a fork after one turn is its own session, and prompting it leaves the source alone") {
     TsPeer peer = unstable_peer();
     REQUIRE(peer.initialize().ok());
     v2::NewSessionRequest request;
@@ -142,7 +142,7 @@ TEST_CASE("unstable e2e: title, archive with the list filter, unarchive and stat
     CHECK(visible->sessions.size() == 1);
 }
 
-TEST_CASE("unstable e2e: auth/status and its update; providers, with the required one never disabled") {
+TEST_CASE("unstable e2e: auth/status and its update, and providers, with the required one never disabled") {
     TsPeer peer = unstable_peer();
     std::optional<std::string> pushed;
     acp::unstable::on_auth_status_update(

@@ -159,7 +159,7 @@ TEST_CASE("unstable: a fork's cwd passes session/new's checks") {
               .find("CLIENT-MUST-38") != std::string::npos);
 }
 
-TEST_CASE("unstable: systemPrompt is sent on new and resume; override, empty and non-text prompts are gated") {
+TEST_CASE("unstable: systemPrompt is sent on new and resume, and override, empty and non-text prompts are gated") {
     Scripted s(opted_in());
     initialize_with(s, R"({"protocolVersion":2,"info":{"name":"a","version":"1"},)"
                        R"("capabilities":{"session":{"systemPrompt":{}}}})");
@@ -265,7 +265,7 @@ TEST_CASE("unstable: auth/status round-trips and auth/status_update reaches its 
     CHECK(update->state.value == "unauthenticated");
 }
 
-TEST_CASE("unstable: providers list and set round-trip; a required provider is never disabled") {
+TEST_CASE("unstable: providers list and set round-trip, and a required provider is never disabled") {
     Scripted s(opted_in());
     initialize_with(s, kEverything);
     const std::string providers =

@@ -54,7 +54,7 @@ TEST_CASE("session unstable: session_message and its chunks follow the message r
     CHECK(select(dump(store), "items[0].senderSessionId") == R"("child-1")");
 }
 
-TEST_CASE("session unstable: markdown and file plans are plans; plan_removed marks one removed in place") {
+TEST_CASE("session unstable: markdown and file plans are plans, and plan_removed marks one removed in place") {
     acp::SessionStore store;
     apply_all(store, {
         R"({"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"p1","content":"# Steps"}})",
@@ -81,7 +81,7 @@ TEST_CASE("session unstable: markdown and file plans are plans; plan_removed mar
     CHECK_FALSE(s.items()[0].plan()->removed);
 }
 
-TEST_CASE("session unstable: Usage on idle is kept with the state; state unknown is busy") {
+TEST_CASE("session unstable: Usage on idle is kept with the state, and state unknown is busy") {
     // CLIENT-MUST-57: an unrecognised state is never idle.
     acp::SessionStore store;
     apply_all(store, {
