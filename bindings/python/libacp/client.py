@@ -610,6 +610,9 @@ class _BaseClient:
         request = {"sessionId": session_id, "prompt": blocks}
         turn = PromptTurn(self, session_id, ends_on_answer=self.negotiated_version == 1)
         self._turns.append(turn)
+        # Before the request goes out: an iterated turn needs update events from its first
+        # update on, and an agent may stream before the loop runs _sync_updates again.
+        self._sync_updates()
         try:
             token, pending = self._start(lambda r, h: lib.acp_client_prompt(r, h, _encode(request), None, None))
         except AcpError:
