@@ -3,7 +3,8 @@
 # consumer project against it twice: through find_package(acp CONFIG) and through
 # pkg-config; checks the bindings are installed too (the Lua module, the Neovim plugin,
 # the Python package, which imports from the prefix). Run by CTest with -DSOURCE_DIR,
-# -DBUILD_DIR, -DWORK_DIR, -DBINDIR, -DLIBDIR, -DDATADIR, -DPYTHONDIR.
+# -DBUILD_DIR, -DWORK_DIR, -DBINDIR, -DLIBDIR, -DDATADIR, -DPYTHONDIR, -DPYTHON_IMPORT (0 in a
+# sanitized build).
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
 
@@ -40,10 +41,12 @@ endforeach()
 if(EXISTS "${prefix}/${DATADIR}/doc/libacp0")
     message(FATAL_ERROR "cmake --install installed the Debian package's doc directory")
 endif()
-find_program(PYTHON3 python3)
-run_step(${CMAKE_COMMAND} -E env "PYTHONPATH=${prefix}/${PYTHONDIR}" "ACP_LIBRARY=${prefix}/${LIBDIR}/libacp.so.0"
-    ${PYTHON3} -c "import libacp, sys; assert libacp.__file__.startswith(sys.argv[1]); print('installed libacp', libacp.__version__)"
-    "${prefix}/${PYTHONDIR}")
+if(PYTHON_IMPORT)
+    find_program(PYTHON3 python3 REQUIRED)
+    run_step(${CMAKE_COMMAND} -E env "PYTHONPATH=${prefix}/${PYTHONDIR}" "ACP_LIBRARY=${prefix}/${LIBDIR}/libacp.so.0"
+        ${PYTHON3} -c "import libacp, sys; assert libacp.__file__.startswith(sys.argv[1]); print('installed libacp', libacp.__version__)"
+        "${prefix}/${PYTHONDIR}")
+endif()
 
 foreach(mode cmake pkgconfig)
     set(consumer_build "${WORK_DIR}/consumer-${mode}")
