@@ -179,7 +179,9 @@ bool LineEditor::open(FILE* in, FILE* out, std::string prompt, std::string style
     el_set(el_, EL_BIND, "\033[3~", "ed-delete-next-char", nullptr);
     el_set(el_, EL_BIND, kWordRight, "em-next-word", nullptr);
     el_set(el_, EL_BIND, kWordLeft, "ed-prev-word", nullptr);
-    el_set(el_, EL_ADDFN, "acp-complete", "complete a command or a path", &LineEditor::complete);
+    // The wide call keeps these (static) strings; the narrow one copies them and libedit
+    // never frees the copies.
+    el_wset(el_, EL_ADDFN, L"acp-complete", L"complete a command or a path", &LineEditor::complete);
     el_set(el_, EL_BIND, "\t", "acp-complete", nullptr);
     history_ = history_init();
     if (history_ != nullptr) {
