@@ -54,6 +54,11 @@ ACP_EXPORT void new_session(Client& client, v2::NewSessionRequest request, un::S
                             Callback<v2::NewSessionResponse> done);
 ACP_EXPORT void resume_session(Client& client, v2::ResumeSessionRequest request, un::SystemPrompt prompt,
                                Callback<v2::ResumeSessionResponse> done);
+// A system prompt and the host's tool servers together (Client::new_session with tools).
+ACP_EXPORT void new_session(Client& client, v2::NewSessionRequest request, un::SystemPrompt prompt, ToolServers tools,
+                            Callback<v2::NewSessionResponse> done);
+ACP_EXPORT void resume_session(Client& client, v2::ResumeSessionRequest request, un::SystemPrompt prompt,
+                               ToolServers tools, Callback<v2::ResumeSessionResponse> done);
 // Keep the filter the same while following nextCursor.
 ACP_EXPORT void list_sessions(Client& client, v2::ListSessionsRequest request, un::SessionArchiveFilter archived,
                               Callback<v2::ListSessionsResponse> done);
@@ -63,6 +68,9 @@ ACP_EXPORT un::SessionInfoAdditions additions(const v2::SessionInfo& info);
 // A new session with the context of an existing one, active at once (no resume needed):
 // it is a new session in client.sessions(), with the roots the request gives.
 ACP_EXPORT void fork_session(Client& client, un::ForkSessionRequest request,
+                             Callback<un::ForkSessionResponse> done);
+// The fork with the host's tool servers (acp/tools.hpp), served for it as for new_session.
+ACP_EXPORT void fork_session(Client& client, un::ForkSessionRequest request, ToolServers tools,
                              Callback<un::ForkSessionResponse> done);
 ACP_EXPORT void archive_session(Client& client, const std::string& session_id,
                                 Callback<un::ArchiveSessionResponse> done);

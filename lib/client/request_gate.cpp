@@ -250,8 +250,10 @@ Result<Checked<av2::ListSessionsRequest>> RequestGate::list_sessions(
     return pass(std::move(checks), std::move(request));
 }
 
-Result<Checked<UnstableMessage>> RequestGate::fork_session(const un::ForkSessionRequest& request) const {
+Result<Checked<UnstableMessage>> RequestGate::fork_session(un::ForkSessionRequest request,
+                                                           const ToolEntries& tools) const {
     Status checks = check_unstable_method(UnstableMethod::fork, unstable_);
+    if (checks) checks = add_tool_entries(request.mcpServers, tools);
     // The fork opens a session: its cwd, directories and MCP servers pass new_session's checks.
     if (checks) {
         av2::NewSessionRequest opened;

@@ -110,7 +110,9 @@ public:
     // cannot smuggle it in through extra_fields.
     Result<Checked<v2::ListSessionsRequest>> list_sessions(
         v2::ListSessionsRequest request, const std::optional<v2::unstable::SessionArchiveFilter>& archived) const;
-    Result<Checked<UnstableMessage>> fork_session(const v2::unstable::ForkSessionRequest& request) const;
+    // With tools: as new_session, the fork's tool servers join its mcpServers.
+    Result<Checked<UnstableMessage>> fork_session(v2::unstable::ForkSessionRequest request,
+                                                  const ToolEntries& tools = nullptr) const;
     // A provider the agent lists as required is never disabled (current: its providers/list).
     Result<Checked<UnstableMessage>> disable_provider(const v2::unstable::DisableProviderRequest& request,
                                                       const v2::unstable::ListProvidersResponse& current) const;

@@ -73,12 +73,22 @@ Offer offer(const Client& client) {
 
 void new_session(Client& client, v2::NewSessionRequest request, un::SystemPrompt prompt,
                  Callback<v2::NewSessionResponse> done) {
-    ClientAccess::impl(client).new_session(std::move(request), {}, std::move(prompt), std::move(done));
+    new_session(client, std::move(request), std::move(prompt), {}, std::move(done));
+}
+
+void new_session(Client& client, v2::NewSessionRequest request, un::SystemPrompt prompt, ToolServers tools,
+                 Callback<v2::NewSessionResponse> done) {
+    ClientAccess::impl(client).new_session(std::move(request), tools, std::move(prompt), std::move(done));
 }
 
 void resume_session(Client& client, v2::ResumeSessionRequest request, un::SystemPrompt prompt,
                     Callback<v2::ResumeSessionResponse> done) {
-    ClientAccess::impl(client).resume_session(std::move(request), {}, std::move(prompt), std::move(done));
+    resume_session(client, std::move(request), std::move(prompt), {}, std::move(done));
+}
+
+void resume_session(Client& client, v2::ResumeSessionRequest request, un::SystemPrompt prompt, ToolServers tools,
+                    Callback<v2::ResumeSessionResponse> done) {
+    ClientAccess::impl(client).resume_session(std::move(request), tools, std::move(prompt), std::move(done));
 }
 
 void list_sessions(Client& client, v2::ListSessionsRequest request, un::SessionArchiveFilter archived,
@@ -93,8 +103,17 @@ un::SessionInfoAdditions additions(const v2::SessionInfo& info) {
 }
 
 void fork_session(Client& client, un::ForkSessionRequest request, Callback<un::ForkSessionResponse> done) {
+    fork_session(client, std::move(request), {}, std::move(done));
+}
+
+void fork_session(Client& client, un::ForkSessionRequest request, ToolServers tools,
+                  Callback<un::ForkSessionResponse> done) {
     Client::Impl& impl = ClientAccess::impl(client);
     SessionRoots roots{request.cwd, request.additionalDirectories.value_or(std::vector<std::string>{})};
+    // The tool servers' offer belongs to the request until the agent answered with the fork.
+    auto offer = tools.empty() ? nullptr : impl.tools_.prepare(tools);
+    detail::ToolEntries entries;
+    if (offer) entries = [&impl, &offer](detail::ToolTransport t) { return impl.tools_.start(*offer, t); };
     // The fork is a new session: it joins the model like a session/new answer, and updates
     // for it that arrive first are held for it (CLIENT-MUST-59).
     std::weak_ptr<Client::Impl> weak = impl.weak_from_this();
@@ -107,19 +126,20 @@ void fork_session(Client& client, un::ForkSessionRequest request, Callback<un::F
             done(std::move(result));
         },
         [&](const RequestGate& gate) {
-            auto checked = gate.fork_session(request);
+            auto checked = gate.fork_session(std::move(request), entries);
             if (checked) {
                 impl.router_.new_session_sent();
                 *sent = true;
             }
             return checked;
         },
-        [weak, roots](const un::ForkSessionResponse& answer) {
+        [weak, roots, offer](const un::ForkSessionResponse& answer) {
             auto strong = weak.lock();
             if (!strong) return;
             strong->router_.new_session_answered(&answer.sessionId);
             strong->router_.apply_lists(answer.sessionId, answer.configOptions, answer.availableCommands);
             strong->core_.session_roots[answer.sessionId] = roots;
+            if (offer) strong->tools_.attach(answer.sessionId, offer);
         });
 }
 

@@ -11,6 +11,7 @@
 #include "acp/client.hpp"
 #include "acp/tools.hpp"
 #include "acp/turn.hpp"
+#include "acp/unstable.hpp"
 #include "support/test_loop.hpp"
 
 using acp::test::TestLoop;
@@ -34,13 +35,14 @@ struct ToolsPeer {
         uv_close(reinterpret_cast<uv_handle_t*>(timer), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
     }
 
-    ToolsPeer() {
+    explicit ToolsPeer(bool unstable = false) {
         uv_timer_init(loop.get(), timer);
         timer->data = this;
         acp::SpawnOptions agent;
         agent.argv = {ACP_NODE, std::string(ACP_TS_AGENT_DIR) + "/tools-agent.mjs"};
         agent.shutdown_grace = std::chrono::milliseconds(3000);
         acp::ClientOptions options;
+        options.unstable = unstable;
         options.log = [this](const acp::LogRecord& r) { log.emplace_back(r.message); };
         auto spawned = acp::Client::spawn(loop.get(), agent, options);
         REQUIRE_MESSAGE(spawned.ok(), spawned.status().to_string());
@@ -158,4 +160,66 @@ TEST_CASE("tools over ACP: a call the SDK's caller aborts reaches the handler as
     lines = p.run(session->sessionId, "list");
     REQUIRE(lines.size() == 1);
     CHECK(contains(lines[0], "no acp server"));
+}
+
+TEST_CASE("tools over ACP: a fork offered tools gets its own server, and the source keeps its own") {
+    ToolsPeer p(/*unstable=*/true);
+    REQUIRE(acp::wait_for<v2::InitializeResponse>(p.loop.get(), [&](auto done) { p.client->initialize(done); }).ok());
+    REQUIRE(acp::unstable::offer(*p.client).fork);
+    v2::NewSessionRequest request;
+    request.cwd = "/tmp";
+    auto source = acp::wait_for<v2::NewSessionResponse>(
+        p.loop.get(), [&](auto done) { p.client->new_session(request, {p.editor}, done); });
+    REQUIRE(source.ok());
+
+    // A second server only the fork is offered.
+    auto other = acp::ToolServer::create("other").value();
+    acp::Tool where;
+    where.name = "where";
+    std::string called_for;
+    where.handler = [&](const acp::ToolCall& call, acp::ToolResponder answer) {
+        called_for = call.session_id;
+        answer.text("in the fork");
+    };
+    REQUIRE(other->add_tool(std::move(where)).ok());
+    acp::v2::unstable::ForkSessionRequest fork;
+    fork.sessionId = source->sessionId;
+    fork.cwd = "/tmp";
+    auto forked = acp::wait_for<acp::v2::unstable::ForkSessionResponse>(
+        p.loop.get(), [&](auto done) { acp::unstable::fork_session(*p.client, fork, {other}, done); });
+    REQUIRE_MESSAGE(forked.ok(), forked.status().to_string());
+
+    auto lines = p.run(forked->sessionId, "call where\ncall current_selection");
+    REQUIRE(lines.size() == 2);
+    CHECK(contains(lines[0], R"("text":"in the fork")"));
+    CHECK(called_for == forked->sessionId);
+    // The fork was offered "other" only: the editor's tool is not there.
+    CHECK(contains(lines[1], "Unknown tool: current_selection"));
+    lines = p.run(source->sessionId, "call current_selection");
+    REQUIRE(lines.size() == 1);
+    CHECK(contains(lines[0], R"("text":"int main")"));
+
+    // Closing the fork ends its server, not the source's.
+    REQUIRE(acp::wait_for<v2::CloseSessionResponse>(p.loop.get(), [&](auto done) {
+                p.client->close_session(forked->sessionId, done);
+            }).ok());
+    lines = p.run(source->sessionId, "call current_selection");
+    REQUIRE(lines.size() == 1);
+    CHECK(contains(lines[0], R"("text":"int main")"));
+}
+
+TEST_CASE("tools over ACP: a fork is refused before sending without the unstable opt-in") {
+    ToolsPeer p;
+    REQUIRE(acp::wait_for<v2::InitializeResponse>(p.loop.get(), [&](auto done) { p.client->initialize(done); }).ok());
+    v2::NewSessionRequest request;
+    request.cwd = "/tmp";
+    auto source = acp::wait_for<v2::NewSessionResponse>(
+        p.loop.get(), [&](auto done) { p.client->new_session(request, {p.editor}, done); });
+    REQUIRE(source.ok());
+    acp::v2::unstable::ForkSessionRequest fork;
+    fork.sessionId = source->sessionId;
+    fork.cwd = "/tmp";
+    auto forked = acp::wait_for<acp::v2::unstable::ForkSessionResponse>(
+        p.loop.get(), [&](auto done) { acp::unstable::fork_session(*p.client, fork, {p.editor}, done); });
+    CHECK(forked.status().code() == acp::Errc::unsupported);
 }

@@ -3,7 +3,8 @@
 // libacp test peer: an ACP v2 agent on the official TypeScript SDK 2.4.0 that calls the
 // tools of MCP servers the client provides over ACP ({type: "acp"} entries, mcp/message),
 // with the SDK's own McpOverAcpCaller (dist/mcp/core.js). It advertises session.mcp.acp
-// only. Over stdin/stdout (NDJSON); logs on stderr; exits 0 when stdin closes.
+// only, and the unstable session/fork (a fork's servers are the ones its request gives).
+// Over stdin/stdout (NDJSON); logs on stderr; exits 0 when stdin closes.
 //
 // A prompt is a script of lines, each one MCP request to the session's first acp server:
 //   list                      tools/list
@@ -31,7 +32,7 @@ app.onNotification(m.mcp.message, caller.handleNotification);
 app.onRequest(m.initialize, async () => ({
   protocolVersion: 2,
   info: { name: "libacp-ts-tools-agent", version: "1.0.0" },
-  capabilities: { session: { mcp: { acp: {} } } },
+  capabilities: { session: { mcp: { acp: {} }, fork: {} } },
 }));
 
 function acpServers(params) {
@@ -50,6 +51,13 @@ app.onRequest(m.session.resume, async ({ params }) => {
   if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
   s.servers = acpServers(params);
   return {};
+});
+
+app.onRequest(m.session.fork, async ({ params }) => {
+  if (!sessions.has(params.sessionId)) throw acp.RequestError.sessionNotFound(params.sessionId);
+  const sessionId = `tools-${++sessionCounter}`;
+  sessions.set(sessionId, { servers: acpServers(params), counter: 0 });
+  return { sessionId };
 });
 
 app.onRequest(m.session.close, async () => ({}));
