@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "protocol/agent_features.hpp"
 #include "protocol/v1/codec.hpp"
 #include "protocol/v2/codec.hpp"
 
@@ -201,6 +202,9 @@ Status lift_initialize(const v1::InitializeResponse& in, v2::InitializeResponse&
     if (capabilities.mcpCapabilities && capabilities.mcpCapabilities->http.value_or(false)) {
         mcp.http = v2::McpHttpCapabilities{};
     }
+    if (capabilities.mcpCapabilities && v1_mcp_acp(*capabilities.mcpCapabilities)) {
+        mcp.extra_fields.emplace_back("acp", RawJson{"{}"});  // unstable: v2's session.mcp.acp
+    }
     session.mcp = std::move(mcp);
     if (capabilities.sessionCapabilities) {
         if (capabilities.sessionCapabilities->delete_.has_value()) session.delete_ = v2::SessionDeleteCapabilities{};
@@ -238,12 +242,18 @@ Status lift_initialize(const v1::InitializeResponse& in, v2::InitializeResponse&
     return Status();
 }
 
-Status lower_mcp_servers(const std::optional<std::vector<v2::McpServer>>& in, std::vector<v1::McpServer>& out) {
+Status lower_mcp_servers(const std::optional<std::vector<v2::McpServer>>& in, std::vector<v1::McpServer>& out,
+                         std::vector<RawJson>& acp_entries) {
     out.clear();
+    acp_entries.clear();
     if (!in) return Status();  // v1 requires the member: [] goes out
     for (const auto& server : *in) {
         Document json = dom_of_v2(server);
         auto& allocator = json.GetAllocator();
+        if (server.tag() == "acp") {
+            acp_entries.push_back(RawJson{to_json_text(json)});
+            continue;
+        }
         if (is_string(find_member(json, "type"), "stdio")) {
             json.RemoveMember("type");  // v1 stdio servers carry no type
             if (find_member(json, "args") == nullptr) json.AddMember("args", JsonValue(rapidjson::kArrayType), allocator);
@@ -256,6 +266,24 @@ Status lower_mcp_servers(const std::optional<std::vector<v2::McpServer>>& in, st
         out.push_back(std::move(lowered));
     }
     return Status();
+}
+
+void write_with_acp_servers(JsonWriter& writer, std::string_view request_json,
+                            const std::vector<RawJson>& acp_entries) {
+    Document request;
+    request.Parse(request_json.data(), request_json.size());
+    auto& allocator = request.GetAllocator();
+    auto servers = request.FindMember("mcpServers");
+    if (servers == request.MemberEnd()) {
+        request.AddMember("mcpServers", JsonValue(rapidjson::kArrayType), allocator);
+        servers = request.FindMember("mcpServers");
+    }
+    for (const auto& entry : acp_entries) {
+        Document parsed(&allocator);
+        parsed.Parse(entry.text.data(), entry.text.size());
+        servers->value.PushBack(JsonValue(parsed, allocator), allocator);
+    }
+    request.Accept(writer);
 }
 
 Status lower_prompt(const std::vector<v2::ContentBlock>& in, std::vector<v1::ContentBlock>& out) {

@@ -41,7 +41,13 @@ v1::InitializeRequest v1_initialize_request(const v2::Implementation& info, cons
 Status lift_initialize(const v1::InitializeResponse& in, v2::InitializeResponse& out);
 
 // v2 request pieces in v1 shape: stdio servers lose `type` and always carry args and env.
-Status lower_mcp_servers(const std::optional<std::vector<v2::McpServer>>& in, std::vector<v1::McpServer>& out);
+// MCP-over-ACP entries ({type: "acp", name, serverId}; v1's unstable McpServerAcp, which
+// the stable v1 types cannot hold) go to acp_entries as JSON, to be written into the
+// request with write_with_acp_servers.
+Status lower_mcp_servers(const std::optional<std::vector<v2::McpServer>>& in, std::vector<v1::McpServer>& out,
+                         std::vector<RawJson>& acp_entries);
+// Writes a v1 setup request (its JSON text) with the acp entries appended to mcpServers.
+void write_with_acp_servers(JsonWriter& writer, std::string_view request_json, const std::vector<RawJson>& acp_entries);
 Status lower_prompt(const std::vector<v2::ContentBlock>& in, std::vector<v1::ContentBlock>& out);
 
 // session/request_permission: the v1 tool call becomes the request's tool_call subject.

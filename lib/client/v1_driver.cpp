@@ -47,6 +47,19 @@ int64_t V1Driver::call(std::string_view name, const V1Request& request,
         std::move(done), options);
 }
 
+template <class V1Response, class V1Request>
+int64_t V1Driver::setup_call(std::string_view name, const V1Request& request, const std::vector<RawJson>& acp_servers,
+                             std::function<void(Result<V1Response>, const JsonValue*)> done, RequestOptions options) {
+    if (acp_servers.empty()) return call<V1Response>(name, request, std::move(done), options);
+    rapidjson::StringBuffer typed;
+    JsonWriter typed_writer(typed);
+    v1codec::encode(typed_writer, request);
+    const std::string_view typed_json(typed.GetString(), typed.GetSize());
+    return send_typed<V1Response>(
+        core_, name, [&](JsonWriter& w) { write_with_acp_servers(w, typed_json, acp_servers); },
+        &v1codec::decode<V1Response>, std::move(done), options);
+}
+
 void V1Driver::login(Checked<av2::LoginAuthRequest> request, Callback<av2::LoginAuthResponse> done) {
     av1::AuthenticateRequest lowered;
     lowered.methodId = request->methodId;
@@ -75,10 +88,13 @@ void V1Driver::new_session(Checked<av2::NewSessionRequest> request, Callback<av2
     av1::NewSessionRequest lowered;
     lowered.cwd = request->cwd;
     lowered.additionalDirectories = request->additionalDirectories;
-    if (Status s = lower_mcp_servers(request->mcpServers, lowered.mcpServers); !s) return core_.refuse(std::move(done), s);
+    std::vector<RawJson> acp_servers;
+    if (Status s = lower_mcp_servers(request->mcpServers, lowered.mcpServers, acp_servers); !s) {
+        return core_.refuse(std::move(done), s);
+    }
     router_.new_session_sent();
-    call<av1::NewSessionResponse>(
-        v1method::session_new, lowered,
+    setup_call<av1::NewSessionResponse>(
+        v1method::session_new, lowered, acp_servers,
         [this, done = std::move(done)](Result<av1::NewSessionResponse> result, const JsonValue* raw) {
             if (!result) {
                 router_.new_session_answered(nullptr);
@@ -99,7 +115,10 @@ void V1Driver::new_session(Checked<av2::NewSessionRequest> request, Callback<av2
 void V1Driver::resume_session(Checked<av2::ResumeSessionRequest> request, Callback<av2::ResumeSessionResponse> done) {
     const bool replay = request->replayFrom.has_value();
     std::vector<av1::McpServer> servers;
-    if (Status s = lower_mcp_servers(request->mcpServers, servers); !s) return core_.refuse(std::move(done), s);
+    std::vector<RawJson> acp_servers;
+    if (Status s = lower_mcp_servers(request->mcpServers, servers, acp_servers); !s) {
+        return core_.refuse(std::move(done), s);
+    }
     const std::string session_id = request->sessionId;
     const UpdateRouter::Membership before = router_.begin_resume(session_id, replay);
     V1Lifter::IdState ids;
@@ -122,8 +141,8 @@ void V1Driver::resume_session(Checked<av2::ResumeSessionRequest> request, Callba
         load.cwd = request->cwd;
         load.additionalDirectories = request->additionalDirectories;
         load.mcpServers = std::move(servers);
-        call<av1::LoadSessionResponse>(
-            v1method::session_load, load,
+        setup_call<av1::LoadSessionResponse>(
+            v1method::session_load, load, acp_servers,
             [finish](Result<av1::LoadSessionResponse> result, const JsonValue* raw) {
                 finish(result ? Status() : result.status(), raw);
             },
@@ -135,8 +154,8 @@ void V1Driver::resume_session(Checked<av2::ResumeSessionRequest> request, Callba
     resume.cwd = request->cwd;
     resume.additionalDirectories = request->additionalDirectories;
     if (request->mcpServers) resume.mcpServers = std::move(servers);
-    call<av1::ResumeSessionResponse>(
-        v1method::session_resume, resume,
+    setup_call<av1::ResumeSessionResponse>(
+        v1method::session_resume, resume, acp_servers,
         [finish](Result<av1::ResumeSessionResponse> result, const JsonValue* raw) {
             finish(result ? Status() : result.status(), raw);
         },

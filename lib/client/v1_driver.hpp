@@ -48,6 +48,11 @@ private:
     template <class V1Response, class V1Request>
     int64_t call(std::string_view method, const V1Request& request,
                  std::function<void(Result<V1Response>, const JsonValue*)> done, RequestOptions options);
+    // A session setup (new, load, resume): as call, with MCP-over-ACP entries, which the
+    // v1 types cannot hold, written into its mcpServers.
+    template <class V1Response, class V1Request>
+    int64_t setup_call(std::string_view method, const V1Request& request, const std::vector<RawJson>& acp_servers,
+                       std::function<void(Result<V1Response>, const JsonValue*)> done, RequestOptions options);
     template <class V1Request, class V1Response, class V2Response>
     void end_session(std::string_view method, const std::string& session_id, Callback<V2Response> done);
     // Delivers a prompt's synthesized start (running, the user message) and whatever the

@@ -76,6 +76,13 @@ AgentFeatures features_of(const v2::InitializeResponse& agent) {
     return features;
 }
 
+bool v1_mcp_acp(const v1::McpCapabilities& mcp) {
+    for (const auto& [key, value] : mcp.extra_fields) {
+        if (key == "acp") return value.text == "true";
+    }
+    return false;
+}
+
 AgentFeatures features_of(const v1::InitializeResponse& agent, const v2::InitializeResponse& lifted) {
     AgentFeatures features;
     features.auth_methods = auth_methods_of(lifted);
@@ -92,6 +99,7 @@ AgentFeatures features_of(const v1::InitializeResponse& agent, const v2::Initial
     if (capabilities.mcpCapabilities) {
         features.mcp_http = capabilities.mcpCapabilities->http.value_or(false);
         features.mcp_sse = capabilities.mcpCapabilities->sse.value_or(false);
+        features.mcp_acp = v1_mcp_acp(*capabilities.mcpCapabilities);
     }
     if (capabilities.sessionCapabilities) {
         const v1::SessionCapabilities& session = *capabilities.sessionCapabilities;

@@ -61,5 +61,8 @@ struct AgentFeatures {
 AgentFeatures features_of(const v2::InitializeResponse& agent);
 // lifted: the same answer lifted into v2 (client/v1_adapter.hpp), for its auth methods.
 AgentFeatures features_of(const v1::InitializeResponse& agent, const v2::InitializeResponse& lifted);
+// v1's unstable mcpCapabilities.acp (MCP over ACP), true only as the boolean true; not a
+// member of the stable v1 types, so read from their extra fields.
+bool v1_mcp_acp(const v1::McpCapabilities& mcp);
 
 }  // namespace acp::detail

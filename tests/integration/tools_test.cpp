@@ -35,11 +35,12 @@ struct ToolsPeer {
         uv_close(reinterpret_cast<uv_handle_t*>(timer), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
     }
 
-    explicit ToolsPeer(bool unstable = false) {
+    explicit ToolsPeer(bool unstable = false, bool v1 = false) {
         uv_timer_init(loop.get(), timer);
         timer->data = this;
         acp::SpawnOptions agent;
         agent.argv = {ACP_NODE, std::string(ACP_TS_AGENT_DIR) + "/tools-agent.mjs"};
+        if (v1) agent.argv.emplace_back("--v1");
         agent.shutdown_grace = std::chrono::milliseconds(3000);
         acp::ClientOptions options;
         options.unstable = unstable;
@@ -222,4 +223,23 @@ TEST_CASE("tools over ACP: a fork is refused before sending without the unstable
     auto forked = acp::wait_for<acp::v2::unstable::ForkSessionResponse>(
         p.loop.get(), [&](auto done) { acp::unstable::fork_session(*p.client, fork, {p.editor}, done); });
     CHECK(forked.status().code() == acp::Errc::unsupported);
+}
+
+TEST_CASE("tools over ACP: a v1 agent advertising mcpCapabilities.acp gets acp entries and calls the tools") {
+    ToolsPeer p(/*unstable=*/false, /*v1=*/true);
+    auto init = acp::wait_for<v2::InitializeResponse>(p.loop.get(), [&](auto done) { p.client->initialize(done); });
+    REQUIRE(init.ok());
+    CHECK(p.client->negotiated_version() == 1);
+    v2::NewSessionRequest request;
+    request.cwd = "/tmp";
+    auto session = acp::wait_for<v2::NewSessionResponse>(
+        p.loop.get(), [&](auto done) { p.client->new_session(request, {p.editor}, done); });
+    REQUIRE_MESSAGE(session.ok(), session.status().to_string());
+    // v1 chunks have no ids: one message, a line per call.
+    auto lines = p.run(session->sessionId, "call current_selection\ncall open_file {\"path\":7}");
+    REQUIRE(lines.size() == 1);
+    CHECK(contains(lines[0], R"(call current_selection => {"result":{"content":[{"type":"text","text":"int main"}]}})"));
+    CHECK(contains(lines[0], R"(call open_file {"path":7} => {"error":{"code":-32602)"));
+    CHECK(p.selection_calls == 1);
+    CHECK(p.open_calls == 0);
 }

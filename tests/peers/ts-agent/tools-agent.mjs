@@ -6,6 +6,12 @@
 // only, and the unstable session/fork (a fork's servers are the ones its request gives).
 // Over stdin/stdout (NDJSON); logs on stderr; exits 0 when stdin closes.
 //
+//   node tools-agent.mjs [--v1]
+//
+//   --v1   speaks ACP v1 through the SDK's v1 unstable entry point: it advertises
+//          mcpCapabilities.acp, streams id-less agent_message_chunk updates and ends the
+//          turn in the session/prompt response.
+//
 // A prompt is a script of lines, each one MCP request to the session's first acp server:
 //   list                      tools/list
 //   call NAME [JSON]          tools/call NAME with the JSON arguments (default {})
@@ -16,7 +22,8 @@
 // The reply is one agent message per line: "LINE => OUTCOME" where OUTCOME is the inner
 // outcome as JSON ({"result":..} or {"error":..}) or "outer CODE MESSAGE" when the
 // mcp/message request itself failed; the turn then ends (end_turn).
-import * as acp from "@agentclientprotocol/sdk/experimental/v2/unstable";
+const v1 = process.argv.includes("--v1");
+const acp = await import(v1 ? "@agentclientprotocol/sdk/unstable" : "@agentclientprotocol/sdk/experimental/v2/unstable");
 import { Readable, Writable } from "node:stream";
 
 const log = (...parts) => process.stderr.write(`ts-tools-agent: ${parts.join(" ")}\n`);
@@ -29,14 +36,22 @@ const m = acp.methods.agent;
 
 app.onNotification(m.mcp.message, caller.handleNotification);
 
-app.onRequest(m.initialize, async () => ({
-  protocolVersion: 2,
-  info: { name: "libacp-ts-tools-agent", version: "1.0.0" },
-  capabilities: { session: { mcp: { acp: {} }, fork: {} } },
-}));
+app.onRequest(m.initialize, async () =>
+  v1
+    ? {
+        protocolVersion: 1,
+        agentInfo: { name: "libacp-ts-tools-agent", version: "1.0.0" },
+        agentCapabilities: { mcpCapabilities: { acp: true } },
+      }
+    : {
+        protocolVersion: 2,
+        info: { name: "libacp-ts-tools-agent", version: "1.0.0" },
+        capabilities: { session: { mcp: { acp: {} }, fork: {} } },
+      },
+);
 
 function acpServers(params) {
-  acp.assertSupportedMcpServers?.(params.mcpServers, { acp: {} });
+  if (!v1) acp.assertSupportedMcpServers?.(params.mcpServers, { acp: {} });
   return (params.mcpServers ?? []).filter(acp.isMcpServerAcp).map((s) => ({ name: s.name, serverId: s.serverId }));
 }
 
@@ -66,10 +81,15 @@ app.onRequest(m.session.prompt, async ({ params, client }) => {
   const s = sessions.get(params.sessionId);
   if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
   const update = (u) => client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: u });
+  const script = params.prompt.filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  if (v1) {
+    // v1: the turn is the request; its chunks carry no ids and its end is the response.
+    await runScript(s, script, update, client);
+    return { stopReason: "end_turn" };
+  }
   await update({ sessionUpdate: "state_update", state: "running" });
   const messageId = `u${++s.counter}`;
   await update({ sessionUpdate: "user_message", messageId, content: params.prompt });
-  const script = params.prompt.filter((b) => b.type === "text").map((b) => b.text).join("\n");
   setTimeout(() => void runScript(s, script, update, client), 0);
   return { messageId };
 });
@@ -125,13 +145,14 @@ async function runScript(s, script, update, client) {
     } catch (err) {
       outcome = `agent error ${err.message}`;
     }
+    // One message per line: v1 chunks have no ids, so a line break separates them there.
     await update({
       sessionUpdate: "agent_message_chunk",
-      messageId: `m${++s.counter}`,
-      content: { type: "text", text: `${line} => ${outcome}` },
+      ...(v1 ? {} : { messageId: `m${++s.counter}` }),
+      content: { type: "text", text: v1 ? `${line} => ${outcome}\n` : `${line} => ${outcome}` },
     });
   }
-  await update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
+  if (!v1) await update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
 }
 
 const stdout = Writable.toWeb(process.stdout);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "client/v1_adapter.hpp"
+#include "protocol/agent_features.hpp"
 #include "protocol/v1/codec.hpp"
 #include "protocol/v2/codec.hpp"
 
@@ -203,14 +204,60 @@ TEST_CASE("v1 adapter: requests are lowered - stdio servers lose their type and 
     stdio.name = "files";
     stdio.command = "/bin/mcp";
     std::vector<v1::McpServer> lowered;
-    REQUIRE(acp::detail::lower_mcp_servers(std::vector<v2::McpServer>{v2::McpServer::make_stdio(stdio)}, lowered).ok());
+    std::vector<acp::RawJson> acp_entries;
+    REQUIRE(acp::detail::lower_mcp_servers(std::vector<v2::McpServer>{v2::McpServer::make_stdio(stdio)}, lowered,
+                                           acp_entries)
+                .ok());
+    CHECK(acp_entries.empty());
     REQUIRE(lowered.size() == 1);
     rapidjson::StringBuffer buffer;
     acp::detail::JsonWriter writer(buffer);
     v1::codec::encode(writer, lowered[0]);
     CHECK(std::string(buffer.GetString()) == R"({"name":"files","command":"/bin/mcp","args":[],"env":[]})");
-    REQUIRE(acp::detail::lower_mcp_servers(std::nullopt, lowered).ok());
+    REQUIRE(acp::detail::lower_mcp_servers(std::nullopt, lowered, acp_entries).ok());
     CHECK(lowered.empty());  // v1 requires the member: [] goes out
+}
+
+TEST_CASE("v1 adapter: MCP-over-ACP entries reach a v1 agent's mcpServers, and its acp capability is lifted") {
+    v2::McpServer acp_server;
+    REQUIRE(v2::codec::decode(parse(R"({"type":"acp","name":"editor","serverId":"editor:1"})"), acp_server).ok());
+    v2::McpServerHttp http;
+    http.name = "web";
+    http.url = "http://127.0.0.1:1/mcp";
+    std::vector<v1::McpServer> lowered;
+    std::vector<acp::RawJson> acp_entries;
+    REQUIRE(acp::detail::lower_mcp_servers(std::vector<v2::McpServer>{acp_server, v2::McpServer::make_http(http)},
+                                           lowered, acp_entries)
+                .ok());
+    REQUIRE(lowered.size() == 1);
+    REQUIRE(acp_entries.size() == 1);
+    v1::NewSessionRequest request;
+    request.cwd = "/tmp";
+    request.mcpServers = lowered;
+    rapidjson::StringBuffer typed;
+    acp::detail::JsonWriter typed_writer(typed);
+    v1::codec::encode(typed_writer, request);
+    rapidjson::StringBuffer buffer;
+    acp::detail::JsonWriter writer(buffer);
+    acp::detail::write_with_acp_servers(writer, std::string_view(typed.GetString(), typed.GetSize()), acp_entries);
+    const std::string sent = buffer.GetString();
+    CHECK_MESSAGE(sent.find(R"("mcpServers":[{"type":"http","name":"web")") != std::string::npos, sent);
+    CHECK_MESSAGE(sent.find(R"({"type":"acp","name":"editor","serverId":"editor:1"}])") != std::string::npos, sent);
+
+    // mcpCapabilities.acp: true (and only true) becomes v2's session.mcp.acp.
+    for (const char* value : {"true", "false", "{}"}) {
+        v1::InitializeResponse v1_answer;
+        REQUIRE(v1::codec::decode(parse(std::string(R"({"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"acp":)") +
+                                        value + "}}}"),
+                                  v1_answer)
+                    .ok());
+        v2::InitializeResponse lifted;
+        REQUIRE(acp::detail::lift_initialize(v1_answer, lifted).ok());
+        const auto features = acp::detail::features_of(v1_answer, lifted);
+        CHECK(features.mcp_acp == (std::string(value) == "true"));
+        const auto& extras = lifted.capabilities->session->mcp->extra_fields;
+        CHECK((extras.size() == 1) == (std::string(value) == "true"));
+    }
 }
 
 TEST_CASE("v1 adapter: a permission request's tool call becomes its subject and its title") {
