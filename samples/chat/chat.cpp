@@ -36,6 +36,7 @@ int Chat::run() {
     client_options.info.name = "acp-chat";
     client_options.info.title = "acp-chat";
     client_options.info.version = acp::version_string();
+    client_options.unstable = options_.unstable;
     if (!options_.log_file.empty() && !log_.open(options_.log_file)) {
         error("cannot write " + options_.log_file);
         return exit_usage;

@@ -138,6 +138,12 @@ private:
     void add_dir(const std::string& path);
     bool agent_supports_directories() const;
     void add_mcp(const std::vector<std::string>& words);
+    // The unstable surface (unstable_commands.cpp): the commands the agent offers, and
+    // handling one of them (false: not one of them).
+    std::vector<std::string> unstable_commands() const;
+    bool unstable_command(const std::vector<std::string>& words, const std::string& arg);
+    void fork_session();
+    void providers(const std::vector<std::string>& words);
     void send_prompt(const std::string& text);
     void done() {
         busy_ = false;

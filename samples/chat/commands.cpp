@@ -17,6 +17,10 @@ void Chat::handle(const std::string& text) {
     const std::string arg = words.size() > 1 ? text.substr(text.find(words[1], command.size())) : "";
     if (command == "/help") {
         line(kCommands);
+        if (const auto offered = unstable_commands(); !offered.empty()) {
+            line("the agent's unstable commands (--unstable):");
+            for (const auto& name : offered) line("  " + std::string(unstable_help(name)));
+        }
         if (const acp::SessionState* s = session_.empty() ? nullptr : client_->sessions().find(session_);
             s != nullptr && s->available_commands().has_value()) {
             line("the agent's commands:");
@@ -47,6 +51,8 @@ void Chat::handle(const std::string& text) {
         add_dir(arg);
     } else if (command == "/mcp" && words.size() >= 3) {
         add_mcp(words);
+    } else if (unstable_command(words, arg)) {
+        // handled (or refused with the reason)
     } else {
         // One of the agent's slash commands goes to the agent as a prompt.
         const acp::SessionState* s = session_.empty() ? nullptr : client_->sessions().find(session_);
@@ -112,6 +118,7 @@ std::vector<std::string> Chat::complete(const std::string& word, bool first) con
     if (!first || word.empty() || word[0] != '/') return {};
     std::vector<std::string> names = {"/new", "/sessions", "/resume", "/close", "/delete", "/config", "/cwd",
                                       "/add-dir", "/mcp", "/stderr", "/help", "/quit"};
+    for (auto& name : unstable_commands()) names.push_back(std::move(name));
     if (const acp::SessionState* s = session_.empty() ? nullptr : client_->sessions().find(session_);
         s != nullptr && s->available_commands().has_value()) {
         for (const auto& c : *s->available_commands()) {

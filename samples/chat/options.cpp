@@ -30,6 +30,8 @@ const char* const kUsage =
     "  --no-color         no colours (also when NO_COLOR is set or stdout is not a terminal)\n"
     "  --plain            the agent's text as sent (made safe), no colours or formatting\n"
     "  --markdown         render the agent's Markdown also when stdout is not a terminal\n"
+    "  --unstable         use what the agent offers of ACP's unstable surface: /fork, /title,\n"
+    "                     /archive, /unarchive, /status, /providers (it may change)\n"
     "  --max-line-bytes N  the longest message accepted from the agent (default 32 MiB);\n"
     "                     a longer one is dropped and the screen says so\n"
     "  --version          acp-chat's and libacp's version\n"
@@ -57,8 +59,18 @@ const char* const kCommands =
     "  /NAME [INPUT]     one of the agent's commands (sent as a prompt)\n"
     "anything else is sent to the agent as a prompt. Ctrl-C cancels a running turn.\n";
 
+const char* unstable_help(const std::string& name) {
+    if (name == "/fork") return "/fork             continue in a copy of the current session";
+    if (name == "/title") return "/title TEXT       rename the current session";
+    if (name == "/archive") return "/archive [ID]     archive a session (default: the current one)";
+    if (name == "/unarchive") return "/unarchive ID     bring an archived session back to the list";
+    if (name == "/status") return "/status [ID]      whether the agent has the session in memory, and its state";
+    if (name == "/providers") return "/providers [set ID API_TYPE BASE_URL | disable ID]  the agent's model providers";
+    return "";
+}
+
 bool parse(int argc, char** argv, Options& options) {
-    enum { connect = 900, header, ca_file, cwd = 1000, resume, login, log, dump_state, no_color, plain, markdown, max_line, version, help };
+    enum { connect = 900, header, ca_file, cwd = 1000, resume, login, log, dump_state, no_color, plain, markdown, unstable, max_line, version, help };
     static const option kLong[] = {
         {"connect", required_argument, nullptr, connect},
         {"header", required_argument, nullptr, header},
@@ -71,6 +83,7 @@ bool parse(int argc, char** argv, Options& options) {
         {"no-color", no_argument, nullptr, no_color},
         {"plain", no_argument, nullptr, plain},
         {"markdown", no_argument, nullptr, markdown},
+        {"unstable", no_argument, nullptr, unstable},
         {"max-line-bytes", required_argument, nullptr, max_line},
         {"version", no_argument, nullptr, version},
         {"help", no_argument, nullptr, help},
@@ -98,6 +111,7 @@ bool parse(int argc, char** argv, Options& options) {
             case dump_state: options.dump_file = optarg; break;
             case no_color: options.color = false; break;
             case markdown: options.markdown = true; break;
+            case unstable: options.unstable = true; break;
             case plain:
                 options.plain = true;
                 options.color = false;

@@ -23,6 +23,8 @@ enum ExitCode {
 extern const char* const kUsage;
 // The commands typed at the prompt (/help and --help print them).
 extern const char* const kCommands;
+// The /help line of an unstable command ("/fork  ..."), given its name.
+const char* unstable_help(const std::string& name);
 
 struct Options {
     std::vector<std::string> agent;
@@ -36,6 +38,7 @@ struct Options {
     std::string resume;   // a session to resume at start instead of creating one
     bool color = true;
     bool plain = false;              // agent text exactly as sent (sanitised): no colours, no formatting
+    bool unstable = false;           // --unstable: the agent's unstable ACP surface (/fork, /title, ...)
     bool markdown = false;           // --markdown: rendered also when stdout is not a terminal
     std::size_t max_line_bytes = 0;  // 0: libacp's default
 };

@@ -611,6 +611,45 @@ class Remote(ChatCase):
         self.assertEqual(result.returncode, 2)
 
 
+class Unstable(ChatCase):
+    """--unstable: the agent's unstable surface (/fork, /title, /archive, /status,
+    /providers), offered only where the agent advertises it (the TypeScript-SDK peer with
+    --caps=unstable), refused with the reason otherwise."""
+
+    def test_fork_title_status_archive_and_providers(self):
+        self.assertTrue(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer (ACP_NODE, ACP_TS_AGENT)")
+        code, lines = self.run_chat(["hello", "/title My thread", "/status", "/fork", "hello", "/sessions",
+                                     "/archive", "/providers", "/providers disable main", "/quit"],
+                                    "--unstable", agent=["--", NODE, TS_AGENT, "--caps=unstable"])
+        self.assertEqual(code, 0)
+        self.assertIn('title: "My thread"', lines)
+        self.assertIn("sess-1: open, state idle", lines)
+        self.assertIn("forked sess-1 as sess-2; prompts go to the fork", lines)
+        # The second turn went to the fork; both sessions are listed, the title on the source.
+        self.assertIn("-- end_turn | sess-2 --", lines)
+        self.assertIn('  sess-1  "My thread"  /tmp/project', lines)
+        self.assertIn("* sess-2  (untitled)  /tmp/project", lines)
+        self.assertIn("archived sess-2", lines)
+        self.assertIn("  main (required)  anthropic https://llm.example/anthropic", lines)
+        # A required provider is never disabled: refused before sending.
+        self.assertIn("cannot disable main: provider 'main' is required: it cannot be disabled", lines)
+
+    def test_without_the_opt_in_or_the_capability_the_commands_say_why(self):
+        self.assertTrue(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer (ACP_NODE, ACP_TS_AGENT)")
+        log = os.path.join(self.dir, "traffic.jsonl")
+        code, lines = self.run_chat(["/fork", "/help", "/quit"], "--log", log,
+                                    agent=["--", NODE, TS_AGENT, "--caps=unstable"])
+        self.assertEqual(code, 0)
+        self.assertIn("/fork: a command of the agent's unstable surface: start acp-chat with --unstable", lines)
+        self.assertNotIn("the agent's unstable commands (--unstable):", lines)
+        with open(log) as f:
+            self.assertNotIn("session/fork", f.read())
+        # The demo agent offers none of them.
+        code, lines = self.run_chat(["/title x", "/quit"], "--unstable")
+        self.assertEqual(code, 0)
+        self.assertIn("/title: the agent does not offer it", lines)
+
+
 class ExitCodes(ChatCase):
     def test_usage(self):
         code, _ = self.run_chat([], "--bogus")
