@@ -134,7 +134,7 @@ typedef enum acp_protocol_t {
 
 /* The versions of the options structs this header describes. */
 typedef enum acp_options_version_t {
-    ACP_CLIENT_OPTIONS_VERSION = 2, /* version 1 ended before protocol_version */
+    ACP_CLIENT_OPTIONS_VERSION = 3, /* version 1 ended before protocol_version, 2 before unstable */
     ACP_SPAWN_OPTIONS_VERSION = 1,
     ACP_REMOTE_OPTIONS_VERSION = 1
 } acp_options_version_t;
@@ -152,9 +152,10 @@ typedef struct acp_client_options {
     int queue_events;               /* nonzero: events without a handler wait in the pull queue */
     int log_level;                  /* ACP_LOG_*: log records below it are not reported */
     int protocol_version;           /* ACP_PROTOCOL_*: what initialize asks for first (docs/v1.md) */
+    int unstable;                   /* nonzero: opt in to ACP's unstable surface (acp_client_unstable_call) */
 } acp_client_options;
 #define ACP_CLIENT_OPTIONS_INIT \
-    {ACP_CLIENT_OPTIONS_VERSION, ACP_MODE_POLLED, NULL, NULL, NULL, 0, 0, 1, ACP_LOG_INFO, ACP_PROTOCOL_AUTO}
+    {ACP_CLIENT_OPTIONS_VERSION, ACP_MODE_POLLED, NULL, NULL, NULL, 0, 0, 1, ACP_LOG_INFO, ACP_PROTOCOL_AUTO, 0}
 
 /* The agent process acp_client_spawn starts: start from ACP_SPAWN_OPTIONS_INIT. */
 typedef struct acp_spawn_options {
@@ -479,6 +480,22 @@ ACP_API int acp_client_cancel_terminal(unsigned long *out_request, acp_client *c
 ACP_API int acp_client_ext_request(unsigned long *out_request, acp_client *client, const char *method,
                                    const char *params_json, acp_result_cb done, void *userdata);
 ACP_API int acp_client_ext_notify(acp_client *client, const char *method, const char *params_json);
+/* ACP's unstable surface (CLIENT-GUIDE 4.14; docs/unstable.md), with the opt-in
+ * acp_client_options.unstable only: method is one of "session/fork", "session/archive",
+ * "session/unarchive", "session/status", "session/set_title", "auth/status",
+ * "providers/list", "providers/set", "providers/disable", or "session/new",
+ * "session/resume", "session/list" with their unstable members (systemPrompt, archived);
+ * params_json its request (NULL: {}). A call the agent did not advertise, or any without
+ * the opt-in, fails with ACP_EUNSUPPORTED before anything is sent; providers/disable of a
+ * provider the agent lists as required is refused. The result is the response in wire
+ * shape; a fork's new session joins the model and names the result. Which calls the agent
+ * offers: acp_client_unstable_offer. */
+ACP_API int acp_client_unstable_call(unsigned long *out_request, acp_client *client, const char *method,
+                                     const char *params_json, acp_result_cb done, void *userdata);
+/* What the agent offers of the unstable surface, as a JSON object of booleans: fork,
+ * archive, status, title, systemPrompt, systemPromptOverride, authStatus, providers (all
+ * false without the opt-in). Free with acp_string_free. ACP_ESTATE before initialize. */
+ACP_API int acp_client_unstable_offer(char **out, acp_client *client);
 /* Withdraws an outstanding prompt or extension request ($/cancel_request). Its result is
  * still the agent's real answer: ACP_ECANCELLED when the withdrawal took effect (-32800),
  * or the normal result when the agent had already done the work. Other calls complete on

@@ -4,26 +4,11 @@
 #include <cstdlib>
 
 #include "capi/barrier.hpp"
+#include "capi/call_submit.hpp"
 #include "capi/json_text.hpp"
 
 namespace acp::capi {
 
-namespace {
-
-template <class Response>
-Callback<Response> completion(std::shared_ptr<Call> call) {
-    return [call](Result<Response> result) {
-        if (result) {
-            call->succeed(encode_json(*result));
-        } else {
-            call->finish(result.status());
-        }
-    };
-}
-
-// Starts one asynchronous call: checks the client, allocates its id, runs start on the
-// loop thread with the Client and the Call. A call about a session names it, and so does
-// its result.
 int submit(unsigned long* out_request, acp_client* client, const char* method, std::optional<std::string> session_id,
            acp_result_cb fn, void* userdata, std::function<void(Core&, const std::shared_ptr<Call>&)> start) {
     if (client == nullptr) return fail(ACP_EINVAL, "client is NULL");
@@ -52,8 +37,6 @@ int submit(unsigned long* out_request, acp_client* client, const char* method, a
            std::function<void(Core&, const std::shared_ptr<Call>&)> start) {
     return submit(out_request, client, method, std::nullopt, fn, userdata, std::move(start));
 }
-
-}  // namespace
 
 }  // namespace acp::capi
 

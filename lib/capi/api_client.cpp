@@ -11,13 +11,20 @@ namespace acp::capi {
 
 namespace {
 
+// The bytes of acp_client_options a struct of an older version has.
+std::size_t options_size(unsigned int version) {
+    if (version == 1) return offsetof(acp_client_options, protocol_version);
+    if (version == 2) return offsetof(acp_client_options, unstable);
+    return sizeof(acp_client_options);
+}
+
 // The host's options, or the defaults. A struct of an older version is shorter: only the
 // members it has are read, the rest keep their defaults.
 int read_options(const acp_client_options* options, acp_client_options& out) {
     out = ACP_CLIENT_OPTIONS_INIT;
     if (options == nullptr) return ACP_OK;
-    if (options->version == 1) {
-        std::memcpy(&out, options, offsetof(acp_client_options, protocol_version));
+    if (options->version == 1 || options->version == 2) {
+        std::memcpy(&out, options, options_size(options->version));
         out.version = ACP_CLIENT_OPTIONS_VERSION;
         return ACP_OK;
     }
@@ -74,8 +81,8 @@ const char* acp_error_name(int code) {
 int acp_client_options_init(acp_client_options* options, unsigned int version) {
     if (options == nullptr) return fail(ACP_EINVAL, "options is NULL");
     const acp_client_options defaults = ACP_CLIENT_OPTIONS_INIT;
-    if (version == 1) {
-        std::memcpy(options, &defaults, offsetof(acp_client_options, protocol_version));
+    if (version == 1 || version == 2) {
+        std::memcpy(options, &defaults, options_size(version));
     } else if (version == ACP_CLIENT_OPTIONS_VERSION) {
         *options = defaults;
     } else {

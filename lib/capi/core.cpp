@@ -123,6 +123,7 @@ int Core::start(const AgentSource& agent, const acp_client_options& options) {
     if (options.client_version != nullptr) client_options.info.version = options.client_version;
     client_options.request_timeout = std::chrono::milliseconds(options.request_timeout_ms);
     client_options.protocol_version = options.protocol_version == ACP_PROTOCOL_V1 ? 1 : 2;
+    client_options.unstable = options.unstable != 0;
     if (options.max_line_bytes != 0) client_options.max_line_bytes = options.max_line_bytes;
     client_options.log = std::move(log);
     // The Client lives on the loop thread (libacp's own, in thread mode) from its birth.
