@@ -580,6 +580,12 @@ ACP_API int acp_client_new_session_with_tools(unsigned long *out_request, acp_cl
 ACP_API int acp_client_resume_session_with_tools(unsigned long *out_request, acp_client *client,
                                                  const char *request_json, acp_tool_server *const *servers,
                                                  size_t count, acp_result_cb done, void *userdata);
+/* session/fork, session/new or session/resume of the unstable surface with the host's tool
+ * servers, served for the new, resumed or forked session as by
+ * acp_client_new_session_with_tools. */
+ACP_API int acp_client_unstable_call_with_tools(unsigned long *out_request, acp_client *client, const char *method,
+                                                const char *params_json, acp_tool_server *const *servers,
+                                                size_t count, acp_result_cb done, void *userdata);
 
 /* Answers to an ACP_EVENT_TOOL_CALL's responder (exactly one of text, structured, error,
  * result; ACP_ESTATE for a second, or for a responder of another request):

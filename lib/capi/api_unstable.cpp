@@ -11,6 +11,7 @@
 #include "capi/barrier.hpp"
 #include "capi/call_submit.hpp"
 #include "capi/json_text.hpp"
+#include "capi/tool_servers.hpp"
 #include "protocol/unstable_additions.hpp"
 
 namespace acp::capi {
@@ -78,16 +79,19 @@ int session_of(const char* params_json, std::string& id) {
 }
 
 int start(unsigned long* out_request, acp_client* client, const std::string& method, const char* params_json,
-          acp_result_cb done, void* userdata) {
+          acp_result_cb done, void* userdata, ToolServers tools) {
     const char* name = method.c_str();
+    if (!tools.empty() && method != "session/fork" && method != "session/new" && method != "session/resume") {
+        return fail(ACP_EINVAL, "tool servers go with session/fork, session/new and session/resume only");
+    }
     if (method == "session/fork") {
         un::ForkSessionRequest request;
         if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
         const std::string source = request.sessionId;
         return submit(out_request, client, "session/fork", source, done, userdata,
-                      [request](Core& core, const std::shared_ptr<Call>& call) {
+                      [request, tools](Core& core, const std::shared_ptr<Call>& call) {
                           Core* c = &core;
-                          unstable::fork_session(*core.client, request, [c, call](Result<un::ForkSessionResponse> r) {
+                          unstable::fork_session(*core.client, request, tools, [c, call](Result<un::ForkSessionResponse> r) {
                               // The fork is a new session of the model: the result names it.
                               if (r) {
                                   c->session_ids.insert(r->sessionId);
@@ -164,14 +168,15 @@ int start(unsigned long* out_request, acp_client* client, const std::string& met
         if (int ok = decode_member(member, prompt, "systemPrompt"); ok != ACP_OK) return ok;
         if (resume) {
             return submit(out_request, client, name, resumed.sessionId, done, userdata,
-                          [resumed, prompt](Core& core, const std::shared_ptr<Call>& call) {
-                              unstable::resume_session(*core.client, resumed, prompt,
+                          [resumed, prompt, tools](Core& core, const std::shared_ptr<Call>& call) {
+                              unstable::resume_session(*core.client, resumed, prompt, tools,
                                                        completion<v2::ResumeSessionResponse>(call));
                           });
         }
-        return submit(out_request, client, name, done, userdata, [created, prompt](Core& core, const std::shared_ptr<Call>& call) {
+        return submit(out_request, client, name, done, userdata,
+                      [created, prompt, tools](Core& core, const std::shared_ptr<Call>& call) {
             Core* c = &core;
-            unstable::new_session(*core.client, created, prompt, [c, call](Result<v2::NewSessionResponse> r) {
+            unstable::new_session(*core.client, created, prompt, tools, [c, call](Result<v2::NewSessionResponse> r) {
                 if (r) {
                     c->session_ids.insert(r->sessionId);
                     call->session_id = r->sessionId;
@@ -211,7 +216,20 @@ int acp_client_unstable_call(unsigned long* out_request, acp_client* client, con
                              const char* params_json, acp_result_cb done, void* userdata) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
         if (int ok = need(method, "method"); ok != ACP_OK) return ok;
-        return start(out_request, client, method, params_json, done, userdata);
+        return start(out_request, client, method, params_json, done, userdata, {});
+    });
+}
+
+int acp_client_unstable_call_with_tools(unsigned long* out_request, acp_client* client, const char* method,
+                                        const char* params_json, acp_tool_server* const* servers, size_t count,
+                                        acp_result_cb done, void* userdata) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        if (int ok = need(method, "method"); ok != ACP_OK) return ok;
+        auto core = core_of(client);
+        if (!core) return ACP_EINVAL;
+        ToolServers tools;
+        if (int ok = setup_tool_servers(tools, core, servers, count); ok != ACP_OK) return ok;
+        return start(out_request, client, method, params_json, done, userdata, std::move(tools));
     });
 }
 
