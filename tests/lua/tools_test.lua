@@ -30,11 +30,14 @@ end
 -- Runs one script as a turn; returns the outcome of each line: the decoded inner MCP
 -- outcome ({result} or {error}), or the text when the request itself failed.
 local function run(client, session, script)
-  local before = #must(session:items("agent_message"), nil, "items")
+  local messages, err = session:items("agent_message")
+  -- A session the agent sent no update about yet is not in the model.
+  if not messages and err.name ~= "ACP_ENOTFOUND" then must(nil, err, "items") end
+  local before = messages and #messages or 0
   must(client:await(session:prompt(script)), nil, "prompt " .. script)
   must(client:wait_until(function() return session:state() == "idle" end, 20000), nil, "the turn of " .. script)
   local found = {}
-  local messages = session:items("agent_message")
+  messages = must(session:items("agent_message"))
   for i = before + 1, #messages do
     local outcome = messages[i].text:match(" => (.*)$")
     local ok, decoded = pcall(json.decode, outcome)
