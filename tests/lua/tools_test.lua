@@ -46,7 +46,8 @@ local function run(client, session, script)
   return found
 end
 
-local open_schema = { type = "object", properties = { path = { type = "string" }, line = { type = "integer", minimum = 1 } },
+local open_schema = { type = "object",
+  properties = { path = { type = "string" }, line = { type = "integer", minimum = 1 } },
   required = { "path" }, additionalProperties = false }
 
 local calls = {}
@@ -125,7 +126,8 @@ local again, again_err = deferred[1]:text("twice")
 check(again == nil and again_err ~= nil, "a second answer is refused", again_err)
 must(client:wait_until(function() return session:state() == "idle" end, 20000), nil, "the turn of later")
 local messages = session:items("agent_message")
-check(messages[#messages].text:find("answered later", 1, true), "the agent got the later answer", messages[#messages].text)
+check(messages[#messages].text:find("answered later", 1, true), "the agent got the later answer",
+  messages[#messages].text)
 
 -- A handler that raises: the host sees the error, the agent an MCP error --------------------------
 -- (The peer may call before its prompt's answer arrives: the error can come out of any wait.)
