@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Client against published ACP agents, offline: initialize, session setup and, for
-// Gemini CLI, prompt turns against a fake model endpoint on 127.0.0.1 (fake_gemini.mjs),
-// one of them calling the host's editor tool (acp/tools.hpp) over HTTP and over stdio.
-// run_real_agents.sh installs the agents from npm, starts the endpoint and sets
-// ACP_GEMINI_JS, ACP_CLAUDE_ACP_JS and ACP_FAKE_GEMINI_URL; without them the tests have
-// nothing to run against and say so.
+// Gemini CLI and codex-acp, prompt turns against a fake model endpoint on 127.0.0.1
+// (fake_gemini.mjs, fake_openai.mjs) in which the agent calls the host's editor tool
+// (acp/tools.hpp) over HTTP and over the stdio bridge. run_real_agents.sh installs the
+// agents from npm, starts the endpoint and sets ACP_GEMINI_JS, ACP_CLAUDE_ACP_JS,
+// ACP_CODEX_ACP_JS and ACP_FAKE_GEMINI_URL or ACP_FAKE_OPENAI_URL; without them the tests
+// have nothing to run against and say so.
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -110,7 +111,8 @@ std::string agent_said(const acp::SessionState& state) {
 // Issue 26 against a published agent: a session offered the editor server over
 // `transport`, the prompt "What is selected?", any permission allowed; the model (the
 // fake endpoint) calls the tool and answers with its text.
-void ask_for_selection(RealAgent& peer, const std::string& cwd, const std::string& transport) {
+void ask_for_selection(RealAgent& peer, const std::string& cwd, const std::string& transport,
+                       const std::string& login = {}) {
     EditorTools editor("int main() { return 42; }");
     int permissions = 0;
     peer.client->on_permission_request([&](const v2::RequestPermissionRequest& request, acp::PermissionResponder answer) {
@@ -122,6 +124,10 @@ void ask_for_selection(RealAgent& peer, const std::string& cwd, const std::strin
     });
     auto init = peer.wait<v2::InitializeResponse>([&](auto done) { peer.client->initialize(done); });
     REQUIRE_MESSAGE(init.ok(), init.status().to_string());
+    if (!login.empty()) {
+        auto logged_in = peer.wait<v2::LoginAuthResponse>([&](auto done) { peer.client->login(login, done); });
+        REQUIRE_MESSAGE(logged_in.ok(), logged_in.status().to_string());
+    }
     v2::NewSessionRequest request;
     request.cwd = cwd;
     auto session = peer.wait<v2::NewSessionResponse>(
@@ -152,8 +158,8 @@ void ask_for_selection(RealAgent& peer, const std::string& cwd, const std::strin
     CHECK(editor.calls[0].tool == "current_selection");
     CHECK(editor.calls[0].arguments.text == "{}");
     CHECK(editor.calls[0].session_id == session->sessionId);
-    // The fake model answers with the function response as it got it: Gemini CLI wraps
-    // a tool's text in <untrusted_context> tags.
+    // The fake model answers with the tool's output as it got it: Gemini CLI wraps a
+    // tool's text in <untrusted_context> tags, codex in its wall time and the content JSON.
     const std::string said = agent_said(*state);
     if (said.find(editor.selection) == std::string::npos) {
         for (const auto& line : peer.log) MESSAGE(line);
@@ -301,6 +307,42 @@ TEST_CASE("interop: gemini --acp (v1) - calls the host's editor tool over HTTP a
         acp::SpawnOptions agent;
         agent.argv = {ACP_NODE, gemini, "--acp"};
         agent.env_set = {{"HOME", home}, {"GEMINI_API_KEY", "fake-key-for-offline-tests"}, {"GOOGLE_GEMINI_BASE_URL", model}};
+        agent.cwd = project;
+        RealAgent peer(agent, only(transport));
+        ask_for_selection(peer, project, transport);
+    }
+}
+
+TEST_CASE("interop: codex-acp (v1) - calls the host's editor tool over HTTP and over the stdio bridge") {
+    const char* codex = std::getenv("ACP_CODEX_ACP_JS");
+    const char* home = std::getenv("ACP_INTEROP_HOME");
+    const char* model = std::getenv("ACP_FAKE_OPENAI_URL");
+    if (codex == nullptr || home == nullptr || model == nullptr) {
+        MESSAGE("ACP_CODEX_ACP_JS is not set: run through tests/interop/run_real_agents.sh (ctest -R interop)");
+        return;
+    }
+    // Codex's model provider is the fake Responses endpoint, in the scratch CODEX_HOME.
+    const std::string project = std::string(home) + "/codex-project";
+    const std::string codex_home = std::string(home) + "/.codex";
+    std::system(("mkdir -p " + project + " " + codex_home).c_str());
+    std::FILE* config = std::fopen((codex_home + "/config.toml").c_str(), "w");
+    REQUIRE(config != nullptr);
+    std::fprintf(config,
+                 "model = \"gpt-5.4-mini\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\n"
+                 "base_url = \"%s/v1\"\nenv_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n",
+                 model);
+    std::fclose(config);
+    // Its API-key method is an env_var method (v1 unstable), which libacp's login does not
+    // take; an API key stored as `codex login --with-api-key` does is a login all the same.
+    std::FILE* auth = std::fopen((codex_home + "/auth.json").c_str(), "w");
+    REQUIRE(auth != nullptr);
+    std::fprintf(auth, "{\"OPENAI_API_KEY\": \"fake-key-for-offline-tests\"}\n");
+    std::fclose(auth);
+    for (const std::string transport : {"http", "stdio"}) {
+        INFO("transport: " << transport);
+        acp::SpawnOptions agent;
+        agent.argv = {ACP_NODE, codex};
+        agent.env_set = {{"HOME", home}, {"CODEX_HOME", codex_home}, {"OPENAI_API_KEY", "fake-key-for-offline-tests"}};
         agent.cwd = project;
         RealAgent peer(agent, only(transport));
         ask_for_selection(peer, project, transport);
