@@ -66,10 +66,10 @@ struct RealAgent {
 };
 
 // The editor server of issue 26: one tool, current_selection (no input), answering
-// `selection` and recording its calls.
+// `selection` and recording its calls (shared: the client may outlive this object).
 struct EditorTools {
     std::string selection;
-    std::vector<acp::ToolCall> calls;
+    std::shared_ptr<std::vector<acp::ToolCall>> calls = std::make_shared<std::vector<acp::ToolCall>>();
     std::shared_ptr<acp::ToolServer> server;
 
     explicit EditorTools(std::string text) : selection(std::move(text)) {
@@ -81,8 +81,8 @@ struct EditorTools {
         tool.title = "Current selection";
         tool.description = "The text selected in the editor";
         tool.annotations = acp::RawJson{R"({"readOnlyHint":true})"};
-        tool.handler = [this](const acp::ToolCall& call, acp::ToolResponder answer) {
-            calls.push_back(call);
+        tool.handler = [calls = calls, selection = selection](const acp::ToolCall& call, acp::ToolResponder answer) {
+            calls->push_back(call);
             answer.text(selection);
         };
         REQUIRE(server->add_tool(std::move(tool)).ok());
@@ -111,8 +111,7 @@ std::string agent_said(const acp::SessionState& state) {
 // Issue 26 against a published agent: a session offered the editor server over
 // `transport`, the prompt "What is selected?", any permission allowed; the model (the
 // fake endpoint) calls the tool and answers with its text.
-void ask_for_selection(RealAgent& peer, const std::string& cwd, const std::string& transport,
-                       const std::string& login = {}) {
+void ask_for_selection(RealAgent& peer, const std::string& cwd, const std::string& transport) {
     EditorTools editor("int main() { return 42; }");
     int permissions = 0;
     peer.client->on_permission_request([&](const v2::RequestPermissionRequest& request, acp::PermissionResponder answer) {
@@ -124,10 +123,6 @@ void ask_for_selection(RealAgent& peer, const std::string& cwd, const std::strin
     });
     auto init = peer.wait<v2::InitializeResponse>([&](auto done) { peer.client->initialize(done); });
     REQUIRE_MESSAGE(init.ok(), init.status().to_string());
-    if (!login.empty()) {
-        auto logged_in = peer.wait<v2::LoginAuthResponse>([&](auto done) { peer.client->login(login, done); });
-        REQUIRE_MESSAGE(logged_in.ok(), logged_in.status().to_string());
-    }
     v2::NewSessionRequest request;
     request.cwd = cwd;
     auto session = peer.wait<v2::NewSessionResponse>(
@@ -153,17 +148,18 @@ void ask_for_selection(RealAgent& peer, const std::string& cwd, const std::strin
     REQUIRE(state != nullptr);
     peer.loop.run_until([&] { return state->foreground().is_idle(); }, std::chrono::milliseconds(20000));
     CHECK(state->foreground().stop_reason == std::optional<std::string>("end_turn"));
-    REQUIRE(editor.calls.size() == 1);
-    CHECK(editor.calls[0].server == "editor");
-    CHECK(editor.calls[0].tool == "current_selection");
-    CHECK(editor.calls[0].arguments.text == "{}");
-    CHECK(editor.calls[0].session_id == session->sessionId);
     // The fake model answers with the tool's output as it got it: Gemini CLI wraps a
     // tool's text in <untrusted_context> tags, codex in its wall time and the content JSON.
     const std::string said = agent_said(*state);
-    if (said.find(editor.selection) == std::string::npos) {
+    if (editor.calls->size() != 1 || said.find(editor.selection) == std::string::npos) {
         for (const auto& line : peer.log) MESSAGE(line);
     }
+    REQUIRE(editor.calls->size() == 1);
+    const acp::ToolCall& call = editor.calls->front();
+    CHECK(call.server == "editor");
+    CHECK(call.tool == "current_selection");
+    CHECK(call.arguments.text == "{}");
+    CHECK(call.session_id == session->sessionId);
     CHECK(said.rfind("The selection is: ", 0) == 0);
     CHECK(said.find(editor.selection) != std::string::npos);
     MESSAGE(transport << ": " << permissions << " permission request(s)");
