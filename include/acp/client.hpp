@@ -88,6 +88,10 @@ struct ClientOptions {
     // acp::unstable is refused before sending and nothing unstable is advertised or sent.
     // The unstable schema may change under it between libacp versions.
     bool unstable = false;
+    // The transports the host's tool servers may be served over (acp/tools.hpp); all by
+    // default. A setup with tools fails before sending when the agent advertised none of
+    // the allowed ones. Entries the host writes into mcpServers itself are not affected.
+    ToolTransports tool_transports;
     // A resume's replay is over once the agent answered and the session has then been
     // quiet this long (some agents send part of the replay after the answer); the
     // resume's callback runs then. 0 = at the answer, as the protocol says.

@@ -125,4 +125,14 @@ private:
 
 using ToolServers = std::vector<std::shared_ptr<ToolServer>>;
 
+// The MCP transports libacp may serve tool servers over (ClientOptions::tool_transports).
+// Of those allowed here, the first the agent advertised is used, in libacp's order (MCP
+// over ACP, HTTP, stdio). A host restricts them for an agent whose support of one is
+// broken, e.g. stdio only: {false, false, true}.
+struct ToolTransports {
+    bool acp = true;
+    bool http = true;
+    bool stdio = true;
+};
+
 }  // namespace acp

@@ -151,11 +151,13 @@ void Client::Impl::choose_driver(detail::Negotiation::Outcome outcome) {
     if (outcome.agent_v1) {
         // The unstable surface is v2 only: a v1 agent's offer of it stays empty.
         gate_.emplace(detail::features_of(*outcome.agent_v1, outcome.agent),
-                      detail::unstable_features_of(outcome.agent, core_.options.unstable), core_.store, router_);
+                      detail::unstable_features_of(outcome.agent, core_.options.unstable),
+                      core_.options.tool_transports, core_.store, router_);
         driver_ = std::make_unique<detail::V1Driver>(core_, router_, requests_);
     } else {
         gate_.emplace(detail::features_of(outcome.agent),
-                      detail::unstable_features_of(outcome.agent, core_.options.unstable), core_.store, router_);
+                      detail::unstable_features_of(outcome.agent, core_.options.unstable),
+                      core_.options.tool_transports, core_.store, router_);
         driver_ = std::make_unique<detail::V2Driver>(core_, router_, requests_);
     }
     agent_ = std::move(outcome.agent);

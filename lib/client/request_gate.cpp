@@ -115,15 +115,24 @@ std::string_view tool_transport_name(ToolTransport transport) {
 }
 
 Result<ToolTransport> RequestGate::tool_transport() const {
-    if (agent_.mcp_acp) return ToolTransport::acp;
-    if (agent_.mcp_http) return ToolTransport::http;
-    if (agent_.mcp_stdio) return ToolTransport::stdio;
+    if (allowed_.acp && agent_.mcp_acp) return ToolTransport::acp;
+    if (allowed_.http && agent_.mcp_http) return ToolTransport::http;
+    if (allowed_.stdio && agent_.mcp_stdio) return ToolTransport::stdio;
     std::string offered;
-    if (agent_.mcp_sse) offered = "sse";
-    for (const auto& custom : agent_.mcp_custom_transports) offered += (offered.empty() ? "" : ", ") + custom;
+    auto add = [&offered](const std::string& name) { offered += (offered.empty() ? "" : ", ") + name; };
+    if (agent_.mcp_acp) add("acp");
+    if (agent_.mcp_http) add("http");
+    if (agent_.mcp_stdio) add("stdio");
+    if (agent_.mcp_sse) add("sse");
+    for (const auto& custom : agent_.mcp_custom_transports) add(custom);
+    std::string allowed;
+    if (allowed_.acp) allowed = "acp";
+    if (allowed_.http) allowed += allowed.empty() ? "http" : ", http";
+    if (allowed_.stdio) allowed += allowed.empty() ? "stdio" : ", stdio";
     return Status(Errc::unsupported,
-                  "CLIENT-MUST-33: the agent takes no MCP servers over ACP, HTTP or stdio (session.mcp.acp, .http and "
-                  ".stdio are not advertised), so the host's tool servers cannot be offered; it supports " +
+                  "CLIENT-MUST-33: the agent takes the host's tool servers over none of the transports the host "
+                  "allows (ClientOptions::tool_transports: " +
+                      (allowed.empty() ? std::string("none") : allowed) + "), so they cannot be offered; it supports " +
                       (offered.empty() ? std::string("no MCP transport at all") : "only: " + offered));
 }
 

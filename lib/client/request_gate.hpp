@@ -24,6 +24,7 @@
 
 #include "acp/json.hpp"
 #include "acp/status.hpp"
+#include "acp/tools.hpp"
 #include "acp/v2/types.hpp"
 #include "acp/v2/unstable.hpp"
 #include "protocol/agent_features.hpp"
@@ -72,8 +73,9 @@ struct UnstableMessage {
 
 class RequestGate {
 public:
-    RequestGate(AgentFeatures agent, UnstableFeatures unstable, const SessionStore& store, const UpdateRouter& router)
-        : agent_(std::move(agent)), unstable_(unstable), store_(store), router_(router) {}
+    RequestGate(AgentFeatures agent, UnstableFeatures unstable, ToolTransports allowed, const SessionStore& store,
+                const UpdateRouter& router)
+        : agent_(std::move(agent)), unstable_(unstable), allowed_(allowed), store_(store), router_(router) {}
 
     const AgentFeatures& agent() const { return agent_; }
     const UnstableFeatures& unstable() const { return unstable_; }
@@ -91,8 +93,8 @@ public:
     Result<Checked<v2::ResumeSessionRequest>> resume_session(
         v2::ResumeSessionRequest request, const ToolEntries& tools = nullptr,
         const std::optional<v2::unstable::SystemPrompt>& prompt = std::nullopt) const;
-    // The first transport of ToolTransport's order the agent advertised; a refusal naming
-    // what it does support when none.
+    // The first transport of ToolTransport's order the host allows and the agent
+    // advertised; a refusal naming what the agent does support when none.
     Result<ToolTransport> tool_transport() const;
     Result<Checked<v2::ListSessionsRequest>> list_sessions(v2::ListSessionsRequest request) const;
     Result<Checked<v2::CloseSessionRequest>> close_session(v2::CloseSessionRequest request) const;
@@ -140,6 +142,7 @@ private:
 
     AgentFeatures agent_;
     UnstableFeatures unstable_;
+    ToolTransports allowed_;
     const SessionStore& store_;
     const UpdateRouter& router_;
 };

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Client against published ACP agents, offline: initialize, session setup and, for
-// Gemini CLI, a prompt turn against a fake model endpoint on 127.0.0.1 (fake_gemini.mjs).
-// run_real_agents.sh installs the agents from npm, starts the endpoint and sets
-// ACP_GEMINI_JS, ACP_CLAUDE_ACP_JS and ACP_FAKE_GEMINI_URL; without them the tests have
-// nothing to run against and say so.
+// Gemini CLI and codex-acp, prompt turns against a fake model endpoint on 127.0.0.1
+// (fake_gemini.mjs, fake_openai.mjs) in which the agent calls the host's editor tool
+// (acp/tools.hpp) over HTTP and over the stdio bridge. run_real_agents.sh installs the
+// agents from npm, starts the endpoint and sets ACP_GEMINI_JS, ACP_CLAUDE_ACP_JS,
+// ACP_CODEX_ACP_JS and ACP_FAKE_GEMINI_URL or ACP_FAKE_OPENAI_URL; without them the tests
+// have nothing to run against and say so.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "acp/client.hpp"
+#include "acp/tools.hpp"
 #include "support/test_loop.hpp"
 
 using acp::Result;
@@ -27,8 +31,7 @@ struct RealAgent {
     std::vector<std::string> log;
     std::vector<v2::UpdateSessionNotification> updates;
 
-    explicit RealAgent(acp::SpawnOptions agent) {
-        acp::ClientOptions options;
+    explicit RealAgent(acp::SpawnOptions agent, acp::ClientOptions options = {}) {
         options.info.name = "libacp-interop";
         options.info.version = "1.0";
         options.log = [this](const acp::LogRecord& r) { log.push_back(std::string(r.message)); };
@@ -61,6 +64,106 @@ struct RealAgent {
         return std::move(**result);
     }
 };
+
+// The editor server of issue 26: one tool, current_selection (no input), answering
+// `selection` and recording its calls (shared: the client may outlive this object).
+struct EditorTools {
+    std::string selection;
+    std::shared_ptr<std::vector<acp::ToolCall>> calls = std::make_shared<std::vector<acp::ToolCall>>();
+    std::shared_ptr<acp::ToolServer> server;
+
+    explicit EditorTools(std::string text) : selection(std::move(text)) {
+        auto created = acp::ToolServer::create("editor");
+        REQUIRE(created.ok());
+        server = *created;
+        acp::Tool tool;
+        tool.name = "current_selection";
+        tool.title = "Current selection";
+        tool.description = "The text selected in the editor";
+        tool.annotations = acp::RawJson{R"({"readOnlyHint":true})"};
+        tool.handler = [calls = calls, selection = selection](const acp::ToolCall& call, acp::ToolResponder answer) {
+            calls->push_back(call);
+            answer.text(selection);
+        };
+        REQUIRE(server->add_tool(std::move(tool)).ok());
+    }
+};
+
+// Only the given transport for the host's tool servers (ClientOptions::tool_transports).
+acp::ClientOptions only(const std::string& transport) {
+    acp::ClientOptions options;
+    options.tool_transports = {transport == "acp", transport == "http", transport == "stdio"};
+    return options;
+}
+
+// The text of the agent's messages in the session so far.
+std::string agent_said(const acp::SessionState& state) {
+    std::string said;
+    for (const auto& item : state.items()) {
+        if (item.kind() != acp::ItemKind::agent_message) continue;
+        for (const auto& block : item.message()->content) {
+            if (block.text() != nullptr) said += block.text()->text;
+        }
+    }
+    return said;
+}
+
+// Issue 26 against a published agent: a session offered the editor server over
+// `transport`, the prompt "What is selected?", any permission allowed; the model (the
+// fake endpoint) calls the tool and answers with its text.
+void ask_for_selection(RealAgent& peer, const std::string& cwd, const std::string& transport) {
+    EditorTools editor("int main() { return 42; }");
+    int permissions = 0;
+    peer.client->on_permission_request([&](const v2::RequestPermissionRequest& request, acp::PermissionResponder answer) {
+        ++permissions;
+        for (const auto& option : request.options) {
+            if (option.kind.value == v2::PermissionOptionKind::allow_once) return answer.select(option.optionId);
+        }
+        answer.cancel();
+    });
+    auto init = peer.wait<v2::InitializeResponse>([&](auto done) { peer.client->initialize(done); });
+    REQUIRE_MESSAGE(init.ok(), init.status().to_string());
+    v2::NewSessionRequest request;
+    request.cwd = cwd;
+    auto session = peer.wait<v2::NewSessionResponse>(
+        [&](auto done) { peer.client->new_session(request, {editor.server}, done); });
+    REQUIRE_MESSAGE(session.ok(), session.status().to_string());
+    bool logged = false;
+    const std::string offered = "tool servers 'editor' offered over ";
+    for (const auto& line : peer.log) {
+        if (line.find(offered) != std::string::npos && line.find(transport == "http" ? "HTTP" : "stdio") != std::string::npos) {
+            logged = true;
+        }
+    }
+    CHECK(logged);
+
+    v2::PromptRequest prompt;
+    prompt.sessionId = session->sessionId;
+    v2::TextContent text;
+    text.text = "What is selected?";
+    prompt.prompt.push_back(v2::ContentBlock::make_text(text));
+    auto turn = peer.wait<v2::PromptResponse>([&](auto done) { peer.client->prompt(prompt, done); });
+    REQUIRE_MESSAGE(turn.ok(), turn.status().to_string());
+    const acp::SessionState* state = peer.client->sessions().find(session->sessionId);
+    REQUIRE(state != nullptr);
+    peer.loop.run_until([&] { return state->foreground().is_idle(); }, std::chrono::milliseconds(20000));
+    CHECK(state->foreground().stop_reason == std::optional<std::string>("end_turn"));
+    // The fake model answers with the tool's output as it got it: Gemini CLI wraps a
+    // tool's text in <untrusted_context> tags, codex in its wall time and the content JSON.
+    const std::string said = agent_said(*state);
+    if (editor.calls->size() != 1 || said.find(editor.selection) == std::string::npos) {
+        for (const auto& line : peer.log) MESSAGE(line);
+    }
+    REQUIRE(editor.calls->size() == 1);
+    const acp::ToolCall& call = editor.calls->front();
+    CHECK(call.server == "editor");
+    CHECK(call.tool == "current_selection");
+    CHECK(call.arguments.text == "{}");
+    CHECK(call.session_id == session->sessionId);
+    CHECK(said.rfind("The selection is: ", 0) == 0);
+    CHECK(said.find(editor.selection) != std::string::npos);
+    MESSAGE(transport << ": " << permissions << " permission request(s)");
+}
 
 }  // namespace
 
@@ -175,5 +278,69 @@ TEST_CASE("interop: claude-agent-acp serves v2 and v1 - the same client negotiat
             [&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
         REQUIRE_MESSAGE(listed.ok(), listed.status().to_string());
         CHECK(listed->empty());
+    }
+}
+
+TEST_CASE("interop: gemini --acp (v1) - calls the host's editor tool over HTTP and over the stdio bridge") {
+    const char* gemini = std::getenv("ACP_GEMINI_JS");
+    const char* home = std::getenv("ACP_INTEROP_HOME");
+    const char* model = std::getenv("ACP_FAKE_GEMINI_URL");
+    if (gemini == nullptr || home == nullptr || model == nullptr) {
+        MESSAGE("ACP_GEMINI_JS is not set: run through tests/interop/run_real_agents.sh (ctest -R interop)");
+        return;
+    }
+    // Gemini CLI connects to no MCP server (the client's included) in a folder the user
+    // has not trusted: the test trusts its project folder as a user would, in
+    // ~/.gemini/trustedFolders.json.
+    const std::string project = std::string(home) + "/tools-project";
+    std::system(("mkdir -p " + project + " " + home + "/.gemini").c_str());
+    std::FILE* trusted = std::fopen((std::string(home) + "/.gemini/trustedFolders.json").c_str(), "w");
+    REQUIRE(trusted != nullptr);
+    std::fprintf(trusted, "{\"%s\": \"TRUST_FOLDER\"}\n", project.c_str());
+    std::fclose(trusted);
+    for (const std::string transport : {"http", "stdio"}) {
+        INFO("transport: " << transport);
+        acp::SpawnOptions agent;
+        agent.argv = {ACP_NODE, gemini, "--acp"};
+        agent.env_set = {{"HOME", home}, {"GEMINI_API_KEY", "fake-key-for-offline-tests"}, {"GOOGLE_GEMINI_BASE_URL", model}};
+        agent.cwd = project;
+        RealAgent peer(agent, only(transport));
+        ask_for_selection(peer, project, transport);
+    }
+}
+
+TEST_CASE("interop: codex-acp (v1) - calls the host's editor tool over HTTP and over the stdio bridge") {
+    const char* codex = std::getenv("ACP_CODEX_ACP_JS");
+    const char* home = std::getenv("ACP_INTEROP_HOME");
+    const char* model = std::getenv("ACP_FAKE_OPENAI_URL");
+    if (codex == nullptr || home == nullptr || model == nullptr) {
+        MESSAGE("ACP_CODEX_ACP_JS is not set: run through tests/interop/run_real_agents.sh (ctest -R interop)");
+        return;
+    }
+    // Codex's model provider is the fake Responses endpoint, in the scratch CODEX_HOME.
+    const std::string project = std::string(home) + "/codex-project";
+    const std::string codex_home = std::string(home) + "/.codex";
+    std::system(("mkdir -p " + project + " " + codex_home).c_str());
+    std::FILE* config = std::fopen((codex_home + "/config.toml").c_str(), "w");
+    REQUIRE(config != nullptr);
+    std::fprintf(config,
+                 "model = \"gpt-5.4-mini\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\n"
+                 "base_url = \"%s/v1\"\nenv_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n",
+                 model);
+    std::fclose(config);
+    // Its API-key method is an env_var method (v1 unstable), which libacp's login does not
+    // take; an API key stored as `codex login --with-api-key` does is a login all the same.
+    std::FILE* auth = std::fopen((codex_home + "/auth.json").c_str(), "w");
+    REQUIRE(auth != nullptr);
+    std::fprintf(auth, "{\"OPENAI_API_KEY\": \"fake-key-for-offline-tests\"}\n");
+    std::fclose(auth);
+    for (const std::string transport : {"http", "stdio"}) {
+        INFO("transport: " << transport);
+        acp::SpawnOptions agent;
+        agent.argv = {ACP_NODE, codex};
+        agent.env_set = {{"HOME", home}, {"CODEX_HOME", codex_home}, {"OPENAI_API_KEY", "fake-key-for-offline-tests"}};
+        agent.cwd = project;
+        RealAgent peer(agent, only(transport));
+        ask_for_selection(peer, project, transport);
     }
 }

@@ -5,7 +5,7 @@
 # cannot be installed (no registry, say) is reported as SKIPPED and the script exits 77
 # (CTest: skipped, with this output).
 #
-#   run_real_agents.sh SCRATCH_DIR TEST_BINARY NODE gemini|claude
+#   run_real_agents.sh SCRATCH_DIR TEST_BINARY NODE gemini|claude|codex
 set -u
 dir=$1
 binary=$2
@@ -15,6 +15,7 @@ here=$(dirname "$0")
 
 # install NAME PACKAGE VERSION: into $dir/NAME (one folder per agent, so one install
 # never prunes another); 0 when that version is there afterwards.
+optional=--omit=optional
 install() {
     mkdir -p "$dir/$1"
     if grep -qs "\"version\": \"$3\"" "$dir/$1/node_modules/$2/package.json"; then
@@ -22,10 +23,11 @@ install() {
     fi
     # A package.json of its own, so npm does not look for one further up.
     echo '{"private": true}' > "$dir/$1/package.json"
-    # Optional dependencies are native extras (node-pty, Claude's 190 MB binary) the
-    # offline tests do not need. A registry that swallows connections must end in a
-    # skip, not in the test's time-out: few retries, and a bound on the whole install.
-    (cd "$dir/$1" && timeout 300 npm install --no-save --omit=optional --no-audit --no-fund \
+    # Optional dependencies are native extras (node-pty, the Claude CLI's 338 MB binary)
+    # the offline tests do not need, except codex-acp's, which is the agent itself. A
+    # registry that swallows connections must end in a skip, not in the test's time-out:
+    # few retries, and a bound on the whole install.
+    (cd "$dir/$1" && timeout 300 npm install --no-save "$optional" --no-audit --no-fund \
         --fetch-retries=1 --fetch-timeout=60000 "$2@$3" > npm-install.log 2>&1)
 }
 
@@ -47,16 +49,30 @@ claude)
     ACP_CLAUDE_ACP_JS="$dir/claude/node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js"
     export ACP_CLAUDE_ACP_JS
     ;;
+codex)
+    # The package is a launcher; the agent is its platform's optional dependency (223 MB).
+    optional=--include=optional
+    install codex @zed-industries/codex-acp 0.16.0 || skip @zed-industries/codex-acp@0.16.0 "$dir/codex/npm-install.log"
+    ACP_CODEX_ACP_JS="$dir/codex/node_modules/@zed-industries/codex-acp/bin/codex-acp.js"
+    export ACP_CODEX_ACP_JS
+    ;;
 *)
     echo "unknown agent $agent" >&2
     exit 2
     ;;
 esac
 
-# The fake model endpoint for prompt turns (fake_gemini.mjs prints its port).
+# The fake model endpoint for prompt turns (it prints its port): the Gemini API, or for
+# codex the OpenAI Responses API.
+fake_model=fake_gemini.mjs
+url_variable=ACP_FAKE_GEMINI_URL
+if [ "$agent" = codex ]; then
+    fake_model=fake_openai.mjs
+    url_variable=ACP_FAKE_OPENAI_URL
+fi
 port_file="$dir/fake-model-$agent.port"
 rm -f "$port_file"
-"$node" "$here/fake_gemini.mjs" > "$port_file" 2> "$dir/fake-model-$agent.log" &
+"$node" "$here/$fake_model" > "$port_file" 2> "$dir/fake-model-$agent.log" &
 fake=$!
 tries=0
 while [ ! -s "$port_file" ] && [ "$tries" -lt 100 ]; do
@@ -68,8 +84,7 @@ if [ ! -s "$port_file" ]; then
     kill "$fake" 2>/dev/null
     exit 1
 fi
-ACP_FAKE_GEMINI_URL="http://127.0.0.1:$(cat "$port_file")"
-export ACP_FAKE_GEMINI_URL
+export "$url_variable=http://127.0.0.1:$(cat "$port_file")"
 # A scratch HOME outside any repository (Gemini CLI looks for one around its cwd).
 home=$(mktemp -d "${TMPDIR:-/tmp}/acp-interop-home-XXXXXX")
 ACP_INTEROP_HOME="$home" "$binary" "--test-case=interop: $agent*"

@@ -150,3 +150,46 @@ TEST_CASE("client tools: a resume without the tools drops them and a refused set
     CHECK(twice->status().message().find("CLIENT-MUST-42a") != std::string::npos);
     CHECK(s.agent->lines.size() == before);
 }
+
+TEST_CASE("client tools: ClientOptions::tool_transports restricts the choice to what the host allows") {
+    // An agent offering all three, a host allowing stdio only: the bridge, not MCP over ACP.
+    acp::ClientOptions stdio_only;
+    stdio_only.tool_transports = {false, false, true};
+    Scripted s(stdio_only);
+    initialize(s, R"({"stdio":{},"http":{},"acp":{}})");
+    int calls = 0;
+    std::optional<acp::Result<v2::NewSessionResponse>> created;
+    v2::NewSessionRequest request;
+    request.cwd = "/work";
+    const std::size_t index = s.agent->lines.size();
+    s.client->new_session(request, {editor(calls)}, [&](acp::Result<v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > index; }));
+    auto sent = s.agent->parsed(index);
+    REQUIRE(sent["params"]["mcpServers"].Size() == 1);
+    const auto& entry = sent["params"]["mcpServers"][0];
+    CHECK(std::string(entry["type"].GetString()) == "stdio");
+    CHECK(std::string(entry["name"].GetString()) == "editor");
+    CHECK(entry.HasMember("command"));
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(sent["id"].GetInt()) + R"(,"result":{"sessionId":"s1"}})");
+    REQUIRE(s.loop.run_until([&] { return created.has_value(); }));
+    REQUIRE(created->ok());
+    CHECK(s.logged("session s1: tool servers 'editor' offered over the stdio bridge"));
+
+    // An agent offering only what the host does not allow: refused before sending, the
+    // message naming both sides (CLIENT-MUST-33).
+    acp::ClientOptions http_only;
+    http_only.tool_transports = {false, true, false};
+    Scripted t(http_only);
+    initialize(t, R"({"acp":{}})");
+    std::optional<acp::Result<v2::NewSessionResponse>> refused;
+    const std::size_t before = t.agent->lines.size();
+    t.client->new_session(request, {editor(calls)}, [&](acp::Result<v2::NewSessionResponse> r) { refused.emplace(std::move(r)); });
+    REQUIRE(t.loop.run_until([&] { return refused.has_value(); }));
+    REQUIRE_FALSE(refused->ok());
+    CHECK(refused->status().code() == Errc::unsupported);
+    CHECK(refused->status().message().find("tool_transports: http") != std::string::npos);
+    CHECK(refused->status().message().find("only: acp") != std::string::npos);
+    t.loop.run_for(std::chrono::milliseconds(20));
+    CHECK(t.agent->lines.size() == before);
+    CHECK(calls == 0);
+}
