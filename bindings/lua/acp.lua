@@ -68,6 +68,7 @@ local function client_options(options)
   c_options.request_timeout_ms = options.request_timeout_ms or 0
   c_options.max_line_bytes = options.max_line_bytes or 0
   c_options.protocol_version = options.protocol == "v1" and lib.ACP_PROTOCOL_V1 or lib.ACP_PROTOCOL_AUTO
+  c_options.unstable = options.unstable and 1 or 0  -- ACP's unstable surface (docs/unstable.md)
   return c_options
 end
 
@@ -363,6 +364,54 @@ function Client:resume_session(session_id, options, callback)
   else
     code = lib.acp_client_resume_session(self.request_out, self.handle, json.encode(request), nil, nil)
   end
+  return self:_start(code, convert, callback)
+end
+
+-- ACP's unstable surface, with the client option unstable = true (docs/unstable.md).
+-- What the agent offers of it: {fork = bool, archive, status, title, systemPrompt,
+-- systemPromptOverride, authStatus, providers}.
+function Client:unstable_offer()
+  local out = ffi.new("char*[1]")
+  local code = lib.acp_client_unstable_offer(out, self.handle)
+  if code < 0 then return fail(code) end
+  local text = ffi.string(out[0])
+  lib.acp_string_free(out[0])
+  return json.decode(text)
+end
+
+-- One call by method ("session/archive", "session/status", "session/set_title",
+-- "auth/status", "providers/list", "providers/set", "providers/disable", or "session/new",
+-- "session/resume", "session/list" with systemPrompt / archived); refused before sending
+-- when the agent did not advertise it. Result: the response table.
+function Client:unstable_call(method, params, callback)
+  local text = params and json.encode(params) or nil
+  return self:_start(lib.acp_client_unstable_call(self.request_out, self.handle, method, text, nil, nil), decode,
+    callback)
+end
+
+-- session/fork: a new session with session_id's context, active at once. options = {cwd =
+-- ... (required), additionalDirectories, mcpServers, systemPrompt, tools = {server, ...}
+-- (offered to the fork only)}. Result: the fork's Session.
+function Client:fork_session(session_id, options, callback)
+  options = options or {}
+  if type(options.cwd) ~= "string" or options.cwd == "" then
+    return fail(lib.ACP_EINVAL, "fork_session needs options.cwd, the directory the fork works in")
+  end
+  local servers, by_name, bad = tool_array(options.tools)
+  if bad then return fail(lib.ACP_EINVAL, bad) end
+  local request = { sessionId = session_id }
+  for key, value in pairs(options) do
+    if key ~= "tools" then request[key] = value end
+  end
+  local convert = function(text, event_session)
+    local session = self:session(event_session)
+    session.response = decode(text)
+    if by_name then self.tool_servers[event_session] = by_name end
+    return session
+  end
+  local code = lib.acp_client_unstable_call_with_tools(self.request_out, self.handle, "session/fork",
+    json.encode(request), servers, servers and #options.tools or 0, nil, nil)
+  if code >= 0 and by_name then self.tool_servers[tools.pending] = by_name end
   return self:_start(code, convert, callback)
 end
 

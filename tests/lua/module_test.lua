@@ -287,4 +287,30 @@ do
   agents:free()
 end
 
+-- ACP's unstable surface against the TypeScript-SDK peer with --caps=unstable: only with the
+-- opt-in, each call round-trips; without it nothing unstable is offered or sent.
+do
+  local un = must(acp.spawn({ node, ts_agent, "--caps=unstable" }, { cwd = scratch, unstable = true }), nil,
+    "spawn the unstable peer")
+  must(un:await(un:initialize()), nil, "initialize the unstable peer")
+  local offer = un:unstable_offer()
+  check(offer and offer.fork and offer.title and offer.archive, "the opt-in reads the agent's unstable offer")
+  local source = must(un:await(un:new_session({ cwd = "/tmp" })), nil, "a session to fork")
+  local titled = un:await(un:unstable_call("session/set_title", { sessionId = source.id, title = "Lua" }))
+  check(titled and titled.title == "Lua", "session/set_title round-trips", titled)
+  local fork = un:await(un:fork_session(source.id, { cwd = "/tmp" }))
+  check(fork and fork.id and fork.id ~= source.id, "session/fork makes a new session", fork and fork.id)
+  local nocwd, nocwd_err = un:fork_session(source.id, {})
+  check(nocwd == nil and nocwd_err and nocwd_err.name == "ACP_EINVAL", "a fork without cwd is an error", nocwd_err)
+  un:free()
+  local plain = must(acp.spawn({ node, ts_agent, "--caps=unstable" }, { cwd = scratch }), nil, "spawn without opt-in")
+  must(plain:await(plain:initialize()), nil, "initialize without opt-in")
+  check(plain:unstable_offer().fork == false, "without the opt-in nothing is offered")
+  local s2 = must(plain:await(plain:new_session({ cwd = "/tmp" })), nil, "a session without opt-in")
+  local refused, refused_err = plain:await(plain:unstable_call("session/status", { sessionId = s2.id }))
+  check(refused == nil and refused_err and refused_err.name == "ACP_EUNSUPPORTED", "without the opt-in a call is refused",
+    refused_err)
+  plain:free()
+end
+
 os.exit(failures == 0 and 0 or 1)

@@ -76,8 +76,8 @@ class _Options(ctypes.Structure):
 class ClientOptions(_Options):
     _fields_ = [("version", ctypes.c_uint), ("mode", c_int), ("uv_loop", c_void_p), ("client_name", c_char_p),
                 ("client_version", c_char_p), ("request_timeout_ms", c_ulong), ("max_line_bytes", c_size_t),
-                ("queue_events", c_int), ("log_level", c_int), ("protocol_version", c_int)]
-    INIT, VERSION = "acp_client_options_init", 2
+                ("queue_events", c_int), ("log_level", c_int), ("protocol_version", c_int), ("unstable", c_int)]
+    INIT, VERSION = "acp_client_options_init", 3
 
 
 class SpawnOptions(_Options):
@@ -207,6 +207,10 @@ def _declare(lib):
         "acp_client_cancel_terminal": (c_int, [out_req, c_void_p, c_char_p, c_char_p, c_void_p, c_void_p]),
         "acp_client_ext_request": (c_int, [out_req, c_void_p, c_char_p, c_char_p, c_void_p, c_void_p]),
         "acp_client_ext_notify": (c_int, [c_void_p, c_char_p, c_char_p]),
+        "acp_client_unstable_call": (c_int, [out_req, c_void_p, c_char_p, c_char_p, c_void_p, c_void_p]),
+        "acp_client_unstable_call_with_tools": (c_int, [out_req, c_void_p, c_char_p, c_char_p, POINTER(c_void_p),
+                                                        c_size_t, c_void_p, c_void_p]),
+        "acp_client_unstable_offer": (c_int, [POINTER(c_void_p), c_void_p]),
         "acp_client_cancel_request": (c_int, [c_void_p, c_ulong]),
         "acp_client_close": (c_int, [c_void_p]),
         "acp_client_is_closed": (c_int, [c_void_p]),

@@ -323,7 +323,8 @@ class _BaseClient:
                  request_timeout: float = 0.0, log_level: int = logging.INFO,
                  shutdown_grace: Optional[float] = None, protocol_version: Optional[int] = None,
                  url: Optional[str] = None, headers: Optional[Mapping[str, str]] = None,
-                 ca_file: Optional[str] = None, connect_timeout: Optional[float] = None) -> None:
+                 ca_file: Optional[str] = None, connect_timeout: Optional[float] = None,
+                 unstable: bool = False) -> None:
         """Spawns the agent (argv, cwd, env additions, unset_env names), adopts
         fds=(read_fd, write_fd[, stderr_fd]) the host opened itself, or connects to an agent
         on the network: url="ws://...", "wss://...", "http://..." or "https://..."
@@ -331,7 +332,8 @@ class _BaseClient:
         request (never logged), ca_file (PEM; default: the system's CAs) and
         connect_timeout (seconds). protocol_version:
         None or 2 asks for ACP v2 and goes on in v1 if the agent answers 1; 1 sends the
-        v1 initialize first, for agents known to speak only v1."""
+        v1 initialize first, for agents known to speak only v1. unstable=True opts in to
+        ACP's unstable surface (unstable_call, fork_session; docs/unstable.md)."""
         if protocol_version not in (None, 1, 2):
             raise ValueError("protocol_version must be None, 1 or 2")
         options = native.ClientOptions.defaults()  # polled mode, events queued
@@ -341,6 +343,7 @@ class _BaseClient:
         options.log_level = self._c_log_level(log_level)
         if protocol_version is not None:
             options.protocol_version = protocol_version
+        options.unstable = 1 if unstable else 0
         handle = ctypes.c_void_p()
         if url is not None:
             remote = native.RemoteOptions.defaults()
@@ -697,6 +700,45 @@ class _BaseClient:
     def ext_request(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Any:
         return self._finish(self._start(
             lambda r, h: lib.acp_client_ext_request(r, h, method.encode(), _encode(params), None, None)))
+
+    # --- the unstable surface (unstable=True; docs/unstable.md) ------------------------------
+    def unstable_offer(self) -> Dict[str, bool]:
+        """What the agent offers of the unstable surface: fork, archive, status, title,
+        systemPrompt, systemPromptOverride, authStatus, providers (all False without the
+        opt-in)."""
+        pointer = ctypes.c_void_p()
+        _check(lib.acp_client_unstable_offer(ctypes.byref(pointer), self._live()))
+        return json.loads(native.take_string(pointer))
+
+    def unstable_call(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Any:
+        """One call of the unstable surface by method ("session/archive", "session/status",
+        "session/set_title", "auth/status", "providers/list", "providers/set",
+        "providers/disable", or "session/new", "session/resume", "session/list" with their
+        systemPrompt or archived member); refused (Unsupported) before sending when the
+        agent did not advertise it."""
+        return self._finish(self._start(
+            lambda r, h: lib.acp_client_unstable_call(r, h, method.encode(), _encode(params), None, None)))
+
+    def fork_session(self, session_id: str, cwd: str, tools: Sequence[ToolServer] = (), **extra: Any) -> Any:
+        """session/fork: a new session with the context of session_id, active at once (a
+        Session); tools: ToolServers offered to the fork (never the source's)."""
+        request = dict(extra, sessionId=session_id, cwd=cwd)
+        tools = list(tools)
+        servers = self._tool_array(tools)
+        offered = {server.name: server for server in tools}
+        if offered:
+            self._tool_servers[None] = offered
+        started = self._start(lambda r, h: lib.acp_client_unstable_call_with_tools(
+            r, h, b"session/fork", _encode(request), servers, len(tools), None, None))
+        pending = started[1]
+
+        def forked(response):
+            # The result event names the fork (acp_event_session_id).
+            if offered:
+                self._tool_servers[pending.session_id] = offered
+            return Session(self, pending.session_id, response)
+        pending.convert = forked
+        return self._finish(started)
 
     def ext_notify(self, method: str, params: Optional[Mapping[str, Any]] = None) -> None:
         _check(lib.acp_client_ext_notify(self._live(), method.encode(), _encode(params)))

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: Apache-2.0
+"""ACP's unstable surface in the Python binding (unstable=True, unstable_call,
+fork_session) against the TypeScript-SDK peer with --caps=unstable, which implements the
+unstable methods with the SDK's own handlers (ACP_NODE, ACP_TS_AGENT)."""
+import os
+import unittest
+
+import libacp
+
+NODE = os.environ.get("ACP_NODE", "node")
+AGENT = os.environ.get("ACP_TS_AGENT", os.path.join(os.path.dirname(__file__), "..", "peers", "ts-agent",
+                                                    "agent.mjs"))
+TOOLS_AGENT = os.path.join(os.path.dirname(AGENT), "tools-agent.mjs")
+
+
+class UnstableTest(unittest.TestCase):
+    def test_each_call_round_trips_with_the_opt_in(self):
+        with libacp.Client([NODE, AGENT, "--caps=unstable"], unstable=True) as client:
+            client.initialize()
+            offer = client.unstable_offer()
+            self.assertTrue(offer["fork"] and offer["title"] and offer["status"] and offer["providers"])
+            created = client.unstable_call("session/new", {
+                "cwd": "/tmp", "systemPrompt": {"mode": "append", "content": [{"type": "text", "text": "Be brief."}]}})
+            source = created["sessionId"]
+            titled = client.unstable_call("session/set_title", {"sessionId": source, "title": "First"})
+            self.assertEqual(titled["title"], "First")
+            status = client.unstable_call("session/status", {"sessionId": source})
+            self.assertEqual(status["status"], "open")
+            fork = client.fork_session(source, cwd="/tmp")
+            self.assertNotEqual(fork.id, source)
+            self.assertIn(fork.id, client.session_ids())
+            client.unstable_call("session/archive", {"sessionId": fork.id})
+            archived = client.unstable_call("session/list", {"archived": "only"})
+            self.assertEqual([s["sessionId"] for s in archived["sessions"]], [fork.id])
+            providers = client.unstable_call("providers/list")
+            required = [p["providerId"] for p in providers["providers"] if p["required"]]
+            self.assertTrue(required)
+            # A required provider is never disabled: refused before sending.
+            with self.assertRaises(libacp.InvalidArgument):
+                client.unstable_call("providers/disable", {"providerId": required[0]})
+
+    def test_without_the_opt_in_nothing_unstable_is_sent(self):
+        with libacp.Client([NODE, AGENT, "--caps=unstable"]) as client:
+            client.initialize()
+            self.assertFalse(any(client.unstable_offer().values()))
+            session = client.new_session(cwd="/tmp")
+            with self.assertRaises(libacp.Unsupported):
+                client.unstable_call("session/status", {"sessionId": session.id})
+            with self.assertRaises(libacp.Unsupported):
+                client.fork_session(session.id, cwd="/tmp")
+
+    def test_a_fork_is_offered_its_own_tool_servers(self):
+        calls = []
+        other = libacp.ToolServer("other")
+
+        @other.tool
+        def where(args, call):
+            """Where the call went"""
+            calls.append(call.session_id)
+            return "in the fork"
+        with libacp.Client([NODE, TOOLS_AGENT], unstable=True) as client:
+            client.initialize()
+            source = client.new_session(cwd="/tmp")
+            fork = client.fork_session(source.id, cwd="/tmp", tools=[other])
+            self.assertEqual(fork.prompt("call where").wait(), "end_turn")
+            texts = [item.text for item in fork.model().items if item.kind == "agent_message"]
+            self.assertTrue(any('"text":"in the fork"' in text for text in texts), texts)
+            self.assertEqual(calls, [fork.id])
+
+
+if __name__ == "__main__":
+    unittest.main()
