@@ -82,8 +82,11 @@ void McpClient::on_initialized(const JsonValue* response, const std::string& fai
 void McpClient::receive(std::string text) {
     const JsonValue* message = parser_.parse(text.data(), text.size());
     if (message == nullptr || !message->IsObject()) {
-        std::fprintf(stderr, "acp-demo-agent: the MCP server %s sent something that is no JSON-RPC message\n",
-                     name_.c_str());
+        if (!complained_) {  // once: a server could send nothing else
+            std::fprintf(stderr, "acp-demo-agent: the MCP server %s sent something that is no JSON-RPC message\n",
+                         name_.c_str());
+        }
+        complained_ = true;
         return;
     }
     const JsonValue* id = find_member(*message, "id");

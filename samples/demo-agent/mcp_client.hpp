@@ -84,6 +84,7 @@ private:
     std::map<uint64_t, Reply> replies_;
     std::deque<Queued> queued_;  // requests made before the handshake ended
     acp::detail::MessageParser parser_;
+    bool complained_ = false;  // about a message that was no JSON-RPC
 };
 
 }  // namespace demo

@@ -151,7 +151,7 @@ Leftovers leftovers_of(const DemoPeer& peer, const std::string& transport) {
 
 }  // namespace
 
-TEST_CASE("demo agent: calls the host's tool over acp, http and stdio with the same reply; close_session ends it all") {
+TEST_CASE("demo agent: calls the host's tool over each MCP transport with the same reply and leaves nothing after close_session") {
     std::map<std::string, std::string> replies;
     for (const std::string transport : {"acp", "http", "stdio"}) {
         CAPTURE(transport);
@@ -182,7 +182,7 @@ TEST_CASE("demo agent: calls the host's tool over acp, http and stdio with the s
     CHECK(replies["stdio"] == replies["acp"]);
 }
 
-TEST_CASE("demo agent: closing the client leaves no HTTP endpoint and no bridge; the agent exits by itself") {
+TEST_CASE("demo agent: closing the client leaves no HTTP endpoint and no bridge and the agent exits by itself") {
     for (const std::string transport : {"http", "stdio"}) {
         CAPTURE(transport);
         TempDir dir;
@@ -294,3 +294,64 @@ TEST_CASE("demo agent: calls the MCP SDK's server over HTTP (event streams) and 
     }
 }
 #endif
+
+TEST_CASE("demo agent: a server's message over 1 MiB fails the call and the agent goes on") {
+    // Untrusted server: 3 MB in one line over stdio (the agent ends it at once), one 3 MB
+    // JSON body over HTTP (the transfer is aborted).
+    const std::string big = "head -c 3000000 /dev/zero | tr '\\0' a; exec sleep 600";
+    const std::string http_server =
+        "import http.server\n"
+        "class H(http.server.BaseHTTPRequestHandler):\n"
+        "    def do_POST(self):\n"
+        "        self.rfile.read(int(self.headers['Content-Length']))\n"
+        "        body = b'{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"x\":\"' + b'a' * 3000000 + b'\"}}'\n"
+        "        self.send_response(200)\n"
+        "        self.send_header('Content-Type', 'application/json')\n"
+        "        self.send_header('Content-Length', str(len(body)))\n"
+        "        self.end_headers()\n"
+        "        self.wfile.write(body)\n"
+        "    def log_message(self, *args): pass\n"
+        "server = http.server.HTTPServer(('127.0.0.1', 0), H)\n"
+        "print(server.server_address[1], flush=True)\n"
+        "server.serve_forever()\n";
+    for (const std::string transport : {"http", "stdio"}) {
+        CAPTURE(transport);
+        TempDir dir;
+        DemoPeer peer(dir.path(), {"--mcp", transport});
+        std::unique_ptr<acp::test::LoopChild> server;
+        v2::NewSessionRequest request;
+        request.cwd = "/tmp/project";
+        const std::string mark = "ACP_DEMO_TOOLS_MARK=" + dir.path();
+        if (transport == "http") {
+            server = std::make_unique<acp::test::LoopChild>(peer.loop.get(),
+                                                            std::vector<std::string>{ACP_PYTHON, "-c", http_server});
+            REQUIRE(peer.loop.run_until([&] { return server->out().find('\n') != std::string::npos || server->exited(); }));
+            v2::McpServerHttp http;
+            http.name = "big";
+            http.url = "http://127.0.0.1:" + std::to_string(std::atoi(server->out().c_str())) + "/mcp";
+            request.mcpServers = std::vector<v2::McpServer>{v2::McpServer::make_http(http)};
+        } else {
+            v2::McpServerStdio stdio;
+            stdio.name = "big";
+            stdio.command = "/bin/sh";
+            stdio.args = std::vector<std::string>{"-c", big};
+            v2::EnvVariable variable;
+            variable.name = "ACP_DEMO_TOOLS_MARK";
+            variable.value = dir.path();
+            stdio.env = std::vector<v2::EnvVariable>{variable};
+            request.mcpServers = std::vector<v2::McpServer>{v2::McpServer::make_stdio(stdio)};
+        }
+        peer.initialize();
+        auto session = peer.wait<v2::NewSessionResponse>([&](auto done) { peer.client->new_session(request, done); });
+        REQUIRE_MESSAGE(session.ok(), session.status().to_string());
+        peer.prompt_turn(session->sessionId, "What is selected?");
+        const std::string text = agent_text(peer.session(session->sessionId));
+        CHECK(text.find("I cannot list the tools of big: ") == 0);
+        CHECK(text.find("over 1048576 bytes") != std::string::npos);
+        // The usual turn followed, to its end.
+        CHECK(text.find("Done: NOTES.md has your line") != std::string::npos);
+        CHECK(peer.session(session->sessionId).foreground().stop_reason == std::optional<std::string>("end_turn"));
+        // Over stdio the agent ended the server already, not waiting for the session's end.
+        CHECK(peer.loop.run_until([&] { return processes_with("environ", mark) == 0; }));
+    }  // the HTTP server is killed with its LoopChild
+}
