@@ -1240,6 +1240,7 @@ void Agent::send_mcp(Session& s, std::size_t server_index, const std::string& me
                      McpThen then) {
     ToolServer& server = s.tool_servers[server_index];
     if (!server.server_id.empty()) return send_mcp_over_acp(s, server.server_id, method, members, std::move(then));
+    if (server.client && server.client->failed()) server.client.reset();  // a new try: a new server
     if (!server.client) {
         auto connected = connect(*server.entry);
         if (!connected) return then(s, nullptr, connected.status().message());

@@ -42,6 +42,8 @@ public:
     acp::Result<uint64_t> request(const std::string& method, const std::string& params, Reply reply);
     // The reply of that request never runs; the server is told (notifications/cancelled).
     void cancel(uint64_t id);
+    // The connection failed (the server exited, broke the protocol, could not be reached).
+    bool failed() const { return state_ == State::failed; }
 
 protected:
     explicit McpClient(std::string name) : name_(std::move(name)) {}
