@@ -18,6 +18,7 @@
 //                  [--protocol-version N] [--hostile] [--two-permissions] [--mcp LIST]
 //
 // stdout carries ACP messages only; diagnostics go to stderr. Exits 0 when stdin closes.
+#include <fcntl.h>
 #include <rapidjson/document.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1424,9 +1425,10 @@ int main(int argc, char** argv) {
     if (options.auth_required && access(login_mark.c_str(), F_OK) == 0) options.logged_in = true;
     uv_loop_t* loop = uv_default_loop();
     acp::AdoptedFds fds;
-    // Duplicates, so libacp owns (and closes) descriptors of its own.
-    fds.read_fd = dup(STDIN_FILENO);
-    fds.write_fd = dup(STDOUT_FILENO);
+    // Duplicates, so libacp owns (and closes) descriptors of its own; close-on-exec, so the
+    // stdio MCP servers it starts do not hold the ACP pipes.
+    fds.read_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+    fds.write_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
     auto transport = FdTransport::adopt(loop, fds, Logger());
     if (!transport) {
         std::fprintf(stderr, "acp-demo-agent: %s\n", transport.status().to_string().c_str());

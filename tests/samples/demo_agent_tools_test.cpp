@@ -49,19 +49,52 @@ std::string read_proc_file(const std::string& path) {
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// How many processes have needle in their command line (what) or environment.
-int processes_with(const std::string& what, const std::string& needle) {
-    int count = 0;
+// The processes with needle in their command line (what: "cmdline") or environment ("environ").
+std::vector<std::string> pids_with(const std::string& what, const std::string& needle) {
+    std::vector<std::string> pids;
     DIR* proc = opendir("/proc");
     REQUIRE(proc != nullptr);
     while (dirent* entry = readdir(proc)) {
         if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
         const std::string text = read_proc_file(std::string("/proc/") + entry->d_name + "/" + what);
-        // A zombie has an empty command line: it is gone but for its parent's wait.
-        if (text.find(needle) != std::string::npos) ++count;
+        // A zombie has neither: it is gone but for its parent's wait.
+        if (text.find(needle) != std::string::npos) pids.emplace_back(entry->d_name);
     }
     closedir(proc);
-    return count;
+    return pids;
+}
+
+int processes_with(const std::string& what, const std::string& needle) {
+    return static_cast<int>(pids_with(what, needle).size());
+}
+
+// What a process's open descriptors are (readlink of /proc/PID/fd/*).
+std::vector<std::string> descriptors(const std::string& pid) {
+    std::vector<std::string> targets;
+    DIR* fds = opendir(("/proc/" + pid + "/fd").c_str());
+    REQUIRE(fds != nullptr);
+    while (dirent* entry = readdir(fds)) {
+        if (entry->d_name[0] == '.') continue;
+        char target[256] = {};
+        const std::string link = "/proc/" + pid + "/fd/" + entry->d_name;
+        if (readlink(link.c_str(), target, sizeof target - 1) > 0) targets.emplace_back(target);
+    }
+    closedir(fds);
+    return targets;
+}
+
+std::string parent_of(const std::string& pid) {
+    const std::string status = read_proc_file("/proc/" + pid + "/status");
+    const auto at = status.find("\nPPid:");
+    REQUIRE(at != std::string::npos);
+    return std::to_string(std::atoi(status.c_str() + at + 7));
+}
+
+std::string descriptor(const std::string& pid, int fd) {
+    char target[256] = {};
+    const std::string link = "/proc/" + pid + "/fd/" + std::to_string(fd);
+    REQUIRE(readlink(link.c_str(), target, sizeof target - 1) > 0);
+    return target;
 }
 
 // Whether something listens on 127.0.0.1:port.
@@ -240,8 +273,14 @@ TEST_CASE("demo agent: a stdio server that never answers is ended with the sessi
     text.text = "What is selected?";
     prompt.prompt.push_back(v2::ContentBlock::make_text(std::move(text)));
     REQUIRE(peer.wait<v2::PromptResponse>([&](auto done) { peer.client->prompt(prompt, done); }).ok());
-    // The agent started it and waits for its initialize answer.
+    // The agent started it and waits for its initialize answer. It does not hold the
+    // agent's ACP pipes (the agent's stdin and stdout).
     REQUIRE(peer.loop.run_until([&] { return processes_with("environ", mark) == 1; }));
+    const std::string server = pids_with("environ", mark).front();
+    const std::string agent = parent_of(server);
+    const std::vector<std::string> held = descriptors(server);
+    CHECK(std::count(held.begin(), held.end(), descriptor(agent, 0)) == 0);
+    CHECK(std::count(held.begin(), held.end(), descriptor(agent, 1)) == 0);
     auto closed = peer.wait<v2::CloseSessionResponse>(
         [&](auto done) { peer.client->close_session(session->sessionId, done); });
     REQUIRE(closed.ok());
