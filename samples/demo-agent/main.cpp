@@ -5,9 +5,10 @@
 // runs the same scripted turn, so each part of the protocol shows up once: a thought, a
 // plan, a streamed reply, a tool call with a structured diff that first asks permission,
 // a display terminal with output, usage and a session title. A prompt that asks for a tool
-// of an MCP server the client provided over ACP (e.g. "What is selected?" with a tool
+// of an MCP server the client provided (e.g. "What is selected?" with a tool
 // current_selection, or "/tool NAME {json}") calls that tool instead and says what it
-// returned. Sessions persist in
+// returned: over ACP (mcp/message), Streamable HTTP or a stdio child process, whichever
+// the client's entry names (--mcp chooses what is advertised). Sessions persist in
 // STATE_DIR/sessions.json, so session/list and session/resume (with full replay) work
 // across restarts. Built on libacp's lower layers (JSON-RPC connection, descriptor
 // transport, the v2 codec for what it receives); updates are written as JSON text and
@@ -17,6 +18,7 @@
 //                  [--protocol-version N] [--hostile] [--two-permissions] [--mcp LIST]
 //
 // stdout carries ACP messages only; diagnostics go to stderr. Exits 0 when stdin closes.
+#include <fcntl.h>
 #include <rapidjson/document.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +26,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,11 +44,17 @@
 #include "acp/version.hpp"
 #include "hostile.hpp"
 #include "json_text.hpp"
+#include "mcp_client.hpp"
 #include "mcp_tools.hpp"
+#include "stdio_mcp_client.hpp"
 #include "jsonrpc/connection.hpp"
 #include "protocol/v2/codec.hpp"
 #include "protocol/v2/methods.hpp"
 #include "transport/fd_transport.hpp"
+#if ACP_WITH_REMOTE
+#include "http_mcp_client.hpp"
+#include "transport/remote/remote_libraries.hpp"
+#endif
 
 namespace {
 
@@ -71,7 +80,9 @@ constexpr const char* kUsage =
     "  --two-permissions      ask a second permission question at the same time as the first;\n"
     "                         the turn goes on once both are answered, and says what the second got\n"
     "  --mcp LIST             the MCP transports to advertise, of acp,http,stdio (default acp,stdio);\n"
-    "                         tools of servers given over acp are called when a prompt asks for them\n"
+    "                         a prompt that asks for a tool of a server the client gives calls it over\n"
+    "                         the entry's transport (stdio: the agent runs the command until the\n"
+    "                         session ends; http: MCP Streamable HTTP to the url with its headers)\n"
     "  --help                 this text\n";
 
 struct Options {
@@ -165,8 +176,17 @@ struct Turn {
     std::set<std::string> open_tool_calls;  // cancelled if the turn is
     int64_t permission_request = -1;        // while waiting for the user
     int64_t second_permission = -1;         // --two-permissions: the question asked alongside
-    int64_t mcp_request = -1;               // an mcp/message the turn waits for
+    std::function<void()> mcp_cancel;       // set while the turn waits for an MCP answer
     uv_timer_t* timer = nullptr;
+};
+
+// A client-provided MCP server: over ACP by its serverId, else by its http or stdio entry,
+// connected when a prompt first needs it and ended with the session.
+struct ToolServer {
+    std::string name;
+    std::string server_id;               // over ACP; empty for the others
+    std::optional<v2::McpServer> entry;  // over http or stdio
+    std::shared_ptr<demo::McpClient> client;
 };
 
 struct Session {
@@ -183,8 +203,8 @@ struct Session {
     std::vector<std::string> history;  // every update of the conversation, as sent
     std::string last_stop;
     bool active = false;  // attached to this connection (new or resume), not closed
-    // MCP servers the client provides over ACP for this session: {name, serverId}.
-    std::vector<std::pair<std::string, std::string>> tool_servers;
+    // The MCP servers the client provides for this session.
+    std::vector<ToolServer> tool_servers;
     int mcp_requests = 0;
     std::unique_ptr<Turn> turn;
     std::deque<Held> held;
@@ -297,13 +317,17 @@ private:
                      const std::string& status);
     void ask_permission(Session& s, const std::string& tool_call_json, const std::string& tool_call_id);
     void ask_second_permission(Session& s);
-    // --- tools of the client's MCP servers (MCP over ACP) -------------------------------
-    void send_mcp(Session& s, const std::string& server_id, const std::string& method, const std::string& members,
-                  std::function<void(Session&, const JsonValue* outcome, const std::string& failure)> then);
+    // --- tools of the client's MCP servers -----------------------------------------------
+    using McpThen = std::function<void(Session&, const JsonValue* outcome, const std::string& failure)>;
+    void send_mcp(Session& s, std::size_t server_index, const std::string& method, const std::string& members,
+                  McpThen then);
+    void send_mcp_over_acp(Session& s, const std::string& server_id, const std::string& method,
+                           const std::string& members, McpThen then);
+    acp::Result<std::shared_ptr<demo::McpClient>> connect(const v2::McpServer& entry);
     void use_tools(Session& s, const std::string& text, std::size_t server_index);
-    void call_tool(Session& s, const std::string& server, const std::string& server_id, const std::string& tool,
-                   const std::string& arguments);
+    void call_tool(Session& s, std::size_t server_index, const std::string& tool, const std::string& arguments);
     bool record_tool_servers(Session& s, const std::optional<std::vector<v2::McpServer>>& servers, const Responder& r);
+    void end_tool_servers(Session& s);
 
     uv_loop_t* loop_;
     Options options_;
@@ -318,6 +342,9 @@ private:
     int session_counter_ = 0;
     uint64_t turn_serial_ = 0;
     bool logged_in_ = options_.logged_in;
+#if ACP_WITH_REMOTE
+    std::shared_ptr<CurlMulti> curl_multi_;  // for servers over HTTP, made on first use
+#endif
 };
 
 // --- state file -----------------------------------------------------------------------
@@ -532,6 +559,7 @@ void Agent::start() {
         // updates so far included) stay on disk.
         save_state();
         for (auto& [id, s] : sessions_) {
+            s->tool_servers.clear();  // their processes end, their HTTP sessions too
             if (s->turn) {
                 uv_timer_stop(s->turn->timer);
                 uv_close(reinterpret_cast<uv_handle_t*>(s->turn->timer), [](uv_handle_t* h) {
@@ -728,6 +756,7 @@ void Agent::on_close(const JsonValue* params, const Responder& r) {
     if (it != sessions_.end()) {
         // The cancelled idle update goes out before the response (AGENT-MUST-14).
         stop_foreground(*it->second);
+        end_tool_servers(*it->second);
         it->second->active = false;
     }
     respond_raw(r, "{}");
@@ -852,7 +881,7 @@ void Agent::start_turn(Session& s, const Responder& responder, const std::string
         const std::string rest = text.substr(6);
         const std::size_t space = rest.find(' ');
         const std::string arguments = space == std::string::npos ? "{}" : rest.substr(space + 1);
-        call_tool(s, s.tool_servers[0].first, s.tool_servers[0].second, rest.substr(0, space), arguments);
+        call_tool(s, 0, rest.substr(0, space), arguments);
         return;
     } else if ((text.empty() || text[0] != '/') && !s.tool_servers.empty()) {
         use_tools(s, text, 0);
@@ -868,7 +897,7 @@ void Agent::start_turn(Session& s, const Responder& responder, const std::string
 
 void Agent::advance(Session& s) {
     Turn& t = *s.turn;
-    if (t.permission_request >= 0 || t.second_permission >= 0 || t.mcp_request >= 0) return;
+    if (t.permission_request >= 0 || t.second_permission >= 0 || t.mcp_cancel) return;
     if (t.steps.empty()) {
         finish(s, "end_turn");
         return;
@@ -901,9 +930,10 @@ void Agent::finish(Session& s, const std::string& stop_reason) {
         rpc_.cancel_request(t.second_permission);
         t.second_permission = -1;
     }
-    if (t.mcp_request >= 0) {
-        rpc_.cancel_request(t.mcp_request);
-        t.mcp_request = -1;
+    if (t.mcp_cancel) {
+        auto cancel = std::move(t.mcp_cancel);
+        t.mcp_cancel = nullptr;
+        cancel();
     }
     // Final statuses come before the idle update.
     for (const auto& id : std::set<std::string>(t.open_tool_calls)) {
@@ -1139,39 +1169,118 @@ void Agent::ask_second_permission(Session& s) {
 
 bool Agent::record_tool_servers(Session& s, const std::optional<std::vector<v2::McpServer>>& servers,
                                 const Responder& r) {
-    std::vector<std::pair<std::string, std::string>> found;
+    std::vector<ToolServer> found;
     for (const auto& server : servers.value_or(std::vector<v2::McpServer>{})) {
-        if (server.tag() != "acp") continue;  // over http or stdio: listed, never called here
-        rapidjson::Document entry;
-        entry.Parse(server.unknown()->text.c_str());
-        const JsonValue* name = find_member(entry, "name");
-        const JsonValue* id = find_member(entry, "serverId");
-        if (name == nullptr || !name->IsString() || id == nullptr || !id->IsString()) {
-            fail(r, acp::error_code::invalid_params, "an acp MCP server needs a name and a serverId");
-            return false;
+        ToolServer tool_server;
+        if (const auto* http = server.http()) {
+            tool_server.name = http->name;
+            tool_server.entry = server;
+        } else if (const auto* stdio = server.stdio()) {
+            tool_server.name = stdio->name;
+            tool_server.entry = server;
+        } else if (server.tag() == "acp") {
+            rapidjson::Document entry;
+            entry.Parse(server.unknown()->text.c_str());
+            const JsonValue* name = find_member(entry, "name");
+            const JsonValue* id = find_member(entry, "serverId");
+            if (name == nullptr || !name->IsString() || id == nullptr || !id->IsString() || id->GetStringLength() == 0) {
+                fail(r, acp::error_code::invalid_params, "an acp MCP server needs a name and a serverId");
+                return false;
+            }
+            tool_server.name = name->GetString();
+            tool_server.server_id = id->GetString();
+        } else {
+            continue;  // check_setup refused what was not advertised
         }
-        found.emplace_back(name->GetString(), id->GetString());
+        found.push_back(std::move(tool_server));
     }
+    end_tool_servers(s);
     s.tool_servers = std::move(found);  // on resume: the complete set
     return true;
 }
 
-void Agent::send_mcp(Session& s, const std::string& server_id, const std::string& method, const std::string& members,
-                     std::function<void(Session&, const JsonValue*, const std::string&)> then) {
+// Ends the session's own connections (a stdio server's process with them). A turn waiting
+// for one of them ends cancelled, held prompts with it: its answer will not come.
+void Agent::end_tool_servers(Session& s) {
+    if (s.turn && s.turn->mcp_cancel) stop_foreground(s);
+    s.tool_servers.clear();
+}
+
+acp::Result<std::shared_ptr<demo::McpClient>> Agent::connect(const v2::McpServer& entry) {
+    if (const auto* stdio = entry.stdio()) {
+        std::vector<std::pair<std::string, std::string>> env;
+        for (const auto& variable : stdio->env.value_or(std::vector<v2::EnvVariable>{})) {
+            env.emplace_back(variable.name, variable.value);
+        }
+        auto spawned = demo::StdioMcpClient::spawn(loop_, stdio->name, stdio->command,
+                                                   stdio->args.value_or(std::vector<std::string>{}), env);
+        if (!spawned) return spawned.status();
+        return std::shared_ptr<demo::McpClient>(std::move(spawned.value()));
+    }
+    const auto* http = entry.http();
+    if (http == nullptr) return acp::Status(acp::Errc::unsupported, "no MCP server to connect to");
+#if ACP_WITH_REMOTE
+    if (!curl_multi_) {
+        if (acp::Status loaded = load_remote_libraries(); !loaded) return loaded;
+        curl_multi_ = CurlMulti::create(loop_);
+    }
+    std::vector<std::pair<std::string, std::string>> headers;
+    for (const auto& header : http->headers.value_or(std::vector<v2::HttpHeader>{})) {
+        headers.emplace_back(header.name, header.value);
+    }
+    return std::shared_ptr<demo::McpClient>(
+        std::make_shared<demo::HttpMcpClient>(curl_multi_, http->name, http->url, std::move(headers)));
+#else
+    return acp::Status(acp::Errc::unsupported, "this build of the demo agent has no HTTP client (ACP_WITH_REMOTE=OFF)");
+#endif
+}
+
+// The outcome is the response ({result} or {error}) over every transport: the carrier of
+// mcp/message over ACP, the JSON-RPC response itself over HTTP and stdio.
+void Agent::send_mcp(Session& s, std::size_t server_index, const std::string& method, const std::string& members,
+                     McpThen then) {
+    ToolServer& server = s.tool_servers[server_index];
+    if (!server.server_id.empty()) return send_mcp_over_acp(s, server.server_id, method, members, std::move(then));
+    if (server.client && server.client->failed()) server.client.reset();  // a new try: a new server
+    if (!server.client) {
+        auto connected = connect(*server.entry);
+        if (!connected) return then(s, nullptr, connected.status().message());
+        server.client = std::move(connected.value());
+    }
+    const uint64_t serial = s.turn->serial;
+    const std::string session_id = s.id;
+    auto id = server.client->request(
+        method, "{" + members + "}",
+        [this, serial, session_id, then](const JsonValue* response, const std::string& failure) {
+            auto it = sessions_.find(session_id);
+            if (it == sessions_.end() || !it->second->turn || it->second->turn->serial != serial) return;
+            Session& session = *it->second;
+            session.turn->mcp_cancel = nullptr;
+            then(session, response, failure);
+        });
+    if (!id) return then(s, nullptr, id.status().message());
+    s.turn->mcp_cancel = [client = std::weak_ptr<demo::McpClient>(server.client), id = *id] {
+        if (auto alive = client.lock()) alive->cancel(id);
+    };
+}
+
+void Agent::send_mcp_over_acp(Session& s, const std::string& server_id, const std::string& method,
+                              const std::string& members, McpThen then) {
     const uint64_t serial = s.turn->serial;
     const std::string session_id = s.id;
     const std::string params = demo::mcp_message(server_id, "demo-" + s.id + "-" + std::to_string(++s.mcp_requests),
                                                  method, members);
-    s.turn->mcp_request = rpc_.send_request(
+    const int64_t request = rpc_.send_request(
         "mcp/message", [params](JsonWriter& w) { write_raw_json(w, params, rapidjson::kObjectType); },
         [this, serial, session_id, then = std::move(then)](const Reply& reply) {
             auto it = sessions_.find(session_id);
             if (it == sessions_.end() || !it->second->turn || it->second->turn->serial != serial) return;
             Session& session = *it->second;
-            session.turn->mcp_request = -1;
+            session.turn->mcp_cancel = nullptr;
             then(session, reply.status.ok() ? reply.result : nullptr,
                  reply.status.ok() ? std::string() : reply.status.message());
         });
+    s.turn->mcp_cancel = [this, request] { rpc_.cancel_request(request); };
 }
 
 // Lists each server's tools in turn; the first tool the prompt asks for (that needs no
@@ -1181,9 +1290,13 @@ void Agent::use_tools(Session& s, const std::string& text, std::size_t server_in
         script_demo(s, text);
         return advance(s);
     }
-    const auto server = s.tool_servers[server_index];
-    send_mcp(s, server.second, "tools/list", "",
-             [this, text, server_index, server](Session& session, const JsonValue* outcome, const std::string&) {
+    send_mcp(s, server_index, "tools/list", "",
+             [this, text, server_index](Session& session, const JsonValue* outcome, const std::string& failure) {
+                 if (outcome == nullptr) {
+                     stream_message(session, "agent_message_chunk", next_id(session, "m"),
+                                    "I cannot list the tools of " + session.tool_servers[server_index].name + ": " +
+                                        failure + "\n");
+                 }
                  const JsonValue* result = outcome ? find_member(*outcome, "result") : nullptr;
                  const JsonValue* tools = result ? find_member(*result, "tools") : nullptr;
                  if (tools != nullptr && tools->IsArray()) {
@@ -1191,33 +1304,33 @@ void Agent::use_tools(Session& s, const std::string& text, std::size_t server_in
                          const JsonValue* name = find_member(tool, "name");
                          if (name == nullptr || !name->IsString() || !demo::needs_no_input(tool)) continue;
                          if (!demo::prompt_asks_for(text, name->GetString())) continue;
-                         return call_tool(session, server.first, server.second, name->GetString(), "{}");
+                         return call_tool(session, server_index, name->GetString(), "{}");
                      }
                  }
                  use_tools(session, text, server_index + 1);
              });
 }
 
-void Agent::call_tool(Session& s, const std::string& server, const std::string& server_id, const std::string& tool,
-                      const std::string& arguments) {
+void Agent::call_tool(Session& s, std::size_t server_index, const std::string& tool, const std::string& arguments) {
     rapidjson::Document parsed;
     parsed.Parse(arguments.c_str());
-    if (parsed.HasParseError()) {
-        stream_message(s, "agent_message_chunk", next_id(s, "m"), "The arguments of /tool must be JSON.");
+    if (parsed.HasParseError() || !parsed.IsObject()) {
+        stream_message(s, "agent_message_chunk", next_id(s, "m"), "The arguments of /tool must be a JSON object.");
         return advance(s);
     }
+    const std::string server = s.tool_servers[server_index].name;
     const std::string tool_call = next_id(s, "tc");
     emit(s, R"({"sessionUpdate":"tool_call_update","toolCallId":)" + quote(tool_call) + R"(,"status":"in_progress",)"
             R"("title":)" + quote("Ask " + server + " for " + tool) + R"(,"name":)" + quote(tool) +
             R"(,"kind":"fetch","rawInput":)" + to_json_text(parsed) + "}");
     s.turn->open_tool_calls.insert(tool_call);
-    send_mcp(s, server_id, "tools/call", R"("name":)" + quote(tool) + R"(,"arguments":)" + to_json_text(parsed),
+    send_mcp(s, server_index, "tools/call", R"("name":)" + quote(tool) + R"(,"arguments":)" + to_json_text(parsed),
              [this, tool_call, server, tool](Session& session, const JsonValue* outcome, const std::string& failure) {
-                 const std::string text = outcome ? demo::outcome_text(*outcome) : "mcp/message failed: " + failure;
+                 const std::string text = outcome ? demo::outcome_text(*outcome) : "the call failed: " + failure;
                  session.turn->open_tool_calls.erase(tool_call);
                  emit(session, R"({"sessionUpdate":"tool_call_update","toolCallId":)" + quote(tool_call) +
                                    R"(,"status":)" + quote(outcome ? "completed" : "failed") + R"(,"rawOutput":)" +
-                                   (outcome ? to_json_text(*outcome) : "{}") + "}");
+                                   (outcome ? demo::outcome_json(*outcome) : "{}") + "}");
                  stream_message(session, "agent_message_chunk", next_id(session, "m"),
                                 "The tool " + tool + " of " + server + " says: " + text);
                  advance(session);
@@ -1292,6 +1405,8 @@ bool make_dirs(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // A stdio MCP server that stops reading must not kill the agent: a failed write instead.
+    std::signal(SIGPIPE, SIG_IGN);
     Options options;
     if (!parse_options(argc, argv, options)) return 2;
     if (!options.state_dir.empty() && !make_dirs(options.state_dir)) {
@@ -1310,9 +1425,10 @@ int main(int argc, char** argv) {
     if (options.auth_required && access(login_mark.c_str(), F_OK) == 0) options.logged_in = true;
     uv_loop_t* loop = uv_default_loop();
     acp::AdoptedFds fds;
-    // Duplicates, so libacp owns (and closes) descriptors of its own.
-    fds.read_fd = dup(STDIN_FILENO);
-    fds.write_fd = dup(STDOUT_FILENO);
+    // Duplicates, so libacp owns (and closes) descriptors of its own; close-on-exec, so the
+    // stdio MCP servers it starts do not hold the ACP pipes.
+    fds.read_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+    fds.write_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
     auto transport = FdTransport::adopt(loop, fds, Logger());
     if (!transport) {
         std::fprintf(stderr, "acp-demo-agent: %s\n", transport.status().to_string().c_str());

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// How the demo agent uses the MCP servers a client provides over ACP (mcp/message, MCP
-// revision 2026-07-28 as the ACP TypeScript SDK binds it): which tool a prompt asks for,
-// the envelope of a request, and the text of a tools/call outcome.
+// How the demo agent uses the MCP servers a client provides: which tool a prompt asks for,
+// the envelope of an mcp/message request (MCP over ACP, revision 2026-07-28 as the ACP
+// TypeScript SDK binds it), and the text of a tools/call outcome.
 #pragma once
 
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <cctype>
 #include <string>
@@ -55,6 +57,20 @@ inline bool needs_no_input(const rapidjson::Value& tool) {
     if (schema == tool.MemberEnd() || !schema->value.IsObject()) return true;
     auto required = schema->value.FindMember("required");
     return required == schema->value.MemberEnd() || !required->value.IsArray() || required->value.Empty();
+}
+
+// The outcome without the envelope (over HTTP and stdio it is the whole JSON-RPC
+// response): {"result":...} or {"error":...}, the same over every transport.
+inline std::string outcome_json(const rapidjson::Value& outcome) {
+    for (const char* key : {"result", "error"}) {
+        auto member = outcome.FindMember(key);
+        if (member == outcome.MemberEnd()) continue;
+        rapidjson::StringBuffer buffer;
+        rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+        member->value.Accept(writer);
+        return std::string(R"({")") + key + R"(":)" + std::string(buffer.GetString(), buffer.GetSize()) + "}";
+    }
+    return "{}";
 }
 
 // What the model would read of a tools/call outcome ({result} or {error}).

@@ -298,6 +298,11 @@ std::size_t CurlMulti::on_header(char* data, std::size_t size, std::size_t count
         }
         return bytes;
     }
+    if (exchange->on_header_line) {
+        auto on_header_line = exchange->on_header_line;  // as in on_write
+        on_header_line(line);
+        if (exchange->cancelled) return 0;
+    }
     static constexpr std::string_view kSetCookie = "set-cookie:";
     if (line.size() > kSetCookie.size() && strncasecmp(line.data(), kSetCookie.data(), kSetCookie.size()) == 0) {
         exchange->multi->cookies_set_ = true;

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -41,6 +42,8 @@ struct Exchange {
 
     // All optional; none runs after the exchange was cancelled.
     std::function<void()> on_headers;                           // status and headers known
+    // Each header line ("Name: value", no line end), for headers the owner reads itself.
+    std::function<void(std::string_view line)> on_header_line;
     std::function<bool(const char* data, std::size_t size)> on_body;  // false: abort the transfer
     std::function<void(CURLcode result)> on_done;               // finished, failed or aborted
 

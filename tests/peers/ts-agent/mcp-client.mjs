@@ -5,7 +5,8 @@
 //
 //   node mcp-client.mjs --http=URL [--token=T] [--calls=N]          Streamable HTTP, bearer token
 //   node mcp-client.mjs --stdio=CMD --arg=A... --env=K=V... [--calls=N]   stdio (e.g. the bridge)
-//   node mcp-client.mjs --serve-http      the SDK's server over HTTP (prints {"url":...}; ends with stdin)
+//   node mcp-client.mjs --serve-http [--sse]   the SDK's server over HTTP (prints {"url":...}; ends
+//                                              with stdin), answering with JSON or, --sse, event streams
 //   node mcp-client.mjs --serve-stdio     the SDK's server over stdio
 //
 // Without --calls: lists the tools, calls `echo` plainly and with progress, and prints one
@@ -53,9 +54,11 @@ if (options['serve-stdio']) {
   }
 }
 
-// One session, answered with JSON as the libacp carrier answers a call without progress.
+// One session, answered with JSON as the libacp carrier answers a call without progress
+// (or with an event stream per request, the SDK's default).
 async function serveHttp() {
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse: true });
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(), enableJsonResponse: !options.sse });
   await sdkServer().connect(transport);
   const server = http.createServer((request, response) => transport.handleRequest(request, response));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
