@@ -48,8 +48,12 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/acp.pc ${CMAKE_CURRENT_BINARY_DIR}/acp
 
 # The samples' manual pages (packaging/man), compressed as Debian installs them.
 if(ACP_BUILD_SAMPLES)
+    set(pages acp-demo-agent.1)
+    if(ACP_BUILD_SAMPLES_CHAT)
+        list(APPEND pages acp-chat.1)
+    endif()
     file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/packaging)
-    foreach(page acp-chat.1 acp-demo-agent.1)
+    foreach(page IN LISTS pages)
         execute_process(COMMAND gzip -9nc ${PROJECT_SOURCE_DIR}/packaging/man/${page}
             OUTPUT_FILE ${CMAKE_CURRENT_BINARY_DIR}/packaging/${page}.gz RESULT_VARIABLE gzip_rc)
         if(NOT gzip_rc EQUAL 0)
