@@ -10,6 +10,13 @@ here = vim.fn.fnamemodify(here, ":p"):gsub("/$", "")
 local bindings = vim.fn.fnamemodify(here, ":h")
 package.path = bindings .. "/?.lua;" .. package.path
 
+-- :help acp from a plugin manager's checkout: the tags made once where the plugin can write
+-- them (an installed plugin comes with its tags file).
+local doc = here .. "/doc"
+if not vim.loop.fs_stat(doc .. "/tags") and vim.fn.filewritable(doc) == 2 then
+  pcall(vim.cmd, "silent! helptags " .. vim.fn.fnameescape(doc))
+end
+
 local chat = require("acp.chat")
 chat.config.root = chat.config.root or vim.fn.fnamemodify(bindings, ":h:h")
 
