@@ -21,6 +21,8 @@ done
 if PKG_CONFIG_LIBDIR=$scratch pkg-config --exists libedit || PKG_CONFIG_LIBDIR=$scratch pkg-config --exists md4c; then
     echo "FAIL  libedit or md4c still visible to pkg-config"; exit 1
 fi
+# A fresh configure (pkg-config's results are cached), over the objects of the last run.
+rm -f "$build/CMakeCache.txt"
 status=0
 log=$build.log
 PKG_CONFIG_LIBDIR=$scratch PKG_CONFIG_PATH= sh "$source/scripts/nvim-build.sh" "$build" "$@" >"$log" 2>&1
