@@ -105,6 +105,12 @@ local function prompt_buffer(chat)
   vim.keymap.set("n", "<C-p>", function() M.page(chat, -1) end, opts)
   vim.keymap.set("n", "<C-n>", function() M.page(chat, 1) end, opts)
   vim.keymap.set("n", "<C-c>", function() chat:cancel() end, opts)
+  -- The prompt goes with its chat.
+  api.nvim_create_autocmd("BufWipeout", { buffer = chat.view.buf, once = true, callback = function()
+    vim.schedule(function()
+      if api.nvim_buf_is_valid(buf) then api.nvim_buf_delete(buf, { force = true }) end
+    end)
+  end })
   return buf
 end
 
