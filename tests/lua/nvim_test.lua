@@ -374,6 +374,11 @@ end
 -- buffer, the status line item, :checkhealth acp, and :help tags for every command,
 -- option and keymap.
 local function features()
+  -- A user agent of libacp's catalogue (docs/agents.md), for names setup{agents} lacks.
+  vim.fn.mkdir(out .. "/config/acp", "p")
+  vim.fn.writefile({ vim.fn.json_encode({ agents = { fromfile = { command = agent, args = { "--delay-ms", "0" } } } }) },
+    out .. "/config/acp/agents.json")
+  vim.env.XDG_CONFIG_HOME = out .. "/config"
   chat_module.setup({
     agents = {
       mine = { cmd = agent, args = { "--delay-ms", "0", "--state-dir", state_dir .. "-features" } },
@@ -385,6 +390,14 @@ local function features()
   check(vim.tbl_contains(names, "mine") and vim.tbl_contains(names, "demo") and vim.tbl_contains(names, "claude-acp"),
     ":AcpChat completes the configured names, demo and the catalogue's", table.concat(names, " "))
   check(vim.deep_equal(vim.fn.getcompletion("AcpChat mi", "cmdline"), { "mine", "missing" }), ":AcpChat completes a prefix")
+  check(vim.tbl_contains(names, "fromfile"), ":AcpChat completes the user's catalogue agents", table.concat(names, " "))
+  vim.cmd("AcpChat fromfile")
+  local from_catalogue = chat_module.current()
+  check(from_catalogue and from_catalogue.label == "fromfile" and from_catalogue.argv[1] == agent,
+    ":AcpChat resolves a name through libacp's catalogue", from_catalogue and table.concat(from_catalogue.argv, " "))
+  check(wait_for("a session with the catalogue's agent", function() return from_catalogue.session_id ~= nil end),
+    "the catalogue's agent starts a session")
+  from_catalogue:shutdown()
   vim.cmd("AcpChat")
   local chat = chat_module.current()
   check(chat and chat.label == "mine", ":AcpChat opens the default agent by name", chat and chat.label)
