@@ -48,8 +48,12 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/acp.pc ${CMAKE_CURRENT_BINARY_DIR}/acp
 
 # The samples' manual pages (packaging/man), compressed as Debian installs them.
 if(ACP_BUILD_SAMPLES)
+    set(pages acp-demo-agent.1)
+    if(ACP_BUILD_SAMPLES_CHAT)
+        list(APPEND pages acp-chat.1)
+    endif()
     file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/packaging)
-    foreach(page acp-chat.1 acp-demo-agent.1)
+    foreach(page IN LISTS pages)
         execute_process(COMMAND gzip -9nc ${PROJECT_SOURCE_DIR}/packaging/man/${page}
             OUTPUT_FILE ${CMAKE_CURRENT_BINARY_DIR}/packaging/${page}.gz RESULT_VARIABLE gzip_rc)
         if(NOT gzip_rc EQUAL 0)
@@ -64,7 +68,30 @@ install(FILES bindings/lua/acp.lua DESTINATION ${CMAKE_INSTALL_DATADIR}/lua/5.1 
 install(DIRECTORY bindings/lua/acp DESTINATION ${CMAKE_INSTALL_DATADIR}/lua/5.1 COMPONENT lua
         FILES_MATCHING PATTERN "*.lua")
 install(DIRECTORY bindings/lua/nvim/ DESTINATION ${CMAKE_INSTALL_DATADIR}/nvim/site/pack/libacp/start/acp
-        COMPONENT lua FILES_MATCHING PATTERN "*.lua")
+        COMPONENT lua FILES_MATCHING PATTERN "*.lua" PATTERN "*.txt")
+# The plugin's help tags, as :helptags makes them (the installed directory is not writable).
+# Brackets and semicolons stand in as <lb>, <rb>, <sc> while in CMake lists, where "[" would join items.
+file(READ bindings/lua/nvim/doc/acp.txt ACP_NVIM_HELP)
+string(REPLACE "[" "<lb>" ACP_NVIM_HELP "${ACP_NVIM_HELP}")
+string(REPLACE "]" "<rb>" ACP_NVIM_HELP "${ACP_NVIM_HELP}")
+string(REPLACE ";" "<sc>" ACP_NVIM_HELP "${ACP_NVIM_HELP}")
+string(REPLACE "\n" ";" ACP_NVIM_HELP "${ACP_NVIM_HELP}")
+set(ACP_NVIM_TAGS "")
+foreach(line IN LISTS ACP_NVIM_HELP)
+    string(REGEX MATCHALL "\\*[^*| \t]+\\*" marks "${line}")
+    foreach(mark IN LISTS marks)
+        string(REGEX REPLACE "^\\*(.*)\\*$" "\\1" tag "${mark}")
+        list(APPEND ACP_NVIM_TAGS "${tag}\tacp.txt\t/*${tag}*")
+    endforeach()
+endforeach()
+list(SORT ACP_NVIM_TAGS)
+list(JOIN ACP_NVIM_TAGS "\n" ACP_NVIM_TAGS)
+string(REPLACE "<lb>" "[" ACP_NVIM_TAGS "${ACP_NVIM_TAGS}")
+string(REPLACE "<rb>" "]" ACP_NVIM_TAGS "${ACP_NVIM_TAGS}")
+string(REPLACE "<sc>" "\;" ACP_NVIM_TAGS "${ACP_NVIM_TAGS}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/nvim-doc/tags "${ACP_NVIM_TAGS}\n")
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nvim-doc/tags
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/nvim/site/pack/libacp/start/acp/doc COMPONENT lua)
 # Relative to the prefix; the default is where Debian's python3 looks under /usr (the .deb).
 set(ACP_INSTALL_PYTHONDIR "lib/python3/dist-packages" CACHE STRING
     "Where `cmake --install` puts the Python package libacp, relative to the prefix")

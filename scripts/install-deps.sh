@@ -6,17 +6,21 @@ set -euo pipefail
 
 #   scripts/install-deps.sh          everything the tests need
 #   scripts/install-deps.sh --build  only what building the library and samples needs
+#   scripts/install-deps.sh --nvim   only what the Neovim plugin's build (scripts/nvim-build.sh)
+#                                    needs: libacp for stdio agents and the demo agent
 packages=(cmake g++ ninja-build pkg-config rapidjson-dev libuv1-dev)
-# acp-chat: line editing with history (libedit) and Markdown for the terminal (md4c).
-packages+=(libedit-dev libmd4c-dev)
-# Remote agents: Streamable HTTP on libcurl, WebSocket on libwebsockets and its libuv
-# event library (docs/remote.md).
-packages+=(libcurl4-openssl-dev libwebsockets-dev libwebsockets-evlib-uv)
-# Tools a host offers the agent over loopback HTTP: libmicrohttpd (lib/tools/http_carrier.hpp).
-packages+=(libmicrohttpd-dev)
-# Binary agents from the ACP registry are unpacked with libarchive (docs/agents.md).
-packages+=(libarchive-dev)
-if [ "${1:-}" != "--build" ]; then
+if [ "${1:-}" != "--nvim" ]; then
+    # acp-chat: line editing with history (libedit) and Markdown for the terminal (md4c).
+    packages+=(libedit-dev libmd4c-dev)
+    # Remote agents: Streamable HTTP on libcurl, WebSocket on libwebsockets and its libuv
+    # event library (docs/remote.md).
+    packages+=(libcurl4-openssl-dev libwebsockets-dev libwebsockets-evlib-uv)
+    # Tools a host offers the agent over loopback HTTP: libmicrohttpd (lib/tools/http_carrier.hpp).
+    packages+=(libmicrohttpd-dev)
+    # Binary agents from the ACP registry are unpacked with libarchive (docs/agents.md).
+    packages+=(libarchive-dev)
+fi
+if [ "${1:-}" != "--build" ] && [ "${1:-}" != "--nvim" ]; then
     packages+=(doctest-dev python3)
     # The FFI tests load the generated acp_cdef.h with LuaJIT and Python cffi.
     packages+=(luajit python3-cffi)

@@ -32,7 +32,8 @@ endif()
 
 foreach(path ${LIBDIR}/libacp.so.0 ${DATADIR}/lua/5.1/acp.lua ${DATADIR}/lua/5.1/acp/native.lua
         ${DATADIR}/nvim/site/pack/libacp/start/acp/plugin/acp.lua
-        ${DATADIR}/nvim/site/pack/libacp/start/acp/lua/acp/chat.lua ${PYTHONDIR}/libacp/client.py)
+        ${DATADIR}/nvim/site/pack/libacp/start/acp/lua/acp/chat.lua ${PYTHONDIR}/libacp/client.py
+        ${DATADIR}/nvim/site/pack/libacp/start/acp/doc/acp.txt ${DATADIR}/nvim/site/pack/libacp/start/acp/doc/tags)
     if(NOT EXISTS "${prefix}/${path}")
         message(FATAL_ERROR "cmake --install did not install ${path}")
     endif()

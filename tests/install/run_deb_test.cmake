@@ -102,6 +102,7 @@ foreach(path bin/acp-chat bin/acp-demo-agent include/acp/acp.h include/acp/acp_c
         ${LIBDIR}/cmake/acp/acpConfig.cmake ${LIBDIR}/cmake/acp/acpConfigVersion.cmake
         share/lua/5.1/acp.lua share/lua/5.1/acp/native.lua share/nvim/site/pack/libacp/start/acp/plugin/acp.lua
         share/nvim/site/pack/libacp/start/acp/lua/acp/chat.lua ${PYTHONDIR}/libacp/__init__.py
+        share/nvim/site/pack/libacp/start/acp/doc/acp.txt share/nvim/site/pack/libacp/start/acp/doc/tags
         share/doc/libacp0/copyright share/doc/libacp-dev/copyright share/doc/acp-chat/copyright
         share/doc/lua-acp/copyright share/doc/python3-libacp/copyright share/man/man1/acp-chat.1.gz
         share/man/man1/acp-demo-agent.1.gz libexec/acp/acp-mcp-bridge)

@@ -5,7 +5,7 @@
 -- in the buffer, streamed text appended in place (no re-render), a turn cancelled.
 -- Phase "second": a fresh Neovim and agent on the same state directory resume that
 -- session through :AcpSessions and find its history in the buffer.
--- Phases "hostile", "peer", "remote" and "background": see below.
+-- Phases "hostile", "peer", "remote", "background" and "features": see below.
 -- All: the agent's pid is recorded, and at VimLeave (after the plugin's VimLeavePre)
 -- it must be gone. Results go to $ACP_TEST_OUT/<phase>.result, one line per check.
 local phase = os.getenv("ACP_TEST_PHASE")
@@ -367,7 +367,185 @@ local function background()
   chat_module.shutdown_all()
 end
 
-local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background }
+-- Phase "features": agents by name (setup{agents}, default_agent, :AcpChat completion with
+-- the catalogue's names), a multi-line prompt written in the prompt buffer and sent with
+-- its key, the history of prompts, slash-command completion from the session's available
+-- commands, the model chosen from a list, turn jumps and a code block yanked in the chat
+-- buffer, the status line item, :checkhealth acp, and :help tags for every command,
+-- option and keymap.
+local function features()
+  -- A user agent of libacp's catalogue (docs/agents.md), for names setup{agents} lacks.
+  vim.fn.mkdir(out .. "/config/acp", "p")
+  vim.fn.writefile({ vim.fn.json_encode({ agents = { fromfile = { command = agent, args = { "--delay-ms", "0" } } } }) },
+    out .. "/config/acp/agents.json")
+  vim.env.XDG_CONFIG_HOME = out .. "/config"
+  chat_module.setup({
+    agents = {
+      mine = { cmd = agent, args = { "--delay-ms", "0", "--state-dir", state_dir .. "-features" } },
+      missing = { cmd = out .. "/no-such-agent" },
+    },
+    default_agent = "mine",
+  })
+  local names = vim.fn.getcompletion("AcpChat ", "cmdline")
+  check(vim.tbl_contains(names, "mine") and vim.tbl_contains(names, "demo") and vim.tbl_contains(names, "claude-acp"),
+    ":AcpChat completes the configured names, demo and the catalogue's", table.concat(names, " "))
+  check(vim.deep_equal(vim.fn.getcompletion("AcpChat mi", "cmdline"), { "mine", "missing" }), ":AcpChat completes a prefix")
+  check(vim.tbl_contains(names, "fromfile"), ":AcpChat completes the user's catalogue agents", table.concat(names, " "))
+  vim.cmd("AcpChat fromfile")
+  local from_catalogue = chat_module.current()
+  check(from_catalogue and from_catalogue.label == "fromfile" and from_catalogue.argv[1] == agent,
+    ":AcpChat resolves a name through libacp's catalogue", from_catalogue and table.concat(from_catalogue.argv, " "))
+  check(wait_for("a session with the catalogue's agent", function() return from_catalogue.session_id ~= nil end),
+    "the catalogue's agent starts a session")
+  from_catalogue:shutdown()
+  vim.cmd("AcpChat")
+  local chat = chat_module.current()
+  check(chat and chat.label == "mine", ":AcpChat opens the default agent by name", chat and chat.label)
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+
+  -- A multi-line prompt written in the prompt buffer, sent with <CR> in normal mode.
+  vim.cmd("AcpPrompt")
+  local prompt_buf = api.nvim_get_current_buf()
+  check(api.nvim_buf_get_name(prompt_buf):find("acp://prompt/", 1, true) and vim.bo.filetype == "markdown",
+    "the prompt buffer is Markdown")
+  api.nvim_buf_set_lines(prompt_buf, 0, -1, false, { "first line", "", "third line" })
+  vim.cmd("normal \r")
+  check(table.concat(api.nvim_buf_get_lines(prompt_buf, 0, -1, false), "\n") == "", "the prompt buffer is emptied when sent")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  local text = buffer_text(chat)
+  check(text:find("## You\nfirst line\n\nthird line\n", 1, true), "the multi-line prompt is in the chat", text)
+  check(text:find("You said: first line\n\nthird line\n", 1, true), "the demo agent got the three lines", text)
+  -- Each streamed block is the model's text, nothing shown twice.
+  local render = require("acp.render")
+  local bad = {}
+  for i = 1, chat.client:item_count(chat.session_id) do
+    local item = chat.client:item(chat.session_id, i)
+    if item.kind == "agent_message" or item.kind == "agent_thought" then
+      local block = table.concat(render.item(item), "\n") .. "\n"
+      local at = text:find(block, 1, true)
+      local after = at and text:sub(at + #block, at + #block + 2)
+      if after ~= "## " and after ~= "-- " then bad[#bad + 1] = item.kind .. " " .. i end
+    end
+  end
+  check(#bad == 0, "streamed text is shown once, as the model has it", table.concat(bad, ", ") .. "\n" .. text)
+
+  -- History: <C-p> brings the prompt back, <C-n> the text being written.
+  api.nvim_buf_set_lines(prompt_buf, 0, -1, false, { "a draft" })
+  vim.cmd("normal \16")
+  check(table.concat(api.nvim_buf_get_lines(prompt_buf, 0, -1, false), "\n") == "first line\n\nthird line",
+    "<C-p> brings the last prompt back")
+  vim.cmd("normal \14")
+  check(table.concat(api.nvim_buf_get_lines(prompt_buf, 0, -1, false), "\n") == "a draft", "<C-n> returns to the draft")
+
+  -- Slash commands complete from the session's available commands.
+  api.nvim_buf_set_lines(prompt_buf, 0, -1, false, { "/co" })
+  api.nvim_win_set_cursor(0, { 1, 3 })
+  local omnifunc = require("acp.prompt").omnifunc
+  local items = omnifunc(0, "/co")
+  check(vim.bo.omnifunc ~= "" and omnifunc(1, "") == 0 and #items == 1 and items[1].word == "/count"
+    and items[1].menu:find("Count slowly", 1, true), "/co completes to /count with its description", vim.inspect(items))
+
+  -- The model chosen from the agent's list.
+  local offered
+  vim.ui.select = function(choices, opts, on_choice)
+    if opts.kind ~= "acp.config" then return on_choice(choices[1]) end
+    offered = {}
+    for _, choice in ipairs(choices) do offered[#offered + 1] = choice.value end
+    on_choice(choices[2])
+  end
+  vim.cmd("AcpModel")
+  check(offered and table.concat(offered, " ") == "demo-fast demo-thorough", ":AcpModel offers the models", vim.inspect(offered))
+  check(wait_for("the model set", function()
+    return chat.client:session(chat.session_id):config_options()[1].currentValue == "demo-thorough"
+  end), ":AcpModel sets the one chosen")
+
+  -- The chat buffer: turns, a code block, the status line, highlighting.
+  chat:send("/markdown")
+  wait_for("the Markdown reply", function()
+    local _, ends = buffer_text(chat):gsub("-- turn ended: end_turn", "")
+    return ends == 2
+  end)
+  for _, win in ipairs(api.nvim_list_wins()) do
+    if api.nvim_win_get_buf(win) == chat.view.buf then api.nvim_set_current_win(win) end
+  end
+  local lines = api.nvim_buf_get_lines(chat.view.buf, 0, -1, false)
+  api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.cmd("normal ]]")
+  local first_turn = api.nvim_win_get_cursor(0)[1]
+  vim.cmd("normal ]]")
+  local second_turn = api.nvim_win_get_cursor(0)[1]
+  vim.cmd("normal [[")
+  check(lines[first_turn] == "## You" and lines[second_turn] == "## You" and second_turn > first_turn
+    and api.nvim_win_get_cursor(0)[1] == first_turn, "]] and [[ jump between turns", first_turn .. " " .. second_turn)
+  api.nvim_win_set_cursor(0, { second_turn, 0 })
+  vim.fn.setreg('"', "")
+  vim.cmd("normal gy")
+  local yanked = vim.fn.getreg('"')
+  check(yanked ~= "" and not yanked:find("```", 1, true) and text ~= yanked, "gy yanks the code block below, no fences", yanked)
+  local line = require("acp.status").line(chat)
+  check(line:find("libacp demo agent idle ", 1, true) and line:find("/", 1, true), "the status line item: agent, state, usage", line)
+  check(vim.b[chat.view.buf].acp_markdown == "syntax" and api.nvim_buf_call(chat.view.buf, function() return vim.b.current_syntax end) == "markdown",
+    "the chat is highlighted as Markdown (syntax on 0.7)")
+
+  -- :checkhealth acp.
+  vim.cmd("checkhealth acp")
+  local health = table.concat(api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  check(health:find("OK: LuaJIT FFI", 1, true) and health:find("OK: acp_cdef.h: ", 1, true)
+    and health:find("OK: libacp ", 1, true), ":checkhealth acp reports the FFI, acp_cdef.h and libacp", health)
+  check(health:find("OK: default agent (mine): " .. agent, 1, true), ":checkhealth acp reports the default agent", health)
+  check(health:find("ERROR: missing: " .. out .. "/no-such-agent is not executable", 1, true),
+    ":checkhealth acp reports an agent whose command is missing", health)
+
+  -- :help: every command, option and keymap has a tag (helptags made in the scratch dir).
+  local doc = api.nvim_get_runtime_file("doc/acp.txt", false)[1]
+  vim.fn.mkdir(out .. "/help/doc", "p")
+  vim.fn.writefile(vim.fn.readfile(doc), out .. "/help/doc/acp.txt")
+  vim.cmd("helptags " .. out .. "/help/doc")
+  -- Only these tags: not those plugin/acp.lua may have made in the plugin's own doc/.
+  local runtimepath = vim.o.runtimepath
+  vim.o.runtimepath = out .. "/help," .. vim.env.VIMRUNTIME
+  local tags = { "acp", "acp-install", "acp-lazy", "acp-packer", "acp-setup", "acp-health", "acp-statusline" }
+  for name in pairs(api.nvim_get_commands({})) do
+    if name:match("^Acp") then tags[#tags + 1] = ":" .. name end
+  end
+  for _, option in ipairs({ "agents", "default_agent", "agent", "library", "cdef", "root", "headers", "ca_file" }) do
+    tags[#tags + 1] = "acp-option-" .. option
+  end
+  for prefix, buf in pairs({ ["acp-chat-"] = chat.view.buf, ["acp-prompt-"] = prompt_buf }) do
+    -- Neovim lists <C-S> where the help writes <C-s>.
+    for _, map in ipairs(api.nvim_buf_get_keymap(buf, "n")) do
+      tags[#tags + 1] = prefix .. map.lhs:gsub("<C%-(%u)>", function(key) return "<C-" .. key:lower() .. ">" end)
+    end
+  end
+  local missing = {}
+  for _, tag in ipairs(tags) do
+    local ok = pcall(vim.cmd, "help " .. tag)
+    local resolved = ok and vim.fn.expand("%:t") == "acp.txt" and vim.fn.getline("."):find("*" .. tag .. "*", 1, true) ~= nil
+    if not resolved then missing[#missing + 1] = tag end
+  end
+  vim.o.runtimepath = runtimepath
+  check(#tags > 30 and #missing == 0, ":help resolves a tag for every command, option and keymap (" .. #tags .. " tags)",
+    table.concat(missing, " "))
+
+  -- The race of a new item read from a model that already holds the chunks of events still
+  -- queued, replayed: the item inserted with its first chunk, then the rest in one change.
+  chat.view:clear()
+  local index, item
+  for i = 1, chat.client:item_count(chat.session_id) do
+    local candidate = chat.client:item(chat.session_id, i)
+    if candidate.kind == "agent_message" and #candidate.text > 20 then index, item = i, candidate break end
+  end
+  chat:on_change({ type = "item_inserted", session_id = chat.session_id, index = index, kind = "agent_message",
+    appended = item.text:sub(1, 10) })
+  chat:on_change({ type = "item_changed", session_id = chat.session_id, index = index, kind = "agent_message",
+    appended = item.text:sub(11) })
+  check(buffer_text(chat) == table.concat(render.item(item), "\n"),
+    "a chunk already in the item read at its insertion is not shown again", buffer_text(chat))
+end
+
+local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background,
+  features = features }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
 vim.cmd("qa!")

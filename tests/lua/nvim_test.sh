@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The Neovim plugin in Debian's Neovim, headless: six Neovims one after the other, three
+# The Neovim plugin in Debian's Neovim, headless: seven Neovims one after the other, four
 # on the demo agent, one on the TypeScript-SDK peer, one on it over WebSocket and one on a
 # scripted agent with background work (tests/lua/nvim_test.lua says what
 # each checks); no agent they started may still run.
@@ -14,7 +14,7 @@ if ! command -v "$nvim" >/dev/null 2>&1; then
 fi
 rm -rf "$scratch" && mkdir -p "$scratch/state"
 status=0
-for phase in first second hostile peer remote background; do
+for phase in first second hostile peer remote background features; do
     ACP_TEST_PHASE=$phase ACP_TEST_OUT=$scratch ACP_TEST_AGENT=$agent ACP_LIBRARY=$library \
         ACP_TEST_NODE=$node ACP_TEST_TS_AGENT=$ts_agent \
         timeout 120 "$nvim" --headless -u NONE -i NONE -n \

@@ -41,11 +41,11 @@ function native.load(options)
   if native.lib then return native.lib end
   options = options or {}
   local library = options.library or os.getenv("ACP_LIBRARY")
-  local cdef_text, tried = nil, {}
+  local cdef_text, cdef_path, tried = nil, nil, {}
   for _, path in ipairs(options.cdef and { options.cdef } or cdef_candidates(library)) do
     tried[#tried + 1] = path
     cdef_text = readable(path)
-    if cdef_text then break end
+    if cdef_text then cdef_path = path break end
   end
   if not cdef_text then
     return nil, "acp_cdef.h not found (tried " .. table.concat(tried, ", ") .. "): set ACP_CDEF"
@@ -56,6 +56,7 @@ function native.load(options)
   if not loaded then return nil, "cannot load libacp (" .. (library or "acp") .. "): " .. tostring(lib) .. " (set ACP_LIBRARY)" end
   native.lib = lib
   native.library = library or "acp"
+  native.cdef = cdef_path
   return lib
 end
 

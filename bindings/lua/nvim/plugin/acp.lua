@@ -10,6 +10,13 @@ here = vim.fn.fnamemodify(here, ":p"):gsub("/$", "")
 local bindings = vim.fn.fnamemodify(here, ":h")
 package.path = bindings .. "/?.lua;" .. package.path
 
+-- :help acp from a plugin manager's checkout: the tags made once where the plugin can write
+-- them (an installed plugin comes with its tags file).
+local doc = here .. "/doc"
+if not vim.loop.fs_stat(doc .. "/tags") and vim.fn.filewritable(doc) == 2 then
+  pcall(vim.cmd, "silent! helptags " .. vim.fn.fnameescape(doc))
+end
+
 local chat = require("acp.chat")
 chat.config.root = chat.config.root or vim.fn.fnamemodify(bindings, ":h:h")
 
@@ -26,21 +33,30 @@ local function with_chat(fn)
   end
 end
 
+-- Agent names complete from setup{agents}, "demo" and libacp's catalogue (acp.agents).
+local function complete_agent(lead, line)
+  if not chat.load() then return {} end
+  return require("acp.agents").complete(chat.config, lead, line)
+end
+
 command("AcpChat", function(opts) chat.open(opts.fargs) end,
-  { nargs = "*", complete = "shellcmd", desc = "Chat with an ACP agent (default: libacp's demo agent)" })
+  { nargs = "*", complete = complete_agent, desc = "Chat with an ACP agent by name or command (default: setup{default_agent})" })
 command("AcpSend", with_chat(function(c, opts)
-  if opts.args == "" then chat.input(c) else c:send(opts.args) end
-end), { nargs = "*", desc = "Send a prompt to the current chat's agent" })
+  if opts.args == "" then require("acp.prompt").open(c) else c:send(opts.args) end
+end), { nargs = "*", desc = "Send a prompt to the current chat's agent (none: open the prompt buffer)" })
+command("AcpPrompt", with_chat(function(c) require("acp.prompt").open(c) end),
+  { desc = "Write the next prompt in the chat's prompt buffer" })
+command("AcpMode", with_chat(function(c) require("acp.choose").choose(c, "mode") end),
+  { desc = "Choose the session's mode from the agent's list" })
+command("AcpModel", with_chat(function(c) require("acp.choose").choose(c, "model") end),
+  { desc = "Choose the session's model from the agent's list" })
 command("AcpCancel", with_chat(function(c) c:cancel() end), { desc = "Cancel the running turn" })
 command("AcpSessions", with_chat(function(c) c:pick_session() end), { desc = "List the agent's sessions and resume one" })
 command("AcpResume", with_chat(function(c, opts) c:resume(opts.args) end),
   { nargs = 1, desc = "Resume a session by id, replaying its history" })
 command("AcpConfig", with_chat(function(c, opts) c:config(opts.fargs[1], opts.fargs[2]) end),
   { nargs = "*", desc = "List the session's config options, or set one: :AcpConfig ID VALUE" })
-command("AcpLog", with_chat(function(c)
-  vim.cmd("botright split")
-  vim.api.nvim_win_set_buf(0, c.log.buf)
-end), { desc = "The agent's stderr and libacp's log" })
+command("AcpLog", with_chat(function(c) chat.show_log(c) end), { desc = "The agent's stderr and libacp's log" })
 
 -- Agents end with the editor: libacp closes their stdin, then signals them, and waits.
 vim.api.nvim_create_autocmd("VimLeavePre", { callback = function() chat.shutdown_all() end })

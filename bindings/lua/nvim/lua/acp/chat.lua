@@ -3,12 +3,19 @@
 -- change events: items appear as they are inserted, streamed text is appended as it
 -- arrives (the change's appended text), other changes re-render that item's block only.
 -- Thoughts are folded; permission requests go through vim.ui.select; the agent's stderr
--- and libacp's log go to a log buffer (:AcpLog).
+-- and libacp's log go to a log buffer (:AcpLog). Agents by name: acp.agents; the prompt
+-- buffer: acp.prompt; highlighting, moving around and the status line: acp.highlight,
+-- acp.navigate, acp.status.
 local acp = require("acp")
 local render = require("acp.render")
 local form = require("acp.form")
 local loop = require("acp.loop")
 local Buffer = require("acp.buffer")
+local agents = require("acp.agents")
+local prompt = require("acp.prompt")
+local highlight = require("acp.highlight")
+local navigate = require("acp.navigate")
+local status = require("acp.status")
 
 local api = vim.api
 local M = { chats = {}, config = {} }
@@ -19,7 +26,6 @@ Chat.__index = Chat
 
 -- Files ----------------------------------------------------------------------------------
 
-local function executable(path) return path and vim.fn.executable(path) == 1 end
 local function exists(path) return path and vim.loop.fs_stat(path) ~= nil end
 
 -- libacp.so: setup{library=...}, ACP_LIBRARY, else the plugin's own build trees, else the
@@ -34,15 +40,9 @@ function M.library()
   return nil
 end
 
--- The default agent: setup{agent={...}}, else the demo agent built beside the library.
-function M.default_agent()
-  if M.config.agent then return vim.deepcopy(M.config.agent) end
-  local library = M.library()
-  if library then
-    local demo = library:gsub("[^/]*$", "") .. "samples/acp-demo-agent"
-    if executable(demo) then return { demo } end
-  end
-  return { "acp-demo-agent" }
+-- Loads libacp with the library and acp_cdef.h of setup (or found): acp, or nil, err.
+function M.load()
+  return acp.load({ library = M.library(), cdef = M.config.cdef })
 end
 
 -- The chat of the current buffer, else the most recent one.
@@ -87,9 +87,16 @@ end
 
 -- The session model on screen ------------------------------------------------------------------
 
-function Chat:render_item(index, inserted)
+-- The model is read when its change event is handled, so it may already hold the text of
+-- chunks whose events are still queued: streamed[index] = {shown = bytes of the item's
+-- text on screen, seen = bytes the events delivered so far}; a later chunk is appended
+-- only for its part beyond what was shown.
+function Chat:render_item(index, inserted, appended)
   local item = self.client:item(self.session_id, index)
   if not item then return end
+  local length = type(item.text) == "string" and #item.text or 0
+  local seen = (inserted and appended) and #appended or length
+  self.streamed[index] = { shown = length, seen = seen }
   if inserted or not self.view:has_item(index) then
     self.view:add(render.item(item), index, item.kind)
   else
@@ -101,14 +108,22 @@ function Chat:on_change(change)
   if change.session_id ~= self.session_id then return end
   local t = change.type
   if t == "item_inserted" then
-    self:render_item(change.index, true)
+    self:render_item(change.index, true, change.appended)
   elseif t == "item_changed" then
-    if change.appended and render.appends_in_place(change.kind) and self.view:has_item(change.index) then
-      self.view:append_to_item(change.index, render.clean(change.appended))
+    local streamed = self.streamed[change.index]
+    if change.appended and render.appends_in_place(change.kind) and self.view:has_item(change.index) and streamed then
+      local from = streamed.shown - streamed.seen
+      streamed.seen = streamed.seen + #change.appended
+      if streamed.seen > streamed.shown then
+        local text = from > 0 and change.appended:sub(from + 1) or change.appended
+        streamed.shown = streamed.seen
+        self.view:append_to_item(change.index, render.clean(text))
+      end
     else
       self:render_item(change.index, false)
     end
   elseif t == "session_reset" then
+    self.streamed = {}
     self.view:clear()
     self:note("session " .. self.session_id .. " (history replayed)")
   elseif t == "state_changed" then
@@ -118,6 +133,8 @@ function Chat:on_change(change)
     self.state = "idle"
     self:note("turn ended: " .. (change.stop_reason or "?"))
     for _, fn in ipairs(self.on_turn_end) do fn(change.stop_reason) end
+  elseif t == "usage" then
+    status.refresh_usage(self)
   end
 end
 
@@ -322,16 +339,7 @@ end
 local function setup_buffer(chat)
   local buf = chat.view.buf
   api.nvim_buf_set_option(buf, "filetype", "acpchat")
-  api.nvim_buf_call(buf, function()
-    vim.cmd([[syntax match AcpChatHeader /^## .*/]])
-    vim.cmd([[syntax match AcpChatNote /^-- .*/]])
-    vim.cmd([[syntax match AcpChatAdded /^  +.*/]])
-    vim.cmd([[syntax match AcpChatRemoved /^  -.*/]])
-    vim.cmd([[highlight default link AcpChatHeader Title]])
-    vim.cmd([[highlight default link AcpChatNote Comment]])
-    vim.cmd([[highlight default link AcpChatAdded DiffAdd]])
-    vim.cmd([[highlight default link AcpChatRemoved DiffDelete]])
-  end)
+  highlight.attach(buf)
   -- A thought is folded once it is complete (the next block began), in every window.
   chat.view.on_block_closed = function(kind, k)
     if kind ~= "agent_thought" then return end
@@ -346,9 +354,13 @@ local function setup_buffer(chat)
     end
   end
   local opts = { buffer = buf, silent = true }
-  vim.keymap.set("n", "i", function() M.input(chat) end, opts)
-  vim.keymap.set("n", "<CR>", function() M.input(chat) end, opts)
+  vim.keymap.set("n", "i", function() prompt.open(chat) end, opts)
+  vim.keymap.set("n", "<CR>", function() prompt.open(chat) end, opts)
   vim.keymap.set("n", "<C-c>", function() chat:cancel() end, opts)
+  vim.keymap.set("n", "]]", function() navigate.jump_turn(1) end, opts)
+  vim.keymap.set("n", "[[", function() navigate.jump_turn(-1) end, opts)
+  vim.keymap.set("n", "gy", navigate.yank_code_block, opts)
+  vim.keymap.set("n", "gl", function() M.show_log(chat) end, opts)
   api.nvim_create_autocmd("BufWinEnter", { buffer = buf, callback = function() M.fold_window(0) end })
   api.nvim_create_autocmd("BufWipeout", { buffer = buf, callback = function() chat:shutdown() end })
 end
@@ -374,16 +386,27 @@ function M.fold_window(win)
   for _, range in ipairs(chat.view:ranges_of("agent_thought")) do M.fold(win, range[1], range[2]) end
 end
 
--- Opens a chat on argv (default: the demo agent) in a new window. A single argument that
--- is a ws://, wss://, http:// or https:// URL is an agent on the network, reached with the
--- headers and CA file of setup({headers = {...}, ca_file = ...}) (docs/remote.md).
-function M.open(argv)
-  local loaded, load_err = acp.load({ library = M.library(), cdef = M.config.cdef })
+function M.show_log(chat)
+  vim.cmd("botright split")
+  api.nvim_win_set_buf(0, chat.log.buf)
+end
+
+-- Opens a chat in a new window on an agent by name or a command with its arguments
+-- (acp.agents; none: the default agent). A single argument that is a ws://, wss://,
+-- http:// or https:// URL is an agent on the network, reached with the headers and CA
+-- file of setup({headers = {...}, ca_file = ...}) (docs/remote.md).
+function M.open(args)
+  local loaded, load_err = M.load()
   if not loaded then
     vim.notify("acp: " .. tostring(load_err), vim.log.levels.ERROR)
     return nil, load_err
   end
-  if not argv or #argv == 0 then argv = M.default_agent() end
+  local spec, spec_err = agents.resolve(M.config, args, M.library())
+  if not spec then
+    vim.notify("acp: " .. tostring(spec_err), vim.log.levels.ERROR)
+    return nil, spec_err
+  end
+  local argv = spec.argv
   local cwd = vim.fn.getcwd()
   local options = { cwd = cwd, client_name = "libacp-nvim", elicitation = { form = true } }
   local client, err
@@ -391,6 +414,8 @@ function M.open(argv)
     options.headers, options.ca_file = M.config.headers, M.config.ca_file
     client, err = acp.connect(argv[1], options)
   else
+    options.env = spec.env
+    if spec.cwd then options.cwd = spec.cwd end
     client, err = acp.spawn(argv, options)
   end
   if not client then
@@ -399,9 +424,9 @@ function M.open(argv)
   end
   counter = counter + 1
   local chat = setmetatable({
-    client = client, argv = argv, cwd = cwd, id = counter,
+    client = client, argv = argv, cwd = cwd, id = counter, label = spec.name or vim.fn.fnamemodify(argv[1], ":t"),
     view = Buffer.new("acp://chat/" .. counter), log = Buffer.new("acp://log/" .. counter),
-    questions = {}, unsent = {}, on_turn_end = {}, on_resumed = {},
+    questions = {}, unsent = {}, on_turn_end = {}, on_resumed = {}, streamed = {},
   }, Chat)
   M.chats[#M.chats + 1] = chat
   setup_buffer(chat)
@@ -446,12 +471,6 @@ function M.open(argv)
     chat:start_session()
   end)
   return chat
-end
-
-function M.input(chat)
-  vim.ui.input({ prompt = "> " }, function(text)
-    if text and text ~= "" then chat:send(text) end
-  end)
 end
 
 function M.setup(config)
