@@ -367,7 +367,107 @@ local function background()
   chat_module.shutdown_all()
 end
 
-local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background }
+-- The session/prompt requests the TypeScript peer recorded (--record=FILE), in order.
+local function recorded_prompts(path)
+  local prompts = {}
+  for line in io.lines(path) do
+    local entry = vim.json.decode(line)
+    if entry.dir == "in" and entry.msg and entry.msg.method == "session/prompt" then prompts[#prompts + 1] = entry.msg.params end
+  end
+  return prompts
+end
+
+local function open_file(path, lines)
+  local file = assert(io.open(path, "w"))
+  file:write(table.concat(lines, "\n") .. "\n")
+  file:close()
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  return api.nvim_get_current_buf()
+end
+
+-- Phase "context": a buffer with unsaved changes, the selected lines, its diagnostics and
+-- an image go with the next prompt to the TypeScript peer, which advertises
+-- embeddedContext and image: resources with the buffer's URI (the selection's with its
+-- line range) and text, as the peer's record shows. Then a peer without prompt
+-- capabilities gets a saved file as a resource_link and an unsaved buffer as text.
+local function context_phase()
+  local dir = out .. "/context"
+  vim.fn.mkdir(dir, "p")
+  vim.cmd("cd " .. vim.fn.fnameescape(dir))
+  local path = dir .. "/sample.lua"
+  local buf = open_file(path, { "local a = 1", "local b = 2", "local c = 3", "return a" })
+  api.nvim_buf_set_lines(buf, 3, 4, false, { "return a + b + c -- unsaved" })
+  api.nvim_buf_set_option(buf, "filetype", "lua")
+  local ns = api.nvim_create_namespace("acp_test")
+  vim.diagnostic.set(ns, buf, { { lnum = 1, col = 6, severity = vim.diagnostic.severity.WARN, message = "unused b",
+    source = "lint" } })
+  local png = dir .. "/dot.png"
+  local image = "\137PNG\r\n\26\n\0\0\0\rIHDR"
+  local file = assert(io.open(png, "wb"))
+  file:write(image)
+  file:close()
+  local record = dir .. "/record.jsonl"
+  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT") .. " --record=" .. record)
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  vim.cmd("wincmd p")
+  check(api.nvim_get_current_buf() == buf, "back in the file's window")
+  vim.cmd("2,3AcpAdd")
+  vim.cmd("AcpAdd buffer")
+  vim.cmd("AcpAdd diagnostics")
+  vim.cmd("AcpAdd file " .. png)
+  vim.cmd("AcpSend hello")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  check(buffer_text(chat):find("warning: unused b [lint]\n\nhello", 1, true), "the chat shows the prompt with its context",
+    buffer_text(chat))
+  local uri = vim.uri_from_fname(path)
+  local prompt = recorded_prompts(record)[1].prompt
+  check(#prompt == 5, "four context blocks and the text", vim.inspect(prompt))
+  local selection, whole, diagnostics, picture, text = unpack(prompt)
+  check(selection.type == "resource" and selection.resource.uri == uri .. "#L2-L3"
+    and selection.resource.text == "local b = 2\nlocal c = 3\n", "the selection is a resource with its line range",
+    vim.inspect(selection))
+  check(whole.type == "resource" and whole.resource.uri == uri
+    and whole.resource.text == "local a = 1\nlocal b = 2\nlocal c = 3\nreturn a + b + c -- unsaved\n",
+    "the buffer is a resource with its unsaved text", vim.inspect(whole))
+  check(diagnostics.type == "text" and diagnostics.text:find(path .. ":2:7: warning: unused b [lint]", 1, true),
+    "the diagnostics as text", vim.inspect(diagnostics))
+  check(picture.type == "image" and picture.mimeType == "image/png" and picture.data == require("acp.context").base64(image)
+    and picture.data == "iVBORw0KGgoAAAANSUhEUg==", "the png as an image block", vim.inspect(picture))
+  check(text.type == "text" and text.text == "hello", "the prompt's text last", vim.inspect(text))
+  vim.cmd("AcpSend hello")
+  wait_for("the second turn", function() return #recorded_prompts(record) == 2 end)
+  check(#recorded_prompts(record)[2].prompt == 1, "context goes with one prompt only")
+  chat_module.shutdown_all()
+
+  -- Without prompt capabilities: links and text.
+  local plain = dir .. "/plain.txt"
+  local saved = open_file(plain, { "saved" })
+  local record2 = dir .. "/record2.jsonl"
+  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT") .. " --caps=stdio-only --record=" .. record2)
+  chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  vim.cmd("wincmd p")
+  check(api.nvim_get_current_buf() == saved, "back in the saved file's window")
+  vim.cmd("AcpAdd buffer")
+  vim.cmd("buffer " .. buf)
+  vim.cmd("AcpAdd buffer")
+  vim.cmd("2AcpAdd selection")
+  vim.cmd("AcpSend hello")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  prompt = recorded_prompts(record2)[1].prompt
+  check(#prompt == 4 and prompt[1].type == "resource_link" and prompt[1].uri == vim.uri_from_fname(plain)
+    and prompt[1].name == "plain.txt" and prompt[1].size == 6, "a saved buffer is a resource_link", vim.inspect(prompt))
+  check(prompt[2].type == "text" and prompt[2].text == path .. " (unsaved changes):\n```lua\nlocal a = 1\nlocal b = 2\n"
+    .. "local c = 3\nreturn a + b + c -- unsaved\n```\n\n", "an unsaved buffer is text", vim.inspect(prompt[2]))
+  check(prompt[3].type == "text" and prompt[3].text == path .. " lines 2-2:\n```lua\nlocal b = 2\n```\n\n",
+    "a selection is text with its lines", vim.inspect(prompt[3]))
+  chat_module.shutdown_all()
+end
+
+local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background,
+  context = context_phase }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
 vim.cmd("qa!")

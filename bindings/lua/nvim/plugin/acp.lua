@@ -42,5 +42,12 @@ command("AcpLog", with_chat(function(c)
   vim.api.nvim_win_set_buf(0, c.log.buf)
 end), { desc = "The agent's stderr and libacp's log" })
 
+local context = require("acp.context")
+command("AcpAdd", with_chat(context.command), { nargs = "*", range = true, complete = context.complete,
+  desc = "Add context to the next prompt: buffer, file PATH, selection (or a range), diagnostics; clear" })
+vim.keymap.set("n", "<Plug>(acp-add-buffer)", "<Cmd>AcpAdd buffer<CR>", { desc = "Add the buffer to the next prompt" })
+vim.keymap.set("x", "<Plug>(acp-add-selection)", ":AcpAdd selection<CR>", { silent = true, desc = "Add the selected lines" })
+vim.keymap.set("n", "<Plug>(acp-add-diagnostics)", "<Cmd>AcpAdd diagnostics<CR>", { desc = "Add the buffer's diagnostics" })
+
 -- Agents end with the editor: libacp closes their stdin, then signals them, and waits.
 vim.api.nvim_create_autocmd("VimLeavePre", { callback = function() chat.shutdown_all() end })

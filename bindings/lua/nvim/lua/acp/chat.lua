@@ -9,6 +9,7 @@ local render = require("acp.render")
 local form = require("acp.form")
 local loop = require("acp.loop")
 local Buffer = require("acp.buffer")
+local context = require("acp.context")
 
 local api = vim.api
 local M = { chats = {}, config = {} }
@@ -188,7 +189,7 @@ function Chat:send(text)
     return
   end
   self.state = "running"
-  local ok, err = self.client:prompt(self.session_id, text, function(_, err)
+  local ok, err = self.client:prompt(self.session_id, context.take(self, text), function(_, err)
     if err then self:error("prompt", err) end
   end)
   if not ok then self:error("prompt", err) end
