@@ -466,8 +466,66 @@ local function context_phase()
   chat_module.shutdown_all()
 end
 
+-- Phase "review": the demo agent's edit of NOTES.md (a git_patch diff) opens as a diff of
+-- the file's buffer against the proposed text; ga in the proposed buffer accepts (the
+-- agent goes on, the tool call completes, NOTES.md is in the quickfix list), gr rejects
+-- the next turn's (the agent leaves NOTES.md alone, the tool call fails).
+local function review_phase()
+  local dir = out .. "/review"
+  vim.fn.mkdir(dir, "p")
+  vim.cmd("cd " .. vim.fn.fnameescape(dir))
+  local notes = dir .. "/NOTES.md"
+  local file = assert(io.open(notes, "w"))
+  file:write("# Notes\n- (nothing yet)\n")
+  file:close()
+  vim.ui.select = function(_, opts) check(false, "no vim.ui.select for a diff that can be shown", opts.prompt) end
+  vim.cmd("AcpChat " .. agent .. " --delay-ms 0 --state-dir " .. state_dir .. "-review")
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  local function proposed_window()
+    for _, win in ipairs(api.nvim_tabpage_list_wins(0)) do
+      if api.nvim_buf_get_name(api.nvim_win_get_buf(win)):find("^acp://proposed/") then return win end
+    end
+  end
+  for turn, verdict in ipairs({ "ga", "gr" }) do
+    vim.cmd("AcpSend review " .. turn)
+    wait_for("the review", function() return chat.review ~= nil end)
+    check(#api.nvim_list_tabpages() == 2, "turn " .. turn .. ": the review is a tab of its own")
+    local wins = api.nvim_tabpage_list_wins(0)
+    local win = proposed_window()
+    check(#wins == 2 and win and vim.wo[wins[1]].diff and vim.wo[wins[2]].diff, "turn " .. turn .. ": two windows in diff mode")
+    local file_win = wins[1] == win and wins[2] or wins[1]
+    check(api.nvim_buf_get_name(api.nvim_win_get_buf(file_win)) == notes, "turn " .. turn .. ": the file's own buffer")
+    check(win and vim.deep_equal(api.nvim_buf_get_lines(api.nvim_win_get_buf(win), 0, -1, false),
+      { "# Notes", "- review " .. turn }), "turn " .. turn .. ": the proposed text is the patch applied to the file")
+    api.nvim_set_current_win(win)
+    vim.cmd("normal " .. verdict)
+    wait_for("the end of turn " .. turn, function()
+      local _, count = buffer_text(chat):gsub("%-%- turn ended: end_turn", "")
+      return count == turn
+    end)
+    check(#api.nvim_list_tabpages() == 1 and not vim.wo.diff, "turn " .. turn .. ": the review closed")
+  end
+  local text = buffer_text(chat)
+  check(text:find("-- permission: accepted in review", 1, true) and text:find("Done: NOTES.md has your line", 1, true)
+    and text:find("## Tool: Add a line to NOTES.md (edit) [completed]", 1, true),
+    "ga answered allow_once: the agent made the edit", text)
+  check(text:find("-- permission: rejected in review", 1, true) and text:find("OK, I left NOTES.md alone.", 1, true)
+    and text:find("## Tool: Add a line to NOTES.md (edit) [failed]", 1, true),
+    "gr answered reject_once: the agent left the file alone", text)
+  local _, changed = text:gsub("%-%- 1 file changed %(:copen%)", "")
+  check(changed == 1, "only the accepted turn lists a changed file", changed)
+  local qf = vim.fn.getqflist({ title = 1, items = 1 })
+  check(qf.title == "ACP: files the turn changed" and #qf.items == 1 and api.nvim_buf_get_name(qf.items[1].bufnr) == notes,
+    "the quickfix list has NOTES.md", vim.inspect(qf))
+  local lines = vim.fn.readfile(notes)
+  check(vim.deep_equal(lines, { "# Notes", "- (nothing yet)" }), "NOTES.md is untouched (the demo agent only proposes)")
+  chat_module.shutdown_all()
+end
+
 local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background,
-  context = context_phase }
+  context = context_phase, review = review_phase }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
 vim.cmd("qa!")

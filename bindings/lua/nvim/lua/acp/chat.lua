@@ -10,6 +10,7 @@ local form = require("acp.form")
 local loop = require("acp.loop")
 local Buffer = require("acp.buffer")
 local context = require("acp.context")
+local review = require("acp.review")
 
 local api = vim.api
 local M = { chats = {}, config = {} }
@@ -101,6 +102,7 @@ end
 function Chat:on_change(change)
   if change.session_id ~= self.session_id then return end
   local t = change.type
+  review.track(self, change)
   if t == "item_inserted" then
     self:render_item(change.index, true)
   elseif t == "item_changed" then
@@ -118,6 +120,7 @@ function Chat:on_change(change)
   elseif t == "turn_ended" then
     self.state = "idle"
     self:note("turn ended: " .. (change.stop_reason or "?"))
+    review.turn_ended(self)
     for _, fn in ipairs(self.on_turn_end) do fn(change.stop_reason) end
   end
 end
@@ -130,6 +133,7 @@ function Chat:ask_next()
   if request.answered or request.withdrawn then return self:ask_next() end
   self.asking = request
   if request.kind == "elicitation" then return self:ask_form(request) end
+  if M.config.review ~= false and review.open(self, request) then return end
   local title = request.tool_call and (request.tool_call.title or request.tool_call.id) or "a tool call"
   title = render.clean(title, true)
   self:note("permission asked: " .. title)
