@@ -524,8 +524,50 @@ local function review_phase()
   chat_module.shutdown_all()
 end
 
+-- Phase "fs": a v1 agent (the TypeScript SDK's v1 peer, script "fs") reads in.txt, which
+-- has unsaved changes in its buffer, and writes out.txt, open in a buffer: the read
+-- returns the buffer's text, the write lands in the buffer (saved, as the buffer had no
+-- unsaved changes) and is undone by u. A path outside the session's directories is refused
+-- by libacp's fs guard.
+local function fs_phase()
+  local dir = out .. "/fs"
+  vim.fn.mkdir(dir, "p")
+  vim.cmd("cd " .. vim.fn.fnameescape(dir))
+  local input = open_file(dir .. "/in.txt", { "disk text" })
+  api.nvim_buf_set_lines(input, 0, -1, false, { "unsaved", "text" })
+  vim.cmd("split")
+  local output = open_file(dir .. "/out.txt", { "old" })
+  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT"):gsub("agent%.mjs$", "agent-v1.mjs"))
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  check(chat.client:negotiated_version() == 1, "the peer speaks v1")
+  vim.cmd("AcpSend fs")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  local text = buffer_text(chat)
+  check(text:find("read 13 chars, wrote them reversed", 1, true), "the agent read the unsaved buffer (13 chars)", text)
+  check(vim.deep_equal(api.nvim_buf_get_lines(output, 0, -1, false), { "", "txet", "devasnu" }),
+    "the write landed in out.txt's buffer", vim.inspect(api.nvim_buf_get_lines(output, 0, -1, false)))
+  check(not api.nvim_buf_get_option(output, "modified") and table.concat(vim.fn.readfile(dir .. "/out.txt", "b"), "\n")
+    == "\ntxet\ndevasnu", "and was saved, the buffer having no changes of the user's")
+  check(vim.deep_equal(vim.fn.readfile(dir .. "/in.txt"), { "disk text" }), "in.txt on disk is untouched")
+  check(text:find("-- the agent wrote " .. dir .. "/out.txt (saved; u in its buffer undoes)", 1, true), "the write is noted", text)
+  local qf = vim.fn.getqflist({ items = 1 })
+  check(#qf.items == 1 and api.nvim_buf_get_name(qf.items[1].bufnr) == dir .. "/out.txt", "out.txt is in the quickfix list")
+  api.nvim_buf_call(output, function() vim.cmd("silent undo") end)
+  check(vim.deep_equal(api.nvim_buf_get_lines(output, 0, -1, false), { "old" }), "u undoes the agent's write")
+  -- The guard, through the plugin's own handler.
+  local failed
+  require("acp.files").handle(chat, { method = "fs/read_text_file", session_id = chat.session_id,
+    params = { path = "/etc/passwd" }, fail = function(_, code, message) failed = { code, message } end,
+    respond = function() failed = "answered" end })
+  check(type(failed) == "table" and failed[1] == -32602 and failed[2]:find("outside", 1, true),
+    "a read outside the session's directories is refused", vim.inspect(failed))
+  chat_module.shutdown_all()
+end
+
 local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background,
-  context = context_phase, review = review_phase }
+  context = context_phase, review = review_phase, fs = fs_phase }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
 vim.cmd("qa!")

@@ -11,6 +11,7 @@ local loop = require("acp.loop")
 local Buffer = require("acp.buffer")
 local context = require("acp.context")
 local review = require("acp.review")
+local files = require("acp.files")
 
 local api = vim.api
 local M = { chats = {}, config = {} }
@@ -438,6 +439,7 @@ function M.open(argv)
     chat:note("agent gone" .. (closed_err and (": " .. tostring(closed_err)) or ""))
     chat:log_line("closed" .. (closed_err and (": " .. tostring(closed_err)) or ""))
   end)
+  files.attach(chat)
   chat.stop_loop = loop.attach(client, function(message) chat:error("handler", message) end)
 
   chat.view:add({ "# ACP chat: " .. render.clean(table.concat(argv, " "), true) })

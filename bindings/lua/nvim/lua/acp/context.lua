@@ -136,8 +136,8 @@ end
 -- A file: its buffer's text when it is loaded (unsaved changes included), else the file.
 function context.add_file(chat, path)
   path = vim.fn.fnamemodify(vim.fn.expand(path), ":p")
-  local buf = vim.fn.bufnr(path)
-  if buf ~= -1 and api.nvim_buf_is_loaded(buf) then return context.add_buffer(chat, buf) end
+  local buf = require("acp.files").buffer_of(vim.loop.fs_realpath(path) or path)
+  if buf then return context.add_buffer(chat, buf) end
   if not vim.loop.fs_stat(path) then return chat:note("no such file: " .. path) end
   local image = IMAGE_TYPES[(path:match("%.(%w+)$") or ""):lower()]
   add(chat, (image and "image " or "file ") .. path, function(caps)

@@ -17,8 +17,8 @@ local review = { keys = { accept = "ga", reject = "gr" } }
 -- The file's current lines: its loaded buffer's (unsaved changes included), else the disk's;
 -- nil when it does not exist.
 local function current_lines(path)
-  local buf = vim.fn.bufnr(path)
-  if buf ~= -1 and api.nvim_buf_is_loaded(buf) then return api.nvim_buf_get_lines(buf, 0, -1, false) end
+  local buf = require("acp.files").buffer_of(vim.loop.fs_realpath(path) or path)
+  if buf then return api.nvim_buf_get_lines(buf, 0, -1, false) end
   if vim.fn.filereadable(path) == 1 then return vim.fn.readfile(path) end
   return nil
 end
@@ -170,7 +170,8 @@ function review.open(chat, request)
   local open = { request = request, title = title, tabs = {}, scratch = {} }
   chat.review = open
   for _, proposal in ipairs(proposals) do
-    local file_buf = vim.fn.bufadd(proposal.path)
+    local file_buf = require("acp.files").buffer_of(vim.loop.fs_realpath(proposal.path) or proposal.path)
+      or vim.fn.bufadd(proposal.path)
     vim.fn.bufload(file_buf)
     vim.cmd("tab sbuffer " .. file_buf)
     vim.cmd("diffthis")
