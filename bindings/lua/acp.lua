@@ -15,6 +15,7 @@ local bit = require("bit")
 local json = require("acp.json")
 local native = require("acp.native")
 local model = require("acp.model")
+local tools = require("acp.tools")
 
 local acp = { json = json, null = json.null }
 
@@ -85,6 +86,7 @@ local function new_client(handle, options)
     pending = {},     -- request id -> {convert, callback, done, result, err}
     handlers = {},    -- event name -> function
     session_watchers = {}, -- session id -> {fn, ...}
+    tool_servers = {}, -- session id (tools.pending: a session/new in flight) -> server name -> ToolServer
     event_out = ffi.new("acp_event*[1]"),
     request_out = ffi.new("unsigned long[1]"),
   }, Client)
@@ -275,29 +277,66 @@ local Session = {}
 Session.__index = Session
 acp.Session = Session
 
+-- Editor tools (docs/tools.md, acp/tools.lua): an MCP server the host offers the agent with
+-- client:new_session{cwd = ..., tools = {server}} or resume_session(id, {tools = {server}}).
+-- options: version, max_concurrent_calls, max_message_bytes. Returns it, or nil and the error.
+function acp.tool_server(name, options)
+  local ok, err = ensure_loaded()
+  if not ok then return nil, err end
+  return tools.server(name, options, fail)
+end
+
+-- The C array of tool servers and their table by name (nil for none), or nil, nil, why.
+local function tool_array(list)
+  if list == nil or #list == 0 then return nil end
+  local array, by_name = ffi.new("acp_tool_server*[?]", #list), {}
+  for i, server in ipairs(list) do
+    if getmetatable(server) ~= tools.ToolServer then return nil, nil, "tools holds acp.tool_server objects" end
+    array[i - 1] = server.handle
+    by_name[server.name] = server
+  end
+  return array, by_name
+end
+
 -- The Session object for an id this client holds (or will hold).
 function Client:session(session_id)
   return setmetatable({ client = self, id = session_id }, Session)
 end
 
--- request: a NewSessionRequest table ({cwd = "/abs", mcpServers = {}} at least cwd).
+-- request: a NewSessionRequest table ({cwd = "/abs", mcpServers = {}} at least cwd), and
+-- tools = {server, ...} (acp.tool_server) to offer the agent, not sent as such.
 -- Result: a Session (session.response holds the agent's answer).
 function Client:new_session(request, callback)
   request = request or {}
-  request.cwd = request.cwd or os.getenv("PWD") or "/"
-  request.mcpServers = request.mcpServers or json.array()
+  local servers, by_name, bad = tool_array(request.tools)
+  if bad then return fail(lib.ACP_EINVAL, bad) end
+  local wire = {}
+  for key, value in pairs(request) do
+    if key ~= "tools" then wire[key] = value end
+  end
+  wire.cwd = wire.cwd or os.getenv("PWD") or "/"
+  wire.mcpServers = wire.mcpServers or json.array()
   local convert = function(text, event_session)
     local session = self:session(event_session)
     session.response = decode(text)
+    if by_name then self.tool_servers[event_session] = by_name end
     return session
   end
-  return self:_start(lib.acp_client_new_session(self.request_out, self.handle, json.encode(request), nil, nil),
-    convert, callback)
+  local code
+  if servers then
+    code = lib.acp_client_new_session_with_tools(self.request_out, self.handle, json.encode(wire), servers,
+      #request.tools, nil, nil)
+    if code >= 0 then self.tool_servers[tools.pending] = by_name end
+  else
+    code = lib.acp_client_new_session(self.request_out, self.handle, json.encode(wire), nil, nil)
+  end
+  return self:_start(code, convert, callback)
 end
 
 -- Resumes session_id: options = {cwd = ... (required: the session's own directory),
 -- replay = true (history replayed into the model before the result),
--- additionalDirectories, mcpServers}. Result: a Session.
+-- additionalDirectories, mcpServers, tools = {server, ...} (the tool servers offered from
+-- now on, replacing those offered before)}. Result: a Session.
 function Client:resume_session(session_id, options, callback)
   options = options or {}
   -- The agent restores the session in the directory it is told: never guess it from the
@@ -308,13 +347,22 @@ function Client:resume_session(session_id, options, callback)
   local request = { sessionId = session_id, cwd = options.cwd,
     mcpServers = options.mcpServers or json.array(), additionalDirectories = options.additionalDirectories }
   if options.replay then request.replayFrom = { type = "start" } end
+  local servers, by_name, bad = tool_array(options.tools)
+  if bad then return fail(lib.ACP_EINVAL, bad) end
   local convert = function(text)
     local session = self:session(session_id)
     session.response = decode(text)
+    self.tool_servers[session_id] = by_name  -- once the agent accepted (none: dropped)
     return session
   end
-  return self:_start(lib.acp_client_resume_session(self.request_out, self.handle, json.encode(request), nil, nil),
-    convert, callback)
+  local code
+  if servers then
+    code = lib.acp_client_resume_session_with_tools(self.request_out, self.handle, json.encode(request), servers,
+      #options.tools, nil, nil)
+  else
+    code = lib.acp_client_resume_session(self.request_out, self.handle, json.encode(request), nil, nil)
+  end
+  return self:_start(code, convert, callback)
 end
 
 -- Every page of session/list: an array of SessionInfo tables ({sessionId, cwd, title, ...}).
@@ -323,10 +371,12 @@ function Client:list_sessions(cwd, callback)
 end
 
 function Client:close_session(session_id, callback)
+  self.tool_servers[session_id] = nil  -- libacp ends their service with the session
   return self:_start(lib.acp_client_close_session(self.request_out, self.handle, session_id, nil, nil), decode, callback)
 end
 
 function Client:delete_session(session_id, callback)
+  self.tool_servers[session_id] = nil
   return self:_start(lib.acp_client_delete_session(self.request_out, self.handle, session_id, nil, nil), decode, callback)
 end
 
@@ -434,6 +484,7 @@ function Client:free()
   if self.freed then return end
   self.freed = true
   lib.acp_client_free(ffi.gc(self.handle, nil))
+  self.tool_servers = {}
   for request, entry in pairs(self.pending) do
     if not entry.done and entry.callback then
       pcall(entry.callback, nil, make_error(-4, "the client was freed"))
@@ -579,6 +630,10 @@ event_handlers[14] = function(self, event)  -- SESSION_CHANGED
     for _, fn in ipairs(watchers) do fn(change) end
   end
   call_handler(self, "change", change)
+end
+
+event_handlers[15] = function(self, event)  -- TOOL_CALL
+  tools.dispatch(self, event, self.tool_servers, fail)
 end
 
 function dispatch(self, event)

@@ -136,7 +136,8 @@ typedef enum acp_protocol_t {
 typedef enum acp_options_version_t {
     ACP_CLIENT_OPTIONS_VERSION = 2, /* version 1 ended before protocol_version */
     ACP_SPAWN_OPTIONS_VERSION = 1,
-    ACP_REMOTE_OPTIONS_VERSION = 1
+    ACP_REMOTE_OPTIONS_VERSION = 1,
+    ACP_TOOL_SERVER_OPTIONS_VERSION = 1
 } acp_options_version_t;
 
 /* How a client runs and what it tells the agent (acp_client_spawn, _adopt, _connect):
@@ -231,7 +232,8 @@ typedef enum acp_event_type_t {
     ACP_EVENT_PERMISSION_REQUEST = 3,   /* json: the request params, options, its tool call; take the responder */
     ACP_EVENT_ELICITATION_REQUEST = 4,  /* json: the request params; take the responder */
     ACP_EVENT_ELICITATION_COMPLETE = 5, /* json: the notification params */
-    ACP_EVENT_REQUEST_WITHDRAWN = 6,    /* the agent withdrew a request it made: request = its responder's id */
+    ACP_EVENT_REQUEST_WITHDRAWN = 6,    /* the agent withdrew a request it made (a tool call: also its session
+                                           or the connection ended): request = its responder's id */
     ACP_EVENT_EXT_REQUEST = 7,          /* method, json: params; take the responder */
     ACP_EVENT_EXT_NOTIFICATION = 8,     /* method, json: params */
     ACP_EVENT_UNKNOWN_NOTIFICATION = 9, /* method, json: params (nobody handles it) */
@@ -242,7 +244,10 @@ typedef enum acp_event_type_t {
                                            (v1 shape), session_id; take the responder */
     ACP_EVENT_SESSION_CHANGED = 14,     /* the session model changed (after acp_client_observe_sessions):
                                            session_id, change, item index, kind, id and appended text */
-    ACP_EVENT_TYPE_COUNT = 15
+    ACP_EVENT_TOOL_CALL = 15,           /* the agent called a tool the host offers (acp_tool_server): json =
+                                           its arguments (an object, already checked against the tool's input
+                                           schema), session_id, acp_event_tool_server/_name; take the responder */
+    ACP_EVENT_TYPE_COUNT = 16
 } acp_event_type_t;
 
 /* What an ACP_EVENT_SESSION_CHANGED says changed (docs/session-model.md, "Events"). */
@@ -275,8 +280,8 @@ ACP_API int acp_client_next_event(acp_event **out, acp_client *client);
 ACP_API int acp_client_pending_events(const acp_client *client);
 
 ACP_API int acp_event_type(const acp_event *event);
-/* RESULT: the request id the call returned; PERMISSION/ELICITATION/CLIENT_REQUEST and
- * REQUEST_WITHDRAWN: the responder's id; 0 otherwise. */
+/* RESULT: the request id the call returned; PERMISSION/ELICITATION/CLIENT_REQUEST/EXT_REQUEST,
+ * TOOL_CALL and REQUEST_WITHDRAWN: the responder's id; 0 otherwise. */
 ACP_API unsigned long acp_event_request(const acp_event *event);
 /* RESULT and CLOSED: the outcome; otherwise a success status. Never NULL. */
 ACP_API const acp_status *acp_event_status(const acp_event *event);
@@ -284,7 +289,8 @@ ACP_API const acp_status *acp_event_status(const acp_event *event);
  * "null" on failure); never NULL. */
 ACP_API const char *acp_event_json(const acp_event *event);
 /* The session the event is about, or NULL. RESULT of a call about a session: that session
- * (new_session: the new session's id, also when the call failed: NULL). */
+ * (new_session: the new session's id, also when the call failed: NULL). TOOL_CALL: the
+ * session the server was offered to (NULL while its session/new is still pending). */
 ACP_API const char *acp_event_session_id(const acp_event *event);
 /* RESULT: the method called; EXT_*, CLIENT_REQUEST and UNKNOWN_NOTIFICATION: the method; LOG: the
  * source ("agent-stderr", "transport", "jsonrpc", "client", "session"); NULL otherwise. */
@@ -323,10 +329,13 @@ ACP_API int acp_event_option_count(const acp_event *event);
 ACP_API const char *acp_event_option_id(const acp_event *event, int index);
 ACP_API const char *acp_event_option_name(const acp_event *event, int index);
 ACP_API const char *acp_event_option_kind(const acp_event *event, int index);
+/* TOOL_CALL: the name of the tool server and of the tool called; NULL for other events. */
+ACP_API const char *acp_event_tool_server(const acp_event *event);
+ACP_API const char *acp_event_tool_name(const acp_event *event);
 /* Moves the event's responder to the caller, who must free it with acp_responder_free()
  * (answering or not). Without this, the request is answered when the event is freed or
  * the handler returns: permission "cancelled", elicitation "cancel", extension and
- * client method -32603.
+ * client method -32603, tool call the MCP error -32603.
  * ACP_ENOTFOUND if the event has none (or it was taken). */
 ACP_API int acp_event_take_responder(acp_responder **out, const acp_event *event);
 ACP_API void acp_event_free(acp_event *event);
@@ -413,6 +422,10 @@ ACP_API int acp_responder_respond(acp_responder *responder, const char *result_j
 ACP_API int acp_responder_fail(acp_responder *responder, int rpc_code, const char *message);
 /* 1 once an answer was given through this handle, 0 otherwise. */
 ACP_API int acp_responder_answered(const acp_responder *responder);
+/* 1 once the agent withdrew the request (the ACP_EVENT_REQUEST_WITHDRAWN of its id was
+ * emitted; for a tool call also when its session or the connection ended), 0 otherwise.
+ * An answer given after that goes nowhere. For hosts that work on a request in a thread. */
+ACP_API int acp_responder_withdrawn(const acp_responder *responder);
 /* Answers with the default (see acp_event_take_responder) if unanswered, then frees. */
 ACP_API void acp_responder_free(acp_responder *responder);
 
@@ -484,6 +497,92 @@ ACP_API int acp_client_ext_notify(acp_client *client, const char *method, const 
  * or the normal result when the agent had already done the work. Other calls complete on
  * their own (0 is returned all the same). */
 ACP_API int acp_client_cancel_request(acp_client *client, unsigned long request);
+
+/* ---- editor tools: MCP servers the host offers (docs/tools.md) --------------------------
+ * A tool server is a name and tools, each with a JSON Schema for its input. Offered with
+ * a session's setup (acp_client_new_session_with_tools, _resume_session_with_tools), it is
+ * served over the first MCP transport the agent advertised (MCP over ACP, loopback HTTP,
+ * the stdio bridge) until the session is closed, deleted or resumed with other tools, or
+ * the connection ends. Each call of a tool arrives as an ACP_EVENT_TOOL_CALL whose
+ * responder the host answers at once or later, from any thread:
+ *
+ *   acp_tool_server *editor;
+ *   acp_tool_server_new(&editor, "editor", NULL);
+ *   acp_tool_server_add_tool(editor, "current_selection", "Current selection",
+ *                            "The text selected in the editor", NULL, NULL, NULL);
+ *   acp_client_new_session_with_tools(&request, client, "{\"cwd\":\"/src\"}", &editor, 1, NULL, NULL);
+ *   acp_tool_server_free(editor);                         (the setup keeps what it needs)
+ *   ... on ACP_EVENT_TOOL_CALL: acp_event_take_responder(&r, event);
+ *       acp_responder_tool_text(r, selection); acp_responder_free(r);
+ *
+ * The agent is untrusted: arguments that do not fit the input schema, oversized messages
+ * and calls past the bound in flight are answered with an MCP error and never become
+ * events. */
+typedef struct acp_tool_server acp_tool_server;
+
+/* Start from ACP_TOOL_SERVER_OPTIONS_INIT or acp_tool_server_options_init(). */
+typedef struct acp_tool_server_options {
+    unsigned int version;        /* ACP_TOOL_SERVER_OPTIONS_VERSION */
+    const char *server_version;  /* NULL: "1.0.0" (MCP serverInfo.version) */
+    size_t max_concurrent_calls; /* 0: 64; calls in flight per session, more are refused */
+    size_t max_message_bytes;    /* 0: 1 MiB; a larger MCP message is refused unparsed */
+} acp_tool_server_options;
+#define ACP_TOOL_SERVER_OPTIONS_INIT {ACP_TOOL_SERVER_OPTIONS_VERSION, NULL, 0, 0}
+ACP_API int acp_tool_server_options_init(acp_tool_server_options *options, unsigned int version);
+
+/* name: what the agent sees as the server's name (e.g. "editor"), not empty. options may
+ * be NULL (ACP_TOOL_SERVER_OPTIONS_INIT). Thread-safe; not tied to a client: one server
+ * may be offered to many sessions of many clients. */
+ACP_API int acp_tool_server_new(acp_tool_server **out, const char *name, const acp_tool_server_options *options);
+/* Adds a tool. name: 1..128 of [A-Za-z0-9_.-], unique in the server. title, description:
+ * NULL for none. input_schema_json: a JSON Schema object for the arguments, NULL for
+ * {"type":"object"} (no input); checked on every call (type, properties, required,
+ * additionalProperties, enum, const, items, minItems/maxItems, minLength/maxLength,
+ * minimum/maximum). output_schema_json: NULL, or an object schema that structured answers
+ * must match. annotations_json: NULL, or MCP ToolAnnotations ({"readOnlyHint":true}),
+ * passed as given. ACP_EINVAL (nothing added) for a bad or duplicate name or JSON that is
+ * not an object. A tool added after the server was offered is offered from the next setup
+ * on. */
+ACP_API int acp_tool_server_add_tool(acp_tool_server *server, const char *name, const char *title,
+                                     const char *description, const char *input_schema_json,
+                                     const char *output_schema_json, const char *annotations_json);
+ACP_API int acp_tool_server_tool_count(const acp_tool_server *server);
+/* Sessions it was offered to keep serving it. */
+ACP_API void acp_tool_server_free(acp_tool_server *server);
+
+/* acp_client_new_session and acp_client_resume_session (v1: session/load) with the host's
+ * tool servers (count of them; servers may be freed once the call returned): their entries
+ * are added to the request's mcpServers (which may be left out) and the whole list is
+ * checked before sending. ACP_EINVAL at once for a NULL server or two with one name. When
+ * the agent advertised no MCP transport libacp serves, nothing is sent and the result is
+ * ACP_EUNSUPPORTED, naming what the agent supports. A resume's servers replace the
+ * session's earlier ones (none: dropped). */
+ACP_API int acp_client_new_session_with_tools(unsigned long *out_request, acp_client *client, const char *request_json,
+                                              acp_tool_server *const *servers, size_t count, acp_result_cb done,
+                                              void *userdata);
+ACP_API int acp_client_resume_session_with_tools(unsigned long *out_request, acp_client *client,
+                                                 const char *request_json, acp_tool_server *const *servers,
+                                                 size_t count, acp_result_cb done, void *userdata);
+
+/* Answers to an ACP_EVENT_TOOL_CALL's responder (exactly one of text, structured, error,
+ * result; ACP_ESTATE for a second, or for a responder of another request):
+ * - text: the result content [{"type":"text","text":text}];
+ * - structured: structuredContent, a JSON object (its JSON text also as the text content);
+ *   ACP_EINVAL (and the call stays unanswered) when it is not an object or does not match
+ *   the tool's output schema;
+ * - error: the tool failed; a result with isError true and the message as its text, which
+ *   the model sees;
+ * - result: a whole MCP CallToolResult as JSON; ACP_EINVAL when not an object.
+ * An answer after the call was withdrawn (acp_responder_withdrawn) returns 0 and goes
+ * nowhere. A responder freed unanswered answers the MCP error -32603. */
+ACP_API int acp_responder_tool_text(acp_responder *responder, const char *text);
+ACP_API int acp_responder_tool_structured(acp_responder *responder, const char *structured_json);
+ACP_API int acp_responder_tool_error(acp_responder *responder, const char *message);
+ACP_API int acp_responder_tool_result(acp_responder *responder, const char *call_tool_result_json);
+/* notifications/progress for the call before its answer, when the agent asked for progress
+ * (else nothing is sent; 0 all the same). total <= 0: unknown; message may be NULL.
+ * ACP_ESTATE once answered. */
+ACP_API int acp_responder_tool_progress(acp_responder *responder, double progress, double total, const char *message);
 
 /* Closes the connection (stdin, then the shutdown ladder); ACP_EVENT_CLOSED follows.
  * Asynchronous, idempotent, legal inside any callback. Later calls fail with ACP_ECLOSED. */

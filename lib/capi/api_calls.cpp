@@ -5,6 +5,7 @@
 
 #include "capi/barrier.hpp"
 #include "capi/json_text.hpp"
+#include "capi/tool_servers.hpp"
 
 namespace acp::capi {
 
@@ -146,17 +147,34 @@ int acp_client_logout(unsigned long* out_request, acp_client* client, acp_result
 
 namespace {
 int start_new_session(unsigned long* out_request, acp_client* client, v2::NewSessionRequest request,
-                      acp_result_cb done, void* userdata) {
+                      acp_result_cb done, void* userdata, ToolServers tools = {}) {
     return submit(out_request, client, "session/new", done, userdata,
-                  [request = std::move(request)](Core& core, const std::shared_ptr<Call>& call) {
+                  [request = std::move(request), tools = std::move(tools)](Core& core, const std::shared_ptr<Call>& call) {
                       Core* c = &core;
-                      core.client->new_session(request, [c, call](Result<v2::NewSessionResponse> r) {
+                      auto finish = [c, call](Result<v2::NewSessionResponse> r) {
                           if (r) {
                               c->session_ids.insert(r->sessionId);
                               call->session_id = r->sessionId;
                           }
                           completion<v2::NewSessionResponse>(call)(std::move(r));
-                      });
+                      };
+                      if (tools.empty()) return core.client->new_session(request, std::move(finish));
+                      core.client->new_session(request, tools, std::move(finish));
+                  });
+}
+
+int start_resume_session(unsigned long* out_request, acp_client* client, const char* request_json,
+                         acp_result_cb done, void* userdata, ToolServers tools, bool with_tools) {
+    v2::ResumeSessionRequest request;
+    if (int ok = decode_json(request_json, request, "request_json"); ok != ACP_OK) return ok;
+    return submit(out_request, client, "session/resume", request.sessionId, done, userdata,
+                  [request, tools = std::move(tools), with_tools](Core& core, const std::shared_ptr<Call>& call) {
+                      core.session_ids.insert(request.sessionId);
+                      // With tools, even none: a resume's list replaces the session's servers.
+                      if (!with_tools) {
+                          return core.client->resume_session(request, completion<v2::ResumeSessionResponse>(call));
+                      }
+                      core.client->resume_session(request, tools, completion<v2::ResumeSessionResponse>(call));
                   });
 }
 }  // namespace
@@ -184,13 +202,35 @@ int acp_client_new_session_cwd(unsigned long* out_request, acp_client* client, c
 int acp_client_resume_session(unsigned long* out_request, acp_client* client, const char* request_json,
                               acp_result_cb done, void* userdata) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
-        v2::ResumeSessionRequest request;
+        return start_resume_session(out_request, client, request_json, done, userdata, {}, false);
+    });
+}
+
+int acp_client_new_session_with_tools(unsigned long* out_request, acp_client* client, const char* request_json,
+                                      acp_tool_server* const* servers, size_t count, acp_result_cb done,
+                                      void* userdata) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        auto core = core_of(client);
+        if (!core) return ACP_EINVAL;
+        v2::NewSessionRequest request;
         if (int ok = decode_json(request_json, request, "request_json"); ok != ACP_OK) return ok;
-        return submit(out_request, client, "session/resume", request.sessionId, done, userdata,
-                      [request](Core& core, const std::shared_ptr<Call>& call) {
-                          core.session_ids.insert(request.sessionId);
-                          core.client->resume_session(request, completion<v2::ResumeSessionResponse>(call));
-                      });
+        ToolServers tools;
+        if (int ok = setup_tool_servers(tools, core, servers, count); ok != ACP_OK) return ok;
+        // [] on the wire when no server is left to add it: ACP v1 requires the field.
+        if (!request.mcpServers) request.mcpServers.emplace();
+        return start_new_session(out_request, client, std::move(request), done, userdata, std::move(tools));
+    });
+}
+
+int acp_client_resume_session_with_tools(unsigned long* out_request, acp_client* client, const char* request_json,
+                                         acp_tool_server* const* servers, size_t count, acp_result_cb done,
+                                         void* userdata) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        auto core = core_of(client);
+        if (!core) return ACP_EINVAL;
+        ToolServers tools;
+        if (int ok = setup_tool_servers(tools, core, servers, count); ok != ACP_OK) return ok;
+        return start_resume_session(out_request, client, request_json, done, userdata, std::move(tools), true);
     });
 }
 

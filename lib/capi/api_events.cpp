@@ -124,9 +124,9 @@ int acp_client_enable_elicitation(acp_client* client, int form, int url) {
                 auto c = weak.lock();
                 if (!c) return;
                 const unsigned long id = c->next_id();
-                r.on_withdrawn(c->withdrawal_reporter(id));
-                c->answers[id].elicitation.emplace(std::move(r));
                 auto event = c->request_event(ACP_EVENT_ELICITATION_REQUEST, id);
+                r.on_withdrawn(c->withdrawal_reporter(*event));
+                c->answers[id].elicitation.emplace(std::move(r));
                 event->json = encode_json(request);
                 {
                     // The session id sits in the mode's members (form or url).

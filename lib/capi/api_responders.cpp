@@ -3,6 +3,7 @@
 // exactly once (a responder freed unanswered answers with the safe default).
 #include "capi/barrier.hpp"
 #include "capi/json_text.hpp"
+#include "jsonrpc/utf8_check.hpp"
 #include "protocol/v1/methods.hpp"
 
 namespace acp::capi {
@@ -50,6 +51,33 @@ int client_method_answer(const std::string& method, const char* json,
     if (method == m::terminal_kill) return decoded_as(v1::KillTerminalResponse{});
     if (method == m::terminal_release) return decoded_as(v1::ReleaseTerminalResponse{});
     return fail(ACP_EINTERNAL, "no response type for " + method);
+}
+
+// The host's text for a tool answer: UTF-8, or ACP_EINVAL naming it.
+int utf8_text(const char* text, std::string& out, const char* what) {
+    if (text == nullptr) return fail(ACP_EINVAL, std::string(what) + " is NULL");
+    out = text;
+    if (detail::first_invalid_utf8(out.data(), out.size()) != out.size()) {
+        return fail(ACP_EINVAL, std::string(what) + " is not valid UTF-8");
+    }
+    return ACP_OK;
+}
+
+// The host's JSON object for a tool answer, compact, validated (encoding included).
+int tool_object(const char* json, RawJson& out, const char* what) {
+    if (json == nullptr) return fail(ACP_EINVAL, std::string(what) + " is NULL");
+    rapidjson::Document document;
+    document.Parse<rapidjson::kParseValidateEncodingFlag>(json);
+    if (document.HasParseError() || !document.IsObject()) {
+        return fail(ACP_EINVAL, std::string(what) + " must be a JSON object in UTF-8");
+    }
+    out.text = detail::to_json_text(document);
+    return ACP_OK;
+}
+
+int tool_answer(acp_responder* r, std::function<void(const ToolResponder&)> answer) {
+    return responder_answer(r, ACP_EVENT_TOOL_CALL, ACP_EVENT_TOOL_CALL,
+                            [answer = std::move(answer)](Core::Answer& a) { answer(*a.tool); });
 }
 
 }  // namespace
@@ -130,6 +158,65 @@ int acp_responder_fail(acp_responder* responder, int rpc_code, const char* messa
 
 int acp_responder_answered(const acp_responder* responder) {
     return responder != nullptr && responder->answered.load() ? 1 : 0;
+}
+
+int acp_responder_withdrawn(const acp_responder* responder) {
+    return responder != nullptr && responder->withdrawn->load() ? 1 : 0;
+}
+
+int acp_responder_tool_text(acp_responder* responder, const char* text) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        std::string content;
+        if (int valid = utf8_text(text, content, "text"); valid != ACP_OK) return valid;
+        return tool_answer(responder, [content](const ToolResponder& r) { r.text(content); });
+    });
+}
+
+int acp_responder_tool_error(acp_responder* responder, const char* message) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        std::string content;
+        if (int valid = utf8_text(message, content, "message"); valid != ACP_OK) return valid;
+        return tool_answer(responder, [content](const ToolResponder& r) { r.error(content); });
+    });
+}
+
+int acp_responder_tool_structured(acp_responder* responder, const char* structured_json) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        RawJson value;
+        if (int valid = tool_object(structured_json, value, "structured_json"); valid != ACP_OK) return valid;
+        if (responder != nullptr && responder->kind == ACP_EVENT_TOOL_CALL && responder->check_structured) {
+            if (Status fits = responder->check_structured(value); !fits) return fail(ACP_EINVAL, fits.message());
+        }
+        return tool_answer(responder, [value](const ToolResponder& r) { (void)r.structured(value); });
+    });
+}
+
+int acp_responder_tool_result(acp_responder* responder, const char* call_tool_result_json) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        RawJson value;
+        if (int valid = tool_object(call_tool_result_json, value, "call_tool_result_json"); valid != ACP_OK) {
+            return valid;
+        }
+        return tool_answer(responder, [value](const ToolResponder& r) { (void)r.result(value); });
+    });
+}
+
+int acp_responder_tool_progress(acp_responder* responder, double progress, double total, const char* message) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        if (responder == nullptr) return fail(ACP_EINVAL, "responder is NULL");
+        if (responder->kind != ACP_EVENT_TOOL_CALL) return fail(ACP_ESTATE, "this answer does not fit the request");
+        if (responder->answered) return fail(ACP_ESTATE, "the request was already answered");
+        std::string text;
+        if (message != nullptr) {
+            if (int valid = utf8_text(message, text, "message"); valid != ACP_OK) return valid;
+        }
+        auto core = responder->core;
+        const unsigned long id = responder->id;
+        return core->run([core, id, progress, total, text] {
+            auto it = core->answers.find(id);
+            if (it != core->answers.end() && it->second.tool) it->second.tool->progress(progress, total, text);
+        });
+    });
 }
 
 void acp_responder_free(acp_responder* responder) {

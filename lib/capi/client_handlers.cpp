@@ -19,9 +19,9 @@ std::function<void(const Request&, ClientMethodResponder)> client_method_handler
         auto core = weak.lock();
         if (!core) return;
         const unsigned long id = core->next_id();
-        r.on_withdrawn(core->withdrawal_reporter(id));
-        core->answers[id].client_method.emplace(std::move(r));
         auto event = core->request_event(ACP_EVENT_CLIENT_REQUEST, id);
+        r.on_withdrawn(core->withdrawal_reporter(*event));
+        core->answers[id].client_method.emplace(std::move(r));
         event->method = method;
         event->responder->method = method;
         event->session_id = request.sessionId;
@@ -55,9 +55,9 @@ void Core::install_client_handlers() {
         auto core = weak.lock();
         if (!core) return;
         const unsigned long id = core->next_id();
-        r.on_withdrawn(core->withdrawal_reporter(id));
-        core->answers[id].permission.emplace(std::move(r));
         auto event = core->request_event(ACP_EVENT_PERMISSION_REQUEST, id);
+        r.on_withdrawn(core->withdrawal_reporter(*event));
+        core->answers[id].permission.emplace(std::move(r));
         event->session_id = request.sessionId;
         event->json = encode_json(request);
         describe_permission(*core, request, *event);

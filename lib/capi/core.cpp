@@ -235,9 +235,12 @@ std::unique_ptr<acp_event> Core::request_event(int type, unsigned long id) {
     return event;
 }
 
-std::function<void()> Core::withdrawal_reporter(unsigned long id) {
+std::function<void()> Core::withdrawal_reporter(const acp_event& request) {
     std::weak_ptr<Core> weak = shared_from_this();
-    return [weak, id] {
+    const unsigned long id = request.request;
+    std::shared_ptr<std::atomic<bool>> withdrawn = request.responder->withdrawn;
+    return [weak, id, withdrawn] {
+        *withdrawn = true;
         auto core = weak.lock();
         if (!core) return;
         auto event = std::make_unique<acp_event>();

@@ -22,6 +22,7 @@
 #include "acp/client.hpp"
 #include "acp/client_v1.hpp"
 #include "acp/runtime.hpp"
+#include "acp/tools.hpp"
 #include "capi/event.hpp"
 #include "capi/event_queue.hpp"
 
@@ -70,6 +71,7 @@ public:
         std::optional<ElicitationResponder> elicitation;
         std::optional<ExtResponder> ext;
         std::optional<ClientMethodResponder> client_method;  // v1 fs/*, terminal/*
+        std::optional<ToolResponder> tool;                    // a call of a host's tool
     };
 
     explicit Core(const acp_client_options& options);
@@ -105,8 +107,9 @@ public:
     // Loop thread: the event of one agent request whose answer the host owes, with the
     // acp_responder for answer id (registered by the caller in `answers`).
     std::unique_ptr<acp_event> request_event(int type, unsigned long id);
-    // Loop thread: reports the agent withdrawing request id as ACP_EVENT_REQUEST_WITHDRAWN.
-    std::function<void()> withdrawal_reporter(unsigned long id);
+    // Loop thread: reports the agent withdrawing request id as ACP_EVENT_REQUEST_WITHDRAWN,
+    // after raising its responder's withdrawn flag (acp_responder_withdrawn).
+    std::function<void()> withdrawal_reporter(const acp_event& request);
     // Loop thread: delivers the v1 client methods picked by ACP_CLIENT_METHOD_* flags as
     // ACP_EVENT_CLIENT_REQUEST (installing them is what advertises them).
     void serve_client_methods(unsigned int methods);
@@ -163,4 +166,9 @@ struct acp_responder {
     int kind = 0;        // the ACP_EVENT_* of the request
     std::string method;  // ACP_EVENT_CLIENT_REQUEST: which v1 method (its response type)
     std::atomic<bool> answered{false};
+    // Raised on the loop thread when the request is withdrawn; read from any thread.
+    std::shared_ptr<std::atomic<bool>> withdrawn = std::make_shared<std::atomic<bool>>(false);
+    // ACP_EVENT_TOOL_CALL: checks a structured answer against the tool's output schema on
+    // the host's thread, so a misfit is refused there (null: the tool has none).
+    std::function<acp::Status(const acp::RawJson&)> check_structured;
 };

@@ -31,6 +31,8 @@ struct acp_event {
         std::string id, name, kind;
     };
     std::vector<Option> options;  // PERMISSION_REQUEST
+    std::optional<std::string> tool_server;  // TOOL_CALL
+    std::optional<std::string> tool_name;
     std::string message;
     std::string rpc_data;
     acp_status status{ACP_OK, "", 0, ""};

@@ -77,6 +77,21 @@ public:
 
     std::string describe() const override { return "MCP over ACP (serverId " + server_id_ + ")"; }
 
+    // As the TS SDK's binding answers a handler that threw (core.js toOuterError): the
+    // outer -33002 with the failure's message as data.details.
+    bool fail_backend(std::string_view, std::string_view details) override {
+        if (done_) return true;
+        auto keep_alive = shared_from_this();
+        finish();
+        responder_.fail(binding_code::backend_failed, "MCP server handler failed", [&](JsonWriter& w) {
+            w.StartObject();
+            w.Key("details");
+            write_string(w, details);
+            w.EndObject();
+        });
+        return true;
+    }
+
     // The request ends without the endpoint's answer: cancelled, disposed, connection gone.
     void cancel(McpEndpoint& endpoint) {
         if (done_) return;

@@ -26,6 +26,10 @@ public:
     virtual void send(std::string message, std::string_view in_reply_to) = 0;
     // For logs: "HTTP 127.0.0.1:41234", "stdio bridge (pid 123)". Never holds a secret.
     virtual std::string describe() const = 0;
+    // The server has no MCP outcome for the request in_reply_to (a tool's handler threw).
+    // A carrier with an error channel of its own reports it there and returns true (MCP
+    // over ACP: the binding's outer -33002); false: the server answers the MCP error -32603.
+    virtual bool fail_backend(std::string_view /*in_reply_to*/, std::string_view /*details*/) { return false; }
 };
 
 // What a carrier hands every message to. Implemented by the MCP server logic.

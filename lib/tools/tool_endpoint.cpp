@@ -237,16 +237,30 @@ void ToolEndpoint::call_tool(McpPeer& from, const RequestId& id, const JsonValue
     call.tool = tool->tool.name;
     call.arguments.text = to_json_text(*arguments);
     call.session_id = session_id_;
-    const uint64_t serial = state->call;
+    // Kept here too, so a handler that throws does not answer "no answer" while unwinding.
+    std::shared_ptr<ToolResponder::State> kept = state;
+    auto failed = [&](const std::string& details) {
+        log(LogLevel::error, "the handler of tool '" + tool->tool.name + "' threw: " + details);
+        if (kept->answered || kept->cancelled) return;
+        kept->answered = true;
+        fail_handler(kept->call, details);
+    };
     try {
         tool->tool.handler(call, ToolResponder(std::move(state)));
     } catch (const std::exception& e) {
-        log(LogLevel::error, "the handler of tool '" + tool->tool.name + "' threw: " + e.what());
-        finish(serial, {}, code::internal_error, "the tool's handler failed");
+        failed(e.what());
     } catch (...) {
-        log(LogLevel::error, "the handler of tool '" + tool->tool.name + "' threw");
-        finish(serial, {}, code::internal_error, "the tool's handler failed");
+        failed("unknown exception");
     }
+}
+
+void ToolEndpoint::fail_handler(uint64_t serial, std::string_view details) {
+    auto it = calls_.find(serial);
+    if (it == calls_.end()) return;
+    Call call = std::move(it->second);
+    calls_.erase(it);
+    if (call.peer->fail_backend(call.id_json, details)) return;
+    respond_error(*call.peer, call.id, code::internal_error, "the tool's handler failed");
 }
 
 bool ToolEndpoint::finish(uint64_t serial, std::string_view result, int error_code, std::string_view error_message) {

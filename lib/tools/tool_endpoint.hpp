@@ -61,6 +61,9 @@ public:
     // Sends the call's answer (a CallToolResult object, or an MCP error when error_code != 0)
     // and forgets the call. False when the call is gone (answered, cancelled, closed).
     bool finish(uint64_t call, std::string_view result, int error_code = 0, std::string_view error_message = {});
+    // The call's handler failed without an answer (it threw): the carrier's backend error
+    // where it has one (McpPeer::fail_backend), else the MCP error -32603.
+    void fail_handler(uint64_t call, std::string_view details);
     void progress(uint64_t call, std::string_view notification_params);
 
 private:

@@ -6,8 +6,9 @@ int acp_header_test_c(void);
 int acp_header_test_c(void) {
     acp_client_options options = ACP_CLIENT_OPTIONS_INIT;
     acp_spawn_options agent = ACP_SPAWN_OPTIONS_INIT;
+    acp_tool_server_options tools = ACP_TOOL_SERVER_OPTIONS_INIT;
     acp_status status;
     status.code = ACP_OK;
     return options.version == ACP_CLIENT_OPTIONS_VERSION && agent.version == ACP_SPAWN_OPTIONS_VERSION &&
-           status.code == ACP_OK;
+           tools.version == ACP_TOOL_SERVER_OPTIONS_VERSION && status.code == ACP_OK;
 }

@@ -15,11 +15,13 @@ from ._native import lib as _lib
 from .catalogue import Catalogue
 from .client import AsyncClient, Client, Item, PromptTurn, Session, SessionChange, SessionModel
 from .payload import Payload
+from .tools import ToolCall, ToolError, ToolServer
 from .errors import (AcpError, AuthRequired, Cancelled, ConnectionClosed, InternalError, InvalidArgument, IoError,
                      NotFound, ProtocolError, RpcError, SpawnFailed, StateError, TimedOut, Unsupported)
 
 __version__ = _lib.acp_version().decode()
 
-__all__ = ["Catalogue", "AsyncClient", "Client", "Item", "Payload", "PromptTurn", "Session", "SessionChange", "SessionModel", "AcpError", "AuthRequired",
+__all__ = ["Catalogue", "AsyncClient", "Client", "Item", "Payload", "PromptTurn", "Session", "SessionChange", "SessionModel", "ToolCall", "ToolError",
+           "ToolServer", "AcpError", "AuthRequired",
            "Cancelled", "ConnectionClosed", "InternalError", "InvalidArgument", "IoError", "NotFound",
            "ProtocolError", "RpcError", "SpawnFailed", "StateError", "TimedOut", "Unsupported"]

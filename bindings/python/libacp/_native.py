@@ -37,6 +37,7 @@ EVENT_TRAFFIC = 11
 EVENT_CLOSED = 12
 EVENT_CLIENT_REQUEST = 13
 EVENT_SESSION_CHANGED = 14
+EVENT_TOOL_CALL = 15
 
 # ACP_CHANGE_* in order: what an EVENT_SESSION_CHANGED says changed.
 CHANGES = ("session_added", "session_reset", "session_removed", "item_inserted", "item_changed", "state_changed",
@@ -90,6 +91,12 @@ class RemoteOptions(_Options):
     _fields_ = [("version", ctypes.c_uint), ("url", c_char_p), ("headers", POINTER(c_char_p)),
                 ("ca_file", c_char_p), ("connect_timeout_ms", c_ulong)]
     INIT, VERSION = "acp_remote_options_init", 1
+
+
+class ToolServerOptions(_Options):
+    _fields_ = [("version", ctypes.c_uint), ("server_version", c_char_p), ("max_concurrent_calls", c_size_t),
+                ("max_message_bytes", c_size_t)]
+    INIT, VERSION = "acp_tool_server_options_init", 1
 
 
 def _check_init(code):
@@ -160,7 +167,24 @@ def _declare(lib):
         "acp_responder_decline": (c_int, [c_void_p]),
         "acp_responder_respond": (c_int, [c_void_p, c_char_p]),
         "acp_responder_fail": (c_int, [c_void_p, c_int, c_char_p]),
+        "acp_responder_withdrawn": (c_int, [c_void_p]),
         "acp_responder_free": (None, [c_void_p]),
+        "acp_event_tool_server": (c_char_p, [c_void_p]),
+        "acp_event_tool_name": (c_char_p, [c_void_p]),
+        "acp_tool_server_options_init": (c_int, [POINTER(ToolServerOptions), ctypes.c_uint]),
+        "acp_tool_server_new": (c_int, [POINTER(c_void_p), c_char_p, POINTER(ToolServerOptions)]),
+        "acp_tool_server_add_tool": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, c_char_p, c_char_p]),
+        "acp_tool_server_tool_count": (c_int, [c_void_p]),
+        "acp_tool_server_free": (None, [c_void_p]),
+        "acp_client_new_session_with_tools": (c_int, [out_req, c_void_p, c_char_p, POINTER(c_void_p), c_size_t,
+                                                      c_void_p, c_void_p]),
+        "acp_client_resume_session_with_tools": (c_int, [out_req, c_void_p, c_char_p, POINTER(c_void_p), c_size_t,
+                                                         c_void_p, c_void_p]),
+        "acp_responder_tool_text": (c_int, [c_void_p, c_char_p]),
+        "acp_responder_tool_structured": (c_int, [c_void_p, c_char_p]),
+        "acp_responder_tool_error": (c_int, [c_void_p, c_char_p]),
+        "acp_responder_tool_result": (c_int, [c_void_p, c_char_p]),
+        "acp_responder_tool_progress": (c_int, [c_void_p, c_double, c_double, c_char_p]),
         "acp_client_initialize": (c_int, [out_req, c_void_p, c_void_p, c_void_p]),
         "acp_client_agent_json": (c_int, [POINTER(c_void_p), c_void_p]),
         "acp_string_free": (None, [c_void_p]),

@@ -19,6 +19,8 @@ from typing import (Any, AsyncIterator, Callable, Dict, Generator, Iterator, Lis
 
 from . import _native as native
 from .errors import AcpError, ConnectionClosed, error_for
+from . import tools as _tools
+from .tools import ToolServer
 from . import payload as _payload
 from .payload import Payload
 
@@ -402,6 +404,10 @@ class _BaseClient:
         self._updates_reported = True  # what the C side does now
         self._observing = False        # observe_sessions() was asked for
         self._client_methods: Dict[str, Callable[[dict], Any]] = {}  # v1 "fs/..." -> handler
+        # The tool servers offered, by session (None: the latest session/new still pending)
+        # and name: a tool call event names its server, and one name may be another server
+        # in another session.
+        self._tool_servers: Dict[Optional[str], Dict[str, ToolServer]] = {}
 
     @staticmethod
     def _c_log_level(level):
@@ -565,22 +571,59 @@ class _BaseClient:
     def logout(self) -> Any:
         return self._finish(self._start(lambda r, h: lib.acp_client_logout(r, h, None, None)))
 
-    def new_session(self, cwd: str, mcp_servers: Sequence[Mapping[str, Any]] = (), **extra: Any) -> Any:
+    @staticmethod
+    def _tool_array(tools):
+        """The C handles of tool servers, checked to be ToolServers."""
+        for server in tools:
+            if not isinstance(server, ToolServer):
+                raise TypeError("tools holds ToolServer objects, not " + type(server).__name__)
+        return (ctypes.c_void_p * len(tools))(*[server._live() for server in tools])
+
+    def new_session(self, cwd: str, mcp_servers: Sequence[Mapping[str, Any]] = (),
+                    tools: Sequence[ToolServer] = (), **extra: Any) -> Any:
+        """session/new; tools: ToolServers offered to the agent for this session
+        (docs/tools.md), served over the MCP transport it advertised."""
         request = dict(extra, cwd=cwd, mcpServers=list(mcp_servers))
-        started = self._start(lambda r, h: lib.acp_client_new_session(r, h, _encode(request), None, None))
+        tools = list(tools)
+        if tools:
+            servers = self._tool_array(tools)
+            started = self._start(lambda r, h: lib.acp_client_new_session_with_tools(
+                r, h, _encode(request), servers, len(tools), None, None))
+            offered = self._tool_servers[None] = {server.name: server for server in tools}
+        else:
+            started = self._start(lambda r, h: lib.acp_client_new_session(r, h, _encode(request), None, None))
         pending = started[1]
-        # The result event names the new session (acp_event_session_id): no JSON digging.
-        pending.convert = lambda response: Session(self, pending.session_id, response)
+
+        def created(response):
+            # The result event names the new session (acp_event_session_id): no JSON digging.
+            if tools:
+                self._tool_servers[pending.session_id] = offered
+            return Session(self, pending.session_id, response)
+        pending.convert = created
         return self._finish(started)
 
-    def resume_session(self, session_id: str, cwd: str, replay: bool = False, **extra: Any) -> Any:
-        """session/resume; replay=True rebuilds the whole history (replayFrom start)."""
+    def resume_session(self, session_id: str, cwd: str, replay: bool = False,
+                       tools: Sequence[ToolServer] = (), **extra: Any) -> Any:
+        """session/resume; replay=True rebuilds the whole history (replayFrom start). tools:
+        the ToolServers offered from now on, replacing those offered before."""
         request = dict(extra, sessionId=session_id, cwd=cwd)
         if replay:
             request["replayFrom"] = {"type": "start"}
-        return self._finish(self._start(
-            lambda r, h: lib.acp_client_resume_session(r, h, _encode(request), None, None),
-            lambda response: Session(self, session_id, response)))
+        tools = list(tools)
+        servers = self._tool_array(tools)
+
+        def starter(r, h):
+            if tools:
+                return lib.acp_client_resume_session_with_tools(r, h, _encode(request), servers, len(tools), None, None)
+            return lib.acp_client_resume_session(r, h, _encode(request), None, None)
+
+        def resumed(response):
+            # Once the agent accepted, these are the session's servers (none: dropped).
+            self._tool_servers.pop(session_id, None)
+            if tools:
+                self._tool_servers[session_id] = {server.name: server for server in tools}
+            return Session(self, session_id, response)
+        return self._finish(self._start(starter, resumed))
 
     def list_sessions(self, cwd: Optional[str] = None) -> Any:
         """Every session the agent lists (all pages), as SessionInfo dicts."""
@@ -598,12 +641,14 @@ class _BaseClient:
             lambda r, h: lib.acp_client_list_sessions(r, h, _encode(request), None, None)))
 
     def close_session(self, session_id: str) -> Any:
-        return self._finish(self._start(
-            lambda r, h: lib.acp_client_close_session(r, h, session_id.encode(), None, None)))
+        started = self._start(lambda r, h: lib.acp_client_close_session(r, h, session_id.encode(), None, None))
+        self._tool_servers.pop(session_id, None)  # libacp ends their service with the session
+        return self._finish(started)
 
     def delete_session(self, session_id: str) -> Any:
-        return self._finish(self._start(
-            lambda r, h: lib.acp_client_delete_session(r, h, session_id.encode(), None, None)))
+        started = self._start(lambda r, h: lib.acp_client_delete_session(r, h, session_id.encode(), None, None))
+        self._tool_servers.pop(session_id, None)
+        return self._finish(started)
 
     def prompt(self, session_id: str, content: Content) -> PromptTurn:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
@@ -695,6 +740,7 @@ class _BaseClient:
         self.on_update = self.on_permission = self.on_elicitation = None
         self.on_notification = self.on_traffic = self.on_closed = self.on_session_change = None
         self._ext_handlers = {}
+        self._tool_servers = {}
 
     def __del__(self):
         try:
@@ -726,7 +772,10 @@ class _BaseClient:
                     self._turns.remove(turn)
 
     def _report(self, error):
-        """A host handler raised: reported, and the client goes on."""
+        """A host handler raised: reported, and the client goes on. A ToolError is a tool's
+        answer, not a bug."""
+        if isinstance(error, _tools.ToolError):
+            return
         self.handler_errors.append(error)
         if self.on_handler_error is not None:
             self.on_handler_error(error)
@@ -795,6 +844,8 @@ class _BaseClient:
             method = native.text(lib.acp_event_method(event))
             self._answer_request(event, self._client_methods.get(method), payload,
                                  lambda r, value, error: self._answer_client_method(r, method, value, error))
+        elif kind == native.EVENT_TOOL_CALL:
+            self._answer_tool_call(event, payload)
         elif kind == native.EVENT_REQUEST_WITHDRAWN:
             task = self._tasks.pop(lib.acp_event_request(event), None)
             if task is not None:
@@ -843,7 +894,10 @@ class _BaseClient:
             if self.on_closed is not None:
                 self._call_handler(self.on_closed, self._closed_status)
 
-    def _answer_request(self, event, handler, payload, answer):
+    def _answer_request(self, event, handler, payload, answer, handler_args=None):
+        """Takes the event's responder and runs handler(payload) (or handler(*handler_args(
+        holder)), holder being [the responder] until answered); answer(responder, value,
+        error) gives its outcome, now or when its coroutine ends."""
         responder = ctypes.c_void_p()
         if lib.acp_event_take_responder(ctypes.byref(responder), event) != native.OK:
             return
@@ -862,9 +916,29 @@ class _BaseClient:
         if handler is None:
             reply(None, None)
             return
-        self._call_handler(handler, payload, answer=reply)
+        self._call_handler(handler, *(handler_args(holder) if handler_args else (payload,)), answer=reply)
         if holder[0] is not None:
             self._tasks_hold(lib.acp_responder_id(holder[0]), reply)
+
+    def _answer_tool_call(self, event, arguments):
+        session_id = native.text(lib.acp_event_session_id(event))
+        server = native.text(lib.acp_event_tool_server(event))
+        name = native.text(lib.acp_event_tool_name(event))
+        offered = self._tool_servers.get(session_id, {}).get(server)
+        tool = offered.tools.get(name) if offered is not None else None
+        if tool is None:
+            return  # not offered by this client's Python side: the event answers -32603
+
+        def handler_args(holder):
+            if not tool.takes_call:
+                return (arguments,)
+            return arguments, _tools.ToolCall(server, name, session_id, arguments, holder, self._kick)
+        self._answer_request(event, tool.handler, arguments, self._answer_tool, handler_args)
+
+    def _answer_tool(self, responder, value, error):
+        mistake = _tools.answer(responder, value, error)
+        if mistake is not None:
+            self._report(mistake)
 
     def _tasks_hold(self, responder_id, reply):
         pass

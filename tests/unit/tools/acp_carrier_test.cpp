@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,29 @@ TEST_CASE("mcp over acp: a duplicate active requestId is -32602 and the active b
     doc = h.answer(5);
     REQUIRE(doc);
     CHECK(doc->HasMember("result"));
+}
+
+TEST_CASE("mcp over acp: a handler that throws is the outer -33002 with its message as details") {
+    // As core.js's toOuterError: a handler failure that is no McpProtocolError is the
+    // binding's backendFailed, never an inner error.
+    Harness h;
+    acp::Tool thrower;
+    thrower.name = "throw";
+    thrower.handler = [](const acp::ToolCall&, acp::ToolResponder) { throw std::runtime_error("boom"); };
+    REQUIRE(h.server->add_tool(std::move(thrower)).ok());
+    h.call(1, "r1", "throw");
+    auto doc = h.answer(1);
+    REQUIRE(doc);
+    CHECK(error_code(*doc) == binding_code::backend_failed);
+    CHECK(std::string((*doc)["error"]["message"].GetString()) == "MCP server handler failed");
+    CHECK(std::string((*doc)["error"]["data"]["details"].GetString()) == "boom");
+    CHECK(h.acp->active_requests() == 0);
+    CHECK(h.endpoint->calls_in_flight() == 0);
+    // The request id is free again, and the server still answers.
+    h.call(2, "r1", "current_selection");
+    doc = h.answer(2);
+    REQUIRE(doc);
+    CHECK(std::string((*doc)["result"]["result"]["content"][0]["text"].GetString()) == "sel");
 }
 
 TEST_CASE("mcp over acp: $/cancel_request tells the handler and answers -32800") {
