@@ -566,8 +566,53 @@ local function fs_phase()
   chat_module.shutdown_all()
 end
 
+-- Phase "tools": the plugin offers the demo agent its editor tools (an MCP server "editor");
+-- "What is selected?" makes the agent call current_selection, which answers the last
+-- visual selection of the file the user worked in; /tool calls current_buffer (unsaved
+-- text) and diagnostics.
+local function tools_phase()
+  local dir = out .. "/tools"
+  vim.fn.mkdir(dir, "p")
+  vim.cmd("cd " .. vim.fn.fnameescape(dir))
+  local path = dir .. "/sample.txt"
+  local buf = open_file(path, { "alpha one", "beta two", "gamma three" })
+  api.nvim_buf_set_lines(buf, 0, 1, false, { "alpha unsaved" })
+  vim.diagnostic.set(api.nvim_create_namespace("acp_tools_test"), buf,
+    { { lnum = 2, col = 0, severity = vim.diagnostic.severity.ERROR, message = "no gamma here" } })
+  vim.cmd("normal! 2Gwvj\27")
+  vim.cmd("AcpChat " .. agent .. " --delay-ms 0 --state-dir " .. state_dir .. "-tools")
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  local turns = 0
+  local function ask(prompt)
+    turns = turns + 1
+    vim.cmd("AcpSend " .. prompt)
+    wait_for("the end of turn " .. turns, function()
+      local _, count = buffer_text(chat):gsub("%-%- turn ended: end_turn", "")
+      return count == turns
+    end)
+    return buffer_text(chat)
+  end
+  local text = ask("What is selected?")
+  check(text:find("## Tool: Ask editor for current_selection", 1, true), "the agent called current_selection", text)
+  check(text:find('"end_line":3', 1, true) and text:find('"start_line":2', 1, true)
+    and text:find('"text":"two\\ngamma "', 1, true) and text:find('"path":"' .. path .. '"', 1, true),
+    "current_selection answered the selection with its path and lines", text)
+  local _, said = text:gsub("of editor says:", "")
+  check(said == 1, "the reply streamed in one go (--delay-ms 0) is shown once", text)
+  text = ask("/tool current_buffer")
+  check(text:find('"text":"alpha unsaved\\nbeta two\\ngamma three\\n"', 1, true) and text:find('"modified":true', 1, true),
+    "current_buffer answered the unsaved text", text)
+  text = ask("/tool diagnostics")
+  check(text:find('"message":"no gamma here"', 1, true) and text:find('"line":3', 1, true),
+    "diagnostics answered the buffer's diagnostics", text)
+  chat_module.shutdown_all()
+end
+
 local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background,
-  context = context_phase, review = review_phase, fs = fs_phase }
+  context = context_phase, review = review_phase, fs = fs_phase,
+  tools = tools_phase }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
 vim.cmd("qa!")

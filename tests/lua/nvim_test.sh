@@ -14,7 +14,7 @@ if ! command -v "$nvim" >/dev/null 2>&1; then
 fi
 rm -rf "$scratch" && mkdir -p "$scratch/state"
 status=0
-for phase in first second hostile peer remote background context review fs; do
+for phase in first second hostile peer remote background context review fs tools; do
     ACP_TEST_PHASE=$phase ACP_TEST_OUT=$scratch ACP_TEST_AGENT=$agent ACP_LIBRARY=$library \
         ACP_TEST_NODE=$node ACP_TEST_TS_AGENT=$ts_agent \
         timeout 120 "$nvim" --headless -u NONE -i NONE -n \

@@ -12,6 +12,7 @@ local Buffer = require("acp.buffer")
 local context = require("acp.context")
 local review = require("acp.review")
 local files = require("acp.files")
+local editor_tools = require("acp.editor_tools")
 
 local api = vim.api
 local M = { chats = {}, config = {} }
@@ -90,9 +91,13 @@ end
 
 -- The session model on screen ------------------------------------------------------------------
 
-function Chat:render_item(index, inserted)
+-- inserted_text: the text the item was inserted with. Queued changes describe the model
+-- as it was, and the model may be further on: an item that grows by appended text is
+-- shown with the text it was inserted with, the later changes append the rest.
+function Chat:render_item(index, inserted, inserted_text)
   local item = self.client:item(self.session_id, index)
   if not item then return end
+  if inserted and inserted_text and render.appends_in_place(item.kind) then item.text = inserted_text end
   if inserted or not self.view:has_item(index) then
     self.view:add(render.item(item), index, item.kind)
   else
@@ -105,7 +110,7 @@ function Chat:on_change(change)
   local t = change.type
   review.track(self, change)
   if t == "item_inserted" then
-    self:render_item(change.index, true)
+    self:render_item(change.index, true, change.appended)
   elseif t == "item_changed" then
     if change.appended and render.appends_in_place(change.kind) and self.view:has_item(change.index) then
       self.view:append_to_item(change.index, render.clean(change.appended))
@@ -243,7 +248,7 @@ function Chat:cancel()
 end
 
 function Chat:start_session()
-  self.client:new_session({ cwd = self.cwd }, function(session, err)
+  self.client:new_session({ cwd = self.cwd, tools = editor_tools.servers(self, M.config) }, function(session, err)
     if err then return self:error("new session", err) end
     self.session_id = session.id
     self:note("session " .. session.id)
@@ -267,7 +272,8 @@ function Chat:resume(session_id, cwd)
   self.session_id = session_id
   self.view:clear()
   self:note("resuming " .. session_id)
-  self.client:resume_session(session_id, { cwd = cwd, replay = true }, function(_, err)
+  local options = { cwd = cwd, replay = true, tools = editor_tools.servers(self, M.config) }
+  self.client:resume_session(session_id, options, function(_, err)
     if err then return self:error("resume " .. session_id, err) end
     self:note("resumed " .. session_id)
     for _, fn in ipairs(self.on_resumed) do fn(session_id) end
