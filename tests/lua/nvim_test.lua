@@ -478,7 +478,14 @@ local function review_phase()
   local file = assert(io.open(notes, "w"))
   file:write("# Notes\n- (nothing yet)\n")
   file:close()
-  vim.ui.select = function(_, opts) check(false, "no vim.ui.select for a diff that can be shown", opts.prompt) end
+  local selects = 0
+  vim.ui.select = function(items, opts, on_choice)
+    selects = selects + 1
+    for _, option in ipairs(items) do
+      if option.kind == "allow_once" then return on_choice(option) end
+    end
+    on_choice(nil)
+  end
   vim.cmd("AcpChat " .. agent .. " --delay-ms 0 --state-dir " .. state_dir .. "-review")
   local chat = chat_module.current()
   wait_for("a session", function() return chat.session_id ~= nil end)
@@ -507,6 +514,17 @@ local function review_phase()
     end)
     check(#api.nvim_list_tabpages() == 1 and not vim.wo.diff, "turn " .. turn .. ": the review closed")
   end
+  check(selects == 0, "no vim.ui.select for a diff that can be shown", selects)
+  -- A review closed without an answer: the question is asked through vim.ui.select.
+  vim.cmd("AcpSend review 3")
+  wait_for("the third review", function() return chat.review ~= nil end)
+  vim.cmd("tabclose")
+  wait_for("the end of turn 3", function()
+    local _, count = buffer_text(chat):gsub("%-%- turn ended: end_turn", "")
+    return count == 3
+  end)
+  check(selects == 1 and buffer_text(chat):find("-- permission: Allow once", 1, true),
+    "a review closed unanswered asks through vim.ui.select", buffer_text(chat))
   local text = buffer_text(chat)
   check(text:find("-- permission: accepted in review", 1, true) and text:find("Done: NOTES.md has your line", 1, true)
     and text:find("## Tool: Add a line to NOTES.md (edit) [completed]", 1, true),
@@ -515,7 +533,7 @@ local function review_phase()
     and text:find("## Tool: Add a line to NOTES.md (edit) [failed]", 1, true),
     "gr answered reject_once: the agent left the file alone", text)
   local _, changed = text:gsub("%-%- 1 file changed %(:copen%)", "")
-  check(changed == 1, "only the accepted turn lists a changed file", changed)
+  check(changed == 2, "only the accepted turns list a changed file", changed)
   local qf = vim.fn.getqflist({ title = 1, items = 1 })
   check(qf.title == "ACP: files the turn changed" and #qf.items == 1 and api.nvim_buf_get_name(qf.items[1].bufnr) == notes,
     "the quickfix list has NOTES.md", vim.inspect(qf))

@@ -50,8 +50,10 @@ vim.keymap.set("x", "<Plug>(acp-add-selection)", ":AcpAdd selection<CR>", { sile
 vim.keymap.set("n", "<Plug>(acp-add-diagnostics)", "<Cmd>AcpAdd diagnostics<CR>", { desc = "Add the buffer's diagnostics" })
 
 local review = require("acp.review")
-command("AcpAccept", with_chat(function(c) review.answer(c, "accept") end), { desc = "Accept the edit under review" })
-command("AcpReject", with_chat(function(c) review.answer(c, "reject") end), { desc = "Reject the edit under review" })
+command("AcpAccept", with_chat(function(c) review.answer(review.chat_of_current(chat.chats, c), "accept") end),
+  { desc = "Accept the edit under review" })
+command("AcpReject", with_chat(function(c) review.answer(review.chat_of_current(chat.chats, c), "reject") end),
+  { desc = "Reject the edit under review" })
 
 -- Agents end with the editor: libacp closes their stdin, then signals them, and waits.
 vim.api.nvim_create_autocmd("VimLeavePre", { callback = function() chat.shutdown_all() end })

@@ -110,6 +110,7 @@ local function close(chat)
   local open = chat.review
   chat.review = nil
   if not open then return end
+  open.closing = true
   for _, tab in ipairs(open.tabs) do
     if api.nvim_tabpage_is_valid(tab) then
       for _, win in ipairs(api.nvim_tabpage_list_wins(tab)) do
@@ -123,6 +124,17 @@ local function close(chat)
   for _, buf in ipairs(open.scratch) do
     if api.nvim_buf_is_valid(buf) then api.nvim_buf_delete(buf, { force = true }) end
   end
+end
+
+-- The chat whose review shows the current buffer, else fallback.
+function review.chat_of_current(chats, fallback)
+  local buf = api.nvim_get_current_buf()
+  for _, chat in ipairs(chats) do
+    for _, scratch in ipairs(chat.review and chat.review.scratch or {}) do
+      if scratch == buf then return chat end
+    end
+  end
+  return fallback
 end
 
 -- Answers the request under review: "accept" (allow_once, else allow_always) or "reject"
@@ -160,9 +172,20 @@ local function scratch_buffer(chat, path, lines, filetype)
   return buf
 end
 
+-- The user closed a review without answering: the question is asked the usual way.
+local function closed_by_user(chat, open)
+  if open.closing or chat.review ~= open then return end
+  close(chat)
+  chat.asking = nil
+  open.request.no_review = true
+  table.insert(chat.questions, 1, open.request)
+  chat:ask_next()
+end
+
 -- Opens the review of a permission request whose tool call carries diffs: true, or false
 -- when it has none that can be shown (then the caller asks the usual way).
 function review.open(chat, request)
+  if request.no_review then return false end
   local proposals = review.proposals(request.tool_call)
   if not proposals then return false end
   close(chat)
@@ -181,6 +204,8 @@ function review.open(chat, request)
     vim.cmd("diffthis")
     open.tabs[#open.tabs + 1] = api.nvim_get_current_tabpage()
     open.scratch[#open.scratch + 1] = proposed
+    api.nvim_create_autocmd("BufWipeout", { buffer = proposed, once = true,
+      callback = function() vim.schedule(function() closed_by_user(chat, open) end) end })
   end
   chat:note("review: " .. title .. " (" .. #proposals .. " file" .. (#proposals == 1 and "" or "s") .. "): " ..
     review.keys.accept .. " accepts, " .. review.keys.reject .. " rejects")
@@ -191,6 +216,7 @@ end
 
 -- Notes a tool call of the running turn (a change of the session model).
 function review.track(chat, change)
+  if change.type == "session_reset" or change.type == "replay_ended" then chat.turn_tool_calls = {} end
   if change.kind ~= "tool_call" or (change.type ~= "item_inserted" and change.type ~= "item_changed") then return end
   chat.turn_tool_calls = chat.turn_tool_calls or {}
   chat.turn_tool_calls[change.index] = true
