@@ -5,7 +5,8 @@
 -- in the buffer, streamed text appended in place (no re-render), a turn cancelled.
 -- Phase "second": a fresh Neovim and agent on the same state directory resume that
 -- session through :AcpSessions and find its history in the buffer.
--- Phases "hostile", "peer", "remote" and "background": see below.
+-- Phases "hostile", "peer", "remote", "background", "context", "review", "fs" and
+-- "tools": see below.
 -- All: the agent's pid is recorded, and at VimLeave (after the plugin's VimLeavePre)
 -- it must be gone. Results go to $ACP_TEST_OUT/<phase>.result, one line per check.
 local phase = os.getenv("ACP_TEST_PHASE")
@@ -539,6 +540,21 @@ local function review_phase()
     "the quickfix list has NOTES.md", vim.inspect(qf))
   local lines = vim.fn.readfile(notes)
   check(vim.deep_equal(lines, { "# Notes", "- (nothing yet)" }), "NOTES.md is untouched (the demo agent only proposes)")
+  -- Diffs that are not reviewed in buffers (asked the usual way): the agent's paths are
+  -- untrusted, a patch must apply to the file as it is.
+  local review = require("acp.review")
+  local function patch(path, body)
+    return { data = { content = { { type = "diff", changes = { { operation = "modify", path = path } },
+      patch = { format = "git_patch", text = "diff --git " .. path .. " " .. path .. "\n--- " .. path .. "\n+++ " .. path
+        .. "\n" .. body } } } } }
+  end
+  check(review.proposals(patch(notes, "@@ -1,2 +1,2 @@\n # Notes\n-- (nothing yet)\n+- x\n")) ~= nil, "a patch that applies")
+  check(review.proposals(patch(notes, "@@ -1,2 +1,2 @@\n # Notes\n-- something else\n+- x\n")) == nil,
+    "a patch whose removed line differs from the file: no review")
+  check(review.proposals(patch("/dev/zero", "@@ -1 +1 @@\n-a\n+b\n")) == nil, "a device: no review")
+  check(review.proposals(patch("NOTES.md", "@@ -1 +1 @@\n-a\n+b\n")) == nil, "a relative path: no review")
+  check(review.proposals({ data = { content = { { type = "diff", changes = { { operation = "modify", path = notes } } } } } })
+    == nil, "a diff without text: no review")
   chat_module.shutdown_all()
 end
 

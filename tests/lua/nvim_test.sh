@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The Neovim plugin in Debian's Neovim, headless: six Neovims one after the other, three
-# on the demo agent, one on the TypeScript-SDK peer, one on it over WebSocket and one on a
-# scripted agent with background work (tests/lua/nvim_test.lua says what
+# The Neovim plugin in Debian's Neovim, headless: ten Neovims one after the other, five
+# on the demo agent, three on TypeScript-SDK peers (one v1), one on a peer over WebSocket
+# and one on a scripted agent with background work (tests/lua/nvim_test.lua says what
 # each checks); no agent they started may still run.
 # Usage: nvim_test.sh NVIM PLUGIN_DIR LIBACP_SO DEMO_AGENT SCRATCH_DIR NODE TS_AGENT_MJS
 set -u

@@ -138,7 +138,8 @@ function context.add_file(chat, path)
   path = vim.fn.fnamemodify(vim.fn.expand(path), ":p")
   local buf = require("acp.files").buffer_of(vim.loop.fs_realpath(path) or path)
   if buf then return context.add_buffer(chat, buf) end
-  if not vim.loop.fs_stat(path) then return chat:note("no such file: " .. path) end
+  local stat = vim.loop.fs_stat(path)
+  if not stat or stat.type ~= "file" then return chat:note("no such regular file: " .. path) end
   local image = IMAGE_TYPES[(path:match("%.(%w+)$") or ""):lower()]
   add(chat, (image and "image " or "file ") .. path, function(caps)
     local data = read_file(path, MAX_INLINE_BYTES)

@@ -51,6 +51,8 @@ local function read(chat, request, real)
   if buf then
     text = buffer_text(buf)
   else
+    local stat = vim.loop.fs_stat(real)
+    if not stat or stat.type ~= "file" then return request:fail(-32002, "not a regular file: " .. real) end
     local file = io.open(real, "rb")
     if not file then return request:fail(-32002, "cannot read " .. real) end
     text = file:read(MAX_BYTES + 1) or ""
@@ -68,6 +70,8 @@ local function write(chat, request, real)
   if type(content) ~= "string" then return request:fail(-32602, "content must be a string") end
   if #content > MAX_BYTES then return request:fail(-32603, "the content is larger than " .. MAX_BYTES .. " bytes") end
   local buf = files.buffer_of(real)
+  local stat = vim.loop.fs_stat(real)
+  if not buf and stat and stat.type ~= "file" then return request:fail(-32602, "not a regular file: " .. real) end
   if not buf then
     vim.fn.mkdir(vim.fn.fnamemodify(real, ":h"), "p")
     buf = vim.fn.bufadd(real)

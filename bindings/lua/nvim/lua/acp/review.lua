@@ -14,13 +14,18 @@ local review = { keys = { accept = "ga", reject = "gr" } }
 
 -- Proposed texts -----------------------------------------------------------------------------
 
+-- Files bigger than this are not reviewed in buffers (the question is asked as usual).
+local MAX_FILE_BYTES = 16 * 1024 * 1024
+
 -- The file's current lines: its loaded buffer's (unsaved changes included), else the disk's;
--- nil when it does not exist.
+-- nil when it does not exist or is no regular file of a bounded size (the path is the
+-- agent's: never a device or a pipe).
 local function current_lines(path)
   local buf = require("acp.files").buffer_of(vim.loop.fs_realpath(path) or path)
   if buf then return api.nvim_buf_get_lines(buf, 0, -1, false) end
-  if vim.fn.filereadable(path) == 1 then return vim.fn.readfile(path) end
-  return nil
+  local stat = vim.loop.fs_stat(path)
+  if not stat or stat.type ~= "file" or stat.size > MAX_FILE_BYTES then return nil end
+  return vim.fn.readfile(path)
 end
 
 -- Lines of a text whose last line ends with a newline (or not).
@@ -87,11 +92,19 @@ function review.proposals(tool_call)
   for _, block in ipairs(content) do
     if type(block) == "table" and block.type == "diff" then
       if type(block.path) == "string" and type(block.newText) == "string" then  -- v1's shape
+        if block.path:sub(1, 1) ~= "/" or (vim.loop.fs_stat(block.path) and not current_lines(block.path)) then
+          return nil
+        end
         out[#out + 1] = { path = block.path, lines = split(block.newText) }
       elseif type(block.patch) == "table" and block.patch.format == "git_patch" and type(block.patch.text) == "string" then
         for _, file in ipairs(parse_patch(block.patch.text) or { {} }) do
           if type(file.path) ~= "string" or file.path == "/dev/null" or file.path:sub(1, 1) ~= "/" then return nil end
-          local old = file.old_missing and {} or current_lines(file.path)
+          local old
+          if file.old_missing then
+            old = not vim.loop.fs_stat(file.path) and {} or nil  -- an added file that exists: no review
+          else
+            old = current_lines(file.path)
+          end
           local new = old and apply(old, file.hunks)
           if not new then return nil end
           out[#out + 1] = { path = file.path, lines = new }
