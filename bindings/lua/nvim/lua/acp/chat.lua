@@ -2,8 +2,10 @@
 -- :AcpChat — a chat buffer on one agent, rendered from libacp's session model and its
 -- change events: items appear as they are inserted, streamed text is appended as it
 -- arrives (the change's appended text), other changes re-render that item's block only.
--- Thoughts are folded; permission requests go through vim.ui.select; the agent's stderr
--- and libacp's log go to a log buffer (:AcpLog).
+-- Thoughts are folded; permission requests go through vim.ui.select (those with a diff
+-- open a review in buffers, acp.review); the agent's stderr and libacp's log go to a log
+-- buffer (:AcpLog). Context for prompts: acp.context; v1 agents' files: acp.files; the
+-- tools offered to the agent: acp.editor_tools.
 local acp = require("acp")
 local render = require("acp.render")
 local form = require("acp.form")
@@ -445,7 +447,7 @@ function M.open(argv)
     chat:note("agent gone" .. (closed_err and (": " .. tostring(closed_err)) or ""))
     chat:log_line("closed" .. (closed_err and (": " .. tostring(closed_err)) or ""))
   end)
-  files.attach(chat)
+  if M.config.fs ~= false then files.attach(chat) end
   chat.stop_loop = loop.attach(client, function(message) chat:error("handler", message) end)
 
   chat.view:add({ "# ACP chat: " .. render.clean(table.concat(argv, " "), true) })
