@@ -190,184 +190,6 @@ local function second()
   end), "a turn in the resumed session")
 end
 
--- Phase "hostile": the demo agent wraps every string it sends in terminal control
--- sequences; none of their control characters may reach the chat or the log buffer.
-local function hostile()
-  vim.cmd("AcpChat " .. agent .. " --hostile --delay-ms 0 --state-dir " .. state_dir .. "-hostile")
-  local chat = chat_module.current()
-  wait_for("a session", function() return chat.session_id ~= nil end)
-  recorded_pids = agent_pids()
-  vim.cmd("AcpSend hello")
-  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
-  local text = buffer_text(chat)
-  check(text:find("You said: hello", 1, true) and text:find("## Tool: ", 1, true), "the hostile agent's turn is shown")
-  local log = table.concat(api.nvim_buf_get_lines(chat.log.buf, 0, -1, false), "\n")
-  for name, shown in pairs({ chat = text, log = log }) do
-    local bad = shown:find("[%z\1-\8\11-\31\127]") or shown:find("\194[\128-\159]")
-    check(not bad, "no control character in the " .. name .. " buffer", bad and shown:sub(bad - 20, bad + 20))
-  end
-  check(#log > 0, "the agent's stderr reached the log buffer")
-  -- A flood of log lines keeps the last 2000, each cut at 2000 bytes.
-  for i = 1, 2500 do chat:log_line("flood " .. i .. " " .. string.rep("\226\156\147", 1000)) end
-  local kept = api.nvim_buf_get_lines(chat.log.buf, 0, -1, false)
-  check(#kept == 2000 and kept[#kept]:match("^flood 2500 ") and #kept[#kept] <= 2010 and vim.fn.strchars(kept[#kept]) > 0,
-    "the log buffer is bounded (lines and bytes)", #kept)
-end
-
--- Phase "peer": the TypeScript-SDK peer asks for a form (elicitation), through stubbed
--- vim.ui.input and vim.ui.select (CLIENT-MUST-73..75): the agent is named, the enum and the
--- multi-select are choices, a value out of range is asked again, the answers are reviewed
--- (and one edited) before they are sent; decline and cancel are separate answers.
-local function peer()
-  local prompts, script = {}, "accept"
-  local reviews, multi_calls = 0, 0
-  vim.ui.input = function(opts, on_input)
-    prompts[#prompts + 1] = opts.prompt
-    if opts.prompt == "Project name (required): " then return on_input("from nvim") end
-    if opts.prompt:find("^Worker count") then
-      if opts.prompt:find("at most 10", 1, true) then return on_input("4") end
-      if reviews > 0 then return on_input("11") end
-    end
-    on_input(opts.default)
-  end
-  vim.ui.select = function(items, opts, on_choice)
-    prompts[#prompts + 1] = opts.prompt
-    if opts.kind == "acp.elicitation.start" then
-      return on_choice(script == "decline" and "decline" or "fill")
-    elseif opts.kind == "acp.elicitation.review" then
-      reviews = reviews + 1
-      if script == "cancel" then return on_choice("cancel") end
-      return on_choice(reviews == 1 and "edit" or "accept")
-    elseif opts.kind == "acp.elicitation.field" then
-      return on_choice("count")
-    elseif opts.kind == "acp.elicitation.multi" then
-      multi_calls = multi_calls + 1
-      for _, item in ipairs(items) do
-        if (multi_calls == 1 and item.value == "mac") or (multi_calls > 1 and item.done) then return on_choice(item) end
-      end
-    elseif opts.kind == "acp.elicitation" then
-      for _, item in ipairs(items) do
-        if item.value == "green" or item.value == true then return on_choice(item) end
-      end
-    end
-    on_choice(items[1])
-  end
-  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT"))
-  local chat = chat_module.current()
-  wait_for("a session", function() return chat.session_id ~= nil end)
-  recorded_pids = agent_pids()
-  vim.cmd("AcpSend elicit-form")
-  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
-  local text = buffer_text(chat)
-  check(text:find('Form result: accept {"color":"green","count":4,"debug":true,"name":"from nvim","targets":["mac"]}', 1, true),
-    "the form answered, reviewed and edited reached the agent", text)
-  local all = table.concat(prompts, "\n")
-  check(all:find("libacp TS peer agent asks: Please configure the project.", 1, true), "the form names the agent", all)
-  check(all:find("Worker count [at most 10]", 1, true), "a value out of range is asked again with the reason", all)
-  check(text:find("-- libacp TS peer agent's form, your answers:", 1, true) and text:find("--   Targets: macOS", 1, true),
-    "the answers are shown for review before they are sent", text)
-  check(reviews == 2, "reviewed, edited, reviewed again", reviews)
-
-  script = "decline"
-  vim.cmd("AcpSend elicit-form")
-  wait_for("the declined form", function() return buffer_text(chat):find("Form result: decline", 1, true) end)
-  script = "cancel"
-  vim.cmd("AcpSend elicit-form")
-  wait_for("the cancelled form", function() return buffer_text(chat):find("Form result: cancel", 1, true) end)
-  check(true, "decline and cancel are separate answers")
-end
-
--- Phase "remote": :AcpChat on a URL, the TypeScript-SDK peer served over WebSocket by the
--- SDK's server side, with the bearer token from setup({headers}).
-local function remote()
-  local url_file = out .. "/remote-urls"
-  local server = io.popen("'" .. os.getenv("ACP_TEST_NODE") .. "' '" ..
-    os.getenv("ACP_TEST_TS_AGENT"):gsub("agent%.mjs$", "server.mjs") ..
-    "' --port=0 --require-token=nvim-token > '" .. url_file .. "' 2>/dev/null", "w")
-  local url
-  wait_for("server.mjs's URLs", function()
-    local file = io.open(url_file)
-    local line = file and file:read("*l")
-    if file then file:close() end
-    url = line and line:match('"ws":"([^"]+)"')
-    return url ~= nil
-  end)
-  chat_module.setup({ headers = { Authorization = "Bearer nvim-token" } })
-  vim.cmd("AcpChat " .. url)
-  local chat = chat_module.current()
-  wait_for("a session", function() return chat.session_id ~= nil end)
-  vim.cmd("AcpSend hello")
-  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
-  check(buffer_text(chat):find("Hello, world!", 1, true), "a turn over WebSocket", buffer_text(chat))
-  local log = table.concat(api.nvim_buf_get_lines(chat.log.buf, 0, -1, false), "\n")
-  check(not log:find("nvim-token", 1, true), "the token is not in the log buffer")
-  recorded_pids = {}
-  chat_module.shutdown_all()
-  server:close()
-end
-
--- Phase "background": an agent with a background watcher asks permission for it and for
--- a tool call of the turn; :AcpCancel answers "cancelled" only the turn's own request
--- (CLIENT-MUST-68). The agent says each answer it gets in its reply.
-local BACKGROUND_AGENT = [[
-import json, sys
-def send(m):
-    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
-def update(u):
-    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s-1", "update": u}})
-def ask(rid, tool, title):
-    send({"jsonrpc": "2.0", "id": rid, "method": "session/request_permission", "params": {
-          "sessionId": "s-1", "title": title, "subject": {"type": "tool_call", "toolCall": {"toolCallId": tool}},
-          "options": [{"optionId": "y", "name": "Yes", "kind": "allow_once"}]}})
-background = [{"type": "tool_call", "toolCallId": "watch"}]
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("method") == "initialize":
-        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 2,
-              "info": {"name": "background", "version": "1"}, "capabilities": {"session": {}}}})
-    elif m.get("method") == "session/new":
-        send({"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "s-1"}})
-    elif m.get("method") == "session/prompt":
-        update({"sessionUpdate": "state_update", "state": "running", "background": background})
-        send({"jsonrpc": "2.0", "id": m["id"], "result": {"messageId": "u1"}})
-        update({"sessionUpdate": "tool_call_update", "toolCallId": "watch", "title": "Watch files", "status": "in_progress"})
-        update({"sessionUpdate": "tool_call_update", "toolCallId": "edit", "title": "Edit a file", "status": "pending"})
-        ask("p-bg", "watch", "Question of the watcher")
-        ask("p-fg", "edit", "Question of the edit")
-    elif "id" in m and "method" not in m:
-        outcome = m.get("result", {}).get("outcome", {}).get("outcome")
-        update({"sessionUpdate": "agent_message_chunk", "messageId": "a-" + m["id"],
-                "content": {"type": "text", "text": "answer %s: %s" % (m["id"], outcome)}})
-        if m["id"] == "p-fg":
-            update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled",
-                    "background": background})
-]]
-
-local function background()
-  local path = out .. "/background_agent.py"
-  local file = assert(io.open(path, "w"))
-  file:write(BACKGROUND_AGENT)
-  file:close()
-  local held = {}
-  vim.ui.select = function(items, opts, on_choice)
-    if opts.kind == "acp.permission" then held[#held + 1] = { items = items, on_choice = on_choice } end
-  end
-  vim.cmd("AcpChat python3 " .. path)
-  local chat = chat_module.current()
-  wait_for("a session", function() return chat.session_id ~= nil end)
-  recorded_pids = {}
-  vim.cmd("AcpSend go")
-  wait_for("both questions", function() return #held == 1 and #chat.questions == 1 end)
-  vim.cmd("AcpCancel")
-  wait_for("the cancelled turn", function() return buffer_text(chat):find("-- turn ended: cancelled", 1, true) end)
-  local text = buffer_text(chat)
-  check(text:find("answer p-fg: cancelled", 1, true), "the turn's own question is answered cancelled", text)
-  check(not text:find("answer p-bg", 1, true), "the background watcher's question stays open (CLIENT-MUST-68)", text)
-  held[1].on_choice(held[1].items[1])
-  wait_for("the watcher's answer", function() return buffer_text(chat):find("answer p-bg: selected", 1, true) end)
-  chat_module.shutdown_all()
-end
-
 -- The session/prompt requests the TypeScript peer recorded (--record=FILE), in order.
 local function recorded_prompts(path)
   local prompts = {}
@@ -633,14 +455,190 @@ local function tools_phase()
   check(text:find('"end_line":3', 1, true) and text:find('"start_line":2', 1, true)
     and text:find('"text":"two\\ngamma "', 1, true) and text:find('"path":"' .. path .. '"', 1, true),
     "current_selection answered the selection with its path and lines", text)
-  local _, said = text:gsub("of editor says:", "")
-  check(said == 1, "the reply streamed in one go (--delay-ms 0) is shown once", text)
   text = ask("/tool current_buffer")
   check(text:find('"text":"alpha unsaved\\nbeta two\\ngamma three\\n"', 1, true) and text:find('"modified":true', 1, true),
     "current_buffer answered the unsaved text", text)
   text = ask("/tool diagnostics")
   check(text:find('"message":"no gamma here"', 1, true) and text:find('"line":3', 1, true),
     "diagnostics answered the buffer's diagnostics", text)
+  chat_module.shutdown_all()
+end
+
+-- Phase "hostile": the demo agent wraps every string it sends in terminal control
+-- sequences; none of their control characters may reach the chat or the log buffer.
+local function hostile()
+  vim.cmd("AcpChat " .. agent .. " --hostile --delay-ms 0 --state-dir " .. state_dir .. "-hostile")
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  vim.cmd("AcpSend hello")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  local text = buffer_text(chat)
+  check(text:find("You said: hello", 1, true) and text:find("## Tool: ", 1, true), "the hostile agent's turn is shown")
+  local log = table.concat(api.nvim_buf_get_lines(chat.log.buf, 0, -1, false), "\n")
+  for name, shown in pairs({ chat = text, log = log }) do
+    local bad = shown:find("[%z\1-\8\11-\31\127]") or shown:find("\194[\128-\159]")
+    check(not bad, "no control character in the " .. name .. " buffer", bad and shown:sub(bad - 20, bad + 20))
+  end
+  check(#log > 0, "the agent's stderr reached the log buffer")
+  -- A flood of log lines keeps the last 2000, each cut at 2000 bytes.
+  for i = 1, 2500 do chat:log_line("flood " .. i .. " " .. string.rep("\226\156\147", 1000)) end
+  local kept = api.nvim_buf_get_lines(chat.log.buf, 0, -1, false)
+  check(#kept == 2000 and kept[#kept]:match("^flood 2500 ") and #kept[#kept] <= 2010 and vim.fn.strchars(kept[#kept]) > 0,
+    "the log buffer is bounded (lines and bytes)", #kept)
+end
+
+-- Phase "peer": the TypeScript-SDK peer asks for a form (elicitation), through stubbed
+-- vim.ui.input and vim.ui.select (CLIENT-MUST-73..75): the agent is named, the enum and the
+-- multi-select are choices, a value out of range is asked again, the answers are reviewed
+-- (and one edited) before they are sent; decline and cancel are separate answers.
+local function peer()
+  local prompts, script = {}, "accept"
+  local reviews, multi_calls = 0, 0
+  vim.ui.input = function(opts, on_input)
+    prompts[#prompts + 1] = opts.prompt
+    if opts.prompt == "Project name (required): " then return on_input("from nvim") end
+    if opts.prompt:find("^Worker count") then
+      if opts.prompt:find("at most 10", 1, true) then return on_input("4") end
+      if reviews > 0 then return on_input("11") end
+    end
+    on_input(opts.default)
+  end
+  vim.ui.select = function(items, opts, on_choice)
+    prompts[#prompts + 1] = opts.prompt
+    if opts.kind == "acp.elicitation.start" then
+      return on_choice(script == "decline" and "decline" or "fill")
+    elseif opts.kind == "acp.elicitation.review" then
+      reviews = reviews + 1
+      if script == "cancel" then return on_choice("cancel") end
+      return on_choice(reviews == 1 and "edit" or "accept")
+    elseif opts.kind == "acp.elicitation.field" then
+      return on_choice("count")
+    elseif opts.kind == "acp.elicitation.multi" then
+      multi_calls = multi_calls + 1
+      for _, item in ipairs(items) do
+        if (multi_calls == 1 and item.value == "mac") or (multi_calls > 1 and item.done) then return on_choice(item) end
+      end
+    elseif opts.kind == "acp.elicitation" then
+      for _, item in ipairs(items) do
+        if item.value == "green" or item.value == true then return on_choice(item) end
+      end
+    end
+    on_choice(items[1])
+  end
+  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT"))
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  vim.cmd("AcpSend elicit-form")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  local text = buffer_text(chat)
+  check(text:find('Form result: accept {"color":"green","count":4,"debug":true,"name":"from nvim","targets":["mac"]}', 1, true),
+    "the form answered, reviewed and edited reached the agent", text)
+  local all = table.concat(prompts, "\n")
+  check(all:find("libacp TS peer agent asks: Please configure the project.", 1, true), "the form names the agent", all)
+  check(all:find("Worker count [at most 10]", 1, true), "a value out of range is asked again with the reason", all)
+  check(text:find("-- libacp TS peer agent's form, your answers:", 1, true) and text:find("--   Targets: macOS", 1, true),
+    "the answers are shown for review before they are sent", text)
+  check(reviews == 2, "reviewed, edited, reviewed again", reviews)
+
+  script = "decline"
+  vim.cmd("AcpSend elicit-form")
+  wait_for("the declined form", function() return buffer_text(chat):find("Form result: decline", 1, true) end)
+  script = "cancel"
+  vim.cmd("AcpSend elicit-form")
+  wait_for("the cancelled form", function() return buffer_text(chat):find("Form result: cancel", 1, true) end)
+  check(true, "decline and cancel are separate answers")
+end
+
+-- Phase "remote": :AcpChat on a URL, the TypeScript-SDK peer served over WebSocket by the
+-- SDK's server side, with the bearer token from setup({headers}).
+local function remote()
+  local url_file = out .. "/remote-urls"
+  local server = io.popen("'" .. os.getenv("ACP_TEST_NODE") .. "' '" ..
+    os.getenv("ACP_TEST_TS_AGENT"):gsub("agent%.mjs$", "server.mjs") ..
+    "' --port=0 --require-token=nvim-token > '" .. url_file .. "' 2>/dev/null", "w")
+  local url
+  wait_for("server.mjs's URLs", function()
+    local file = io.open(url_file)
+    local line = file and file:read("*l")
+    if file then file:close() end
+    url = line and line:match('"ws":"([^"]+)"')
+    return url ~= nil
+  end)
+  chat_module.setup({ headers = { Authorization = "Bearer nvim-token" } })
+  vim.cmd("AcpChat " .. url)
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  vim.cmd("AcpSend hello")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  check(buffer_text(chat):find("Hello, world!", 1, true), "a turn over WebSocket", buffer_text(chat))
+  local log = table.concat(api.nvim_buf_get_lines(chat.log.buf, 0, -1, false), "\n")
+  check(not log:find("nvim-token", 1, true), "the token is not in the log buffer")
+  recorded_pids = {}
+  chat_module.shutdown_all()
+  server:close()
+end
+
+-- Phase "background": an agent with a background watcher asks permission for it and for
+-- a tool call of the turn; :AcpCancel answers "cancelled" only the turn's own request
+-- (CLIENT-MUST-68). The agent says each answer it gets in its reply.
+local BACKGROUND_AGENT = [[
+import json, sys
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+def update(u):
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s-1", "update": u}})
+def ask(rid, tool, title):
+    send({"jsonrpc": "2.0", "id": rid, "method": "session/request_permission", "params": {
+          "sessionId": "s-1", "title": title, "subject": {"type": "tool_call", "toolCall": {"toolCallId": tool}},
+          "options": [{"optionId": "y", "name": "Yes", "kind": "allow_once"}]}})
+background = [{"type": "tool_call", "toolCallId": "watch"}]
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 2,
+              "info": {"name": "background", "version": "1"}, "capabilities": {"session": {}}}})
+    elif m.get("method") == "session/new":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "s-1"}})
+    elif m.get("method") == "session/prompt":
+        update({"sessionUpdate": "state_update", "state": "running", "background": background})
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"messageId": "u1"}})
+        update({"sessionUpdate": "tool_call_update", "toolCallId": "watch", "title": "Watch files", "status": "in_progress"})
+        update({"sessionUpdate": "tool_call_update", "toolCallId": "edit", "title": "Edit a file", "status": "pending"})
+        ask("p-bg", "watch", "Question of the watcher")
+        ask("p-fg", "edit", "Question of the edit")
+    elif "id" in m and "method" not in m:
+        outcome = m.get("result", {}).get("outcome", {}).get("outcome")
+        update({"sessionUpdate": "agent_message_chunk", "messageId": "a-" + m["id"],
+                "content": {"type": "text", "text": "answer %s: %s" % (m["id"], outcome)}})
+        if m["id"] == "p-fg":
+            update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled",
+                    "background": background})
+]]
+
+local function background()
+  local path = out .. "/background_agent.py"
+  local file = assert(io.open(path, "w"))
+  file:write(BACKGROUND_AGENT)
+  file:close()
+  local held = {}
+  vim.ui.select = function(items, opts, on_choice)
+    if opts.kind == "acp.permission" then held[#held + 1] = { items = items, on_choice = on_choice } end
+  end
+  vim.cmd("AcpChat python3 " .. path)
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = {}
+  vim.cmd("AcpSend go")
+  wait_for("both questions", function() return #held == 1 and #chat.questions == 1 end)
+  vim.cmd("AcpCancel")
+  wait_for("the cancelled turn", function() return buffer_text(chat):find("-- turn ended: cancelled", 1, true) end)
+  local text = buffer_text(chat)
+  check(text:find("answer p-fg: cancelled", 1, true), "the turn's own question is answered cancelled", text)
+  check(not text:find("answer p-bg", 1, true), "the background watcher's question stays open (CLIENT-MUST-68)", text)
+  held[1].on_choice(held[1].items[1])
+  wait_for("the watcher's answer", function() return buffer_text(chat):find("answer p-bg: selected", 1, true) end)
   chat_module.shutdown_all()
 end
 

@@ -2,19 +2,13 @@
 -- :AcpChat — a chat buffer on one agent, rendered from libacp's session model and its
 -- change events: items appear as they are inserted, streamed text is appended as it
 -- arrives (the change's appended text), other changes re-render that item's block only.
--- Thoughts are folded; permission requests go through vim.ui.select (those with a diff
--- open a review in buffers, acp.review); the agent's stderr and libacp's log go to a log
--- buffer (:AcpLog). Context for prompts: acp.context; v1 agents' files: acp.files; the
--- tools offered to the agent: acp.editor_tools.
+-- Thoughts are folded; permission requests go through vim.ui.select; the agent's stderr
+-- and libacp's log go to a log buffer (:AcpLog).
 local acp = require("acp")
 local render = require("acp.render")
 local form = require("acp.form")
 local loop = require("acp.loop")
 local Buffer = require("acp.buffer")
-local context = require("acp.context")
-local review = require("acp.review")
-local files = require("acp.files")
-local editor_tools = require("acp.editor_tools")
 
 local api = vim.api
 local M = { chats = {}, config = {} }
@@ -60,6 +54,14 @@ function M.current()
   return M.chats[#M.chats]
 end
 
+-- Beside the chat, hooked in below: context for the next prompt (acp.context), edits
+-- reviewed in buffers (acp.review), v1 agents' files through the buffers (acp.files) and
+-- the tools offered to the agent (acp.editor_tools).
+local context = require("acp.context")
+local review = require("acp.review")
+local files = require("acp.files")
+local editor_tools = require("acp.editor_tools")
+
 -- Log and notes ------------------------------------------------------------------------------
 
 -- The log keeps the last LOG_LINES lines, each cut at LOG_LINE_BYTES: an agent flooding
@@ -93,13 +95,9 @@ end
 
 -- The session model on screen ------------------------------------------------------------------
 
--- inserted_text: the text the item was inserted with. Queued changes describe the model
--- as it was, and the model may be further on: an item that grows by appended text is
--- shown with the text it was inserted with, the later changes append the rest.
-function Chat:render_item(index, inserted, inserted_text)
+function Chat:render_item(index, inserted)
   local item = self.client:item(self.session_id, index)
   if not item then return end
-  if inserted and inserted_text and render.appends_in_place(item.kind) then item.text = inserted_text end
   if inserted or not self.view:has_item(index) then
     self.view:add(render.item(item), index, item.kind)
   else
@@ -112,7 +110,7 @@ function Chat:on_change(change)
   local t = change.type
   review.track(self, change)
   if t == "item_inserted" then
-    self:render_item(change.index, true, change.appended)
+    self:render_item(change.index, true)
   elseif t == "item_changed" then
     if change.appended and render.appends_in_place(change.kind) and self.view:has_item(change.index) then
       self.view:append_to_item(change.index, render.clean(change.appended))
