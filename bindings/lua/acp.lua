@@ -359,6 +359,12 @@ function Client:resume_session(session_id, options, callback)
   if servers then
     code = lib.acp_client_resume_session_with_tools(self.request_out, self.handle, json.encode(request), servers,
       #options.tools, nil, nil)
+    if code >= 0 then  -- the agent may call them before it answers
+      local both = {}
+      for name, server in pairs(self.tool_servers[session_id] or {}) do both[name] = server end
+      for name, server in pairs(by_name) do both[name] = server end
+      self.tool_servers[session_id] = both
+    end
   else
     code = lib.acp_client_resume_session(self.request_out, self.handle, json.encode(request), nil, nil)
   end

@@ -176,9 +176,11 @@ int acp_tool_server_add_tool(acp_tool_server* server, const char* name, const ch
 }
 
 int acp_tool_server_tool_count(const acp_tool_server* server) {
-    if (server == nullptr) return fail(ACP_EINVAL, "server is NULL");
-    std::lock_guard<std::mutex> lock(server->mutex);
-    return static_cast<int>(server->tools.size());
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        if (server == nullptr) return fail(ACP_EINVAL, "server is NULL");
+        std::lock_guard<std::mutex> lock(server->mutex);
+        return static_cast<int>(server->tools.size());
+    });
 }
 
 void acp_tool_server_free(acp_tool_server* server) {

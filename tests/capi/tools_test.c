@@ -5,7 +5,8 @@
  * ACP_EVENT_TOOL_CALL: later and from another thread, with a tool error, a structured
  * result (a misfit of the output schema refused), a whole CallToolResult, progress, not at
  * all (dropped: an MCP error). Arguments that break the input schema never reach the host;
- * a call held when its session closes is withdrawn (ACP_EVENT_REQUEST_WITHDRAWN). Exits 0
+ * a call held when its session closes is withdrawn (ACP_EVENT_REQUEST_WITHDRAWN); an agent
+ * with no MCP transport gets no setup at all. Exits 0
  * on success; every failed check prints its line. */
 #define _POSIX_C_SOURCE 200809L
 #include <acp/acp.h>
@@ -38,6 +39,7 @@ struct host {
     acp_responder *held; /* the call of "never", unanswered */
     unsigned long held_id;
     int withdrawn; /* REQUEST_WITHDRAWN of held_id seen */
+    int session_new_lines_out; /* outgoing session/new requests seen in the traffic */
     char lines[MAX_LINES][2048]; /* the agent's reply, one line per message */
     int line_count;
     int turn_ended;
@@ -129,6 +131,12 @@ static void observe(struct host *h, const acp_event *event) {
     const char *text;
     switch (acp_event_type(event)) {
         case ACP_EVENT_TOOL_CALL: serve_tool(h, event); break;
+        case ACP_EVENT_TRAFFIC:
+            if (acp_event_direction(event) == ACP_DIRECTION_OUTGOING &&
+                strstr(acp_event_text(event), "\"method\":\"session/new\"") != NULL) {
+                ++h->session_new_lines_out;
+            }
+            break;
         case ACP_EVENT_REQUEST_WITHDRAWN:
             CHECK(acp_event_request(event) == h->held_id);
             if (acp_event_request(event) == h->held_id) h->withdrawn = 1;
@@ -230,7 +238,7 @@ static acp_tool_server *make_editor(void) {
 
 int main(void) {
     struct host h;
-    const char *argv[3];
+    const char *argv[4];
     acp_spawn_options agent = ACP_SPAWN_OPTIONS_INIT;
     acp_tool_server *editor, *other = NULL, *servers[2];
     acp_tool_server_options bad_options = ACP_TOOL_SERVER_OPTIONS_INIT;
@@ -346,6 +354,27 @@ int main(void) {
     acp_responder_free(h.held);
 
     acp_client_free(h.client);
+
+    /* CLIENT-MUST-33: an agent with no MCP transport libacp serves gets nothing; the
+     * setup fails before sending, naming what the agent supports. */
+    memset(&h, 0, sizeof h);
+    argv[1] = ACP_TS_AGENT_DIR "/agent.mjs";
+    argv[2] = "--caps=none";
+    argv[3] = NULL;
+    REQUIRE(acp_client_spawn(&h.client, &agent, NULL) == 0);
+    REQUIRE(acp_client_observe_traffic(h.client, 1, 1) == 0);
+    REQUIRE(acp_client_initialize(&id, h.client, NULL, NULL) == 0);
+    expect_ok(&h, id);
+    editor = make_editor();
+    REQUIRE(acp_client_new_session_with_tools(&id, h.client, "{\"cwd\":\"/tmp\"}", &editor, 1, NULL, NULL) == 0);
+    acp_tool_server_free(editor);
+    result = wait_result(&h, id);
+    CHECK(acp_event_status(result)->code == ACP_EUNSUPPORTED);
+    CHECK(strstr(acp_event_status(result)->message, "session.mcp") != NULL);
+    acp_event_free(result);
+    CHECK(h.session_new_lines_out == 0);
+    acp_client_free(h.client);
+
     if (failures == 0) printf("tools_test: ok\n");
     return failures == 0 ? 0 : 1;
 }

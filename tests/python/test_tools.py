@@ -102,8 +102,9 @@ class SyncToolsTest(unittest.TestCase):
         with libacp.Client(TOOLS_AGENT) as client:
             client.initialize()
             session = client.new_session(cwd="/tmp", tools=[editor])
-            script = ['call open_file {"line": 3}', 'call open_file {"path": 5}', 'call open_file {"path": "a", "x": 1}',
-                      'call open_file {"path": "a.c", "line": 0}', 'call open_file {"path": "a.c", "line": 3}']
+            script = ['call open_file {"line": 3}', 'call open_file {"path": 5}',
+                      'call open_file {"path": "a", "x": 1}', 'call open_file {"path": "a.c", "line": 0}',
+                      'call open_file {"path": "a.c", "line": 3}']
             session.prompt("\n".join(script)).wait()
             results = outcomes(session)
             for refused in results[:4]:

@@ -617,13 +617,18 @@ class _BaseClient:
                 return lib.acp_client_resume_session_with_tools(r, h, _encode(request), servers, len(tools), None, None)
             return lib.acp_client_resume_session(r, h, _encode(request), None, None)
 
+        offered = {server.name: server for server in tools}
+
         def resumed(response):
             # Once the agent accepted, these are the session's servers (none: dropped).
             self._tool_servers.pop(session_id, None)
-            if tools:
-                self._tool_servers[session_id] = {server.name: server for server in tools}
+            if offered:
+                self._tool_servers[session_id] = offered
             return Session(self, session_id, response)
-        return self._finish(self._start(starter, resumed))
+        started = self._start(starter, resumed)
+        if offered:  # the agent may call them before it answers
+            self._tool_servers[session_id] = dict(self._tool_servers.get(session_id, {}), **offered)
+        return self._finish(started)
 
     def list_sessions(self, cwd: Optional[str] = None) -> Any:
         """Every session the agent lists (all pages), as SessionInfo dicts."""

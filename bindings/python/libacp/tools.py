@@ -60,7 +60,7 @@ class ToolCall:
 
 
 class Tool:
-    """A tool as registered: its declaration and its handler."""
+    """A tool as registered: its name and handler (libacp holds its declaration)."""
 
     def __init__(self, name: str, handler: Callable[..., Any], takes_call: bool) -> None:
         self.name = name
