@@ -11,6 +11,7 @@
 -- Errors are nil, err with err = {code, name, message, rpc_code, data} (tostring-able).
 -- Indices of session items are 1-based. See bindings/lua/README.md.
 local ffi = require("ffi")
+local bit = require("bit")
 local json = require("acp.json")
 local native = require("acp.native")
 local model = require("acp.model")
@@ -225,6 +226,10 @@ end
 --   "log"         fn{level, source, text} (source "agent-stderr" is the agent's stderr)
 --   "closed"      fn(err): the connection ended (err nil for a clean close)
 --   "withdrawn"   fn(request_id): the agent withdrew a permission or elicitation
+--   "client_request" fn(request): a v1 agent's fs/ or terminal/ request (after
+--                 client:serve_client_methods): request.method, .params (v1 shape),
+--                 .session_id, request:respond(result) / :fail(rpc_code, message);
+--                 unanswered and dropped it fails with -32603
 --   "notification" fn(method, params): an extension or unknown notification
 function Client:on(kind, fn)
   self.handlers[kind] = fn
@@ -443,6 +448,36 @@ function Client:prompt(session_id, content, callback)
   return self:_start(code, decode, callback)
 end
 
+-- ACP v1's client methods (v2 has none), served by the host through "client_request"
+-- events: methods = {"read_text_file", "write_text_file", "terminal"}. Before initialize:
+-- each is advertised to a v1 agent (clientCapabilities.fs, .terminal) only when served.
+local client_methods = { read_text_file = 1, write_text_file = 2, terminal = 4 }
+function Client:serve_client_methods(methods)
+  local mask = 0
+  for _, name in ipairs(methods or {}) do
+    if not client_methods[name] then return fail(lib.ACP_EINVAL, "no such client method: " .. tostring(name)) end
+    mask = bit.bor(mask, client_methods[name])
+  end
+  local code = lib.acp_client_serve_client_methods(self.handle, mask)
+  if code < 0 then return fail(code) end
+  return true
+end
+
+-- libacp's fs guard for a host answering fs requests itself: the real path that path
+-- names inside session_id's directories (cwd and additional directories), or nil and the
+-- error, whose rpc_code is the JSON-RPC code to fail the request with. for_write: the
+-- file (and its directories) may not exist yet.
+function Client:confine_path(session_id, path, for_write)
+  local out, rpc_code = ffi.new("char*[1]"), ffi.new("int[1]")
+  local code = lib.acp_client_confine_path(out, rpc_code, self.handle, session_id, path, for_write and 1 or 0)
+  if code < 0 then
+    return nil, make_error(code, native.string(lib.acp_error_last()), rpc_code[0] ~= 0 and rpc_code[0] or -32603)
+  end
+  local real = ffi.string(out[0])
+  lib.acp_string_free(out[0])
+  return real
+end
+
 -- session/cancel: stops the session's running turn. true, or nil and the error.
 function Client:cancel(session_id)
   local code = lib.acp_client_cancel(self.handle, session_id)
@@ -636,6 +671,11 @@ end
 
 event_handlers[12] = function(self, event)  -- CLOSED
   call_handler(self, "closed", status_error(event))
+end
+
+event_handlers[13] = function(self, event)  -- CLIENT_REQUEST
+  if not self.handlers.client_request then return end  -- freed untaken: fails with -32603
+  self.handlers.client_request(requests.client_request(self, event, make_error))
 end
 
 event_handlers[14] = function(self, event)  -- SESSION_CHANGED

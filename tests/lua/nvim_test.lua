@@ -5,7 +5,8 @@
 -- in the buffer, streamed text appended in place (no re-render), a turn cancelled.
 -- Phase "second": a fresh Neovim and agent on the same state directory resume that
 -- session through :AcpSessions and find its history in the buffer.
--- Phases "hostile", "peer", "remote", "background" and "features": see below.
+-- Phases "hostile", "peer", "remote", "background", "features", "context", "review", "fs" and
+-- "tools": see below.
 -- All: the agent's pid is recorded, and at VimLeave (after the plugin's VimLeavePre)
 -- it must be gone. Results go to $ACP_TEST_OUT/<phase>.result, one line per check.
 local phase = os.getenv("ACP_TEST_PHASE")
@@ -187,6 +188,280 @@ local function second()
   check(wait_for("a turn in the resumed session", function()
     return buffer_text(chat):find("You said: second nvim", 1, true) and buffer_text(chat):find("-- turn ended: end_turn", 1, true)
   end), "a turn in the resumed session")
+end
+
+-- The session/prompt requests the TypeScript peer recorded (--record=FILE), in order.
+local function recorded_prompts(path)
+  local prompts = {}
+  for line in io.lines(path) do
+    local entry = vim.json.decode(line)
+    if entry.dir == "in" and entry.msg and entry.msg.method == "session/prompt" then prompts[#prompts + 1] = entry.msg.params end
+  end
+  return prompts
+end
+
+local function open_file(path, lines)
+  local file = assert(io.open(path, "w"))
+  file:write(table.concat(lines, "\n") .. "\n")
+  file:close()
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  return api.nvim_get_current_buf()
+end
+
+-- Phase "context": a buffer with unsaved changes, the selected lines, its diagnostics and
+-- an image go with the next prompt to the TypeScript peer, which advertises
+-- embeddedContext and image: resources with the buffer's URI (the selection's with its
+-- line range) and text, as the peer's record shows. Then a peer without prompt
+-- capabilities gets a saved file as a resource_link and an unsaved buffer as text.
+local function context_phase()
+  local dir = out .. "/context"
+  vim.fn.mkdir(dir, "p")
+  vim.cmd("cd " .. vim.fn.fnameescape(dir))
+  local path = dir .. "/sample.lua"
+  local buf = open_file(path, { "local a = 1", "local b = 2", "local c = 3", "return a" })
+  api.nvim_buf_set_lines(buf, 3, 4, false, { "return a + b + c -- unsaved" })
+  api.nvim_buf_set_option(buf, "filetype", "lua")
+  local ns = api.nvim_create_namespace("acp_test")
+  vim.diagnostic.set(ns, buf, { { lnum = 1, col = 6, severity = vim.diagnostic.severity.WARN, message = "unused b",
+    source = "lint" } })
+  local png = dir .. "/dot.png"
+  local image = "\137PNG\r\n\26\n\0\0\0\rIHDR"
+  local file = assert(io.open(png, "wb"))
+  file:write(image)
+  file:close()
+  local record = dir .. "/record.jsonl"
+  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT") .. " --record=" .. record)
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  vim.cmd("wincmd p")
+  check(api.nvim_get_current_buf() == buf, "back in the file's window")
+  vim.cmd("2,3AcpAdd")
+  vim.cmd("AcpAdd buffer")
+  vim.cmd("AcpAdd diagnostics")
+  vim.cmd("AcpAdd file " .. png)
+  vim.cmd("AcpSend hello")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  check(buffer_text(chat):find("warning: unused b [lint]\n\nhello", 1, true), "the chat shows the prompt with its context",
+    buffer_text(chat))
+  local uri = vim.uri_from_fname(path)
+  local prompt = recorded_prompts(record)[1].prompt
+  check(#prompt == 5, "four context blocks and the text", vim.inspect(prompt))
+  local selection, whole, diagnostics, picture, text = unpack(prompt)
+  check(selection.type == "resource" and selection.resource.uri == uri .. "#L2-L3"
+    and selection.resource.text == "local b = 2\nlocal c = 3\n", "the selection is a resource with its line range",
+    vim.inspect(selection))
+  check(whole.type == "resource" and whole.resource.uri == uri
+    and whole.resource.text == "local a = 1\nlocal b = 2\nlocal c = 3\nreturn a + b + c -- unsaved\n",
+    "the buffer is a resource with its unsaved text", vim.inspect(whole))
+  check(diagnostics.type == "text" and diagnostics.text:find(path .. ":2:7: warning: unused b [lint]", 1, true),
+    "the diagnostics as text", vim.inspect(diagnostics))
+  check(picture.type == "image" and picture.mimeType == "image/png" and picture.data == require("acp.context").base64(image)
+    and picture.data == "iVBORw0KGgoAAAANSUhEUg==", "the png as an image block", vim.inspect(picture))
+  check(text.type == "text" and text.text == "hello", "the prompt's text last", vim.inspect(text))
+  vim.cmd("AcpSend hello")
+  wait_for("the second turn", function() return #recorded_prompts(record) == 2 end)
+  check(#recorded_prompts(record)[2].prompt == 1, "context goes with one prompt only")
+  chat_module.shutdown_all()
+
+  -- Without prompt capabilities: links and text.
+  local plain = dir .. "/plain.txt"
+  local saved = open_file(plain, { "saved" })
+  local record2 = dir .. "/record2.jsonl"
+  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT") .. " --caps=stdio-only --record=" .. record2)
+  chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  vim.cmd("wincmd p")
+  check(api.nvim_get_current_buf() == saved, "back in the saved file's window")
+  vim.cmd("AcpAdd buffer")
+  vim.cmd("buffer " .. buf)
+  vim.cmd("AcpAdd buffer")
+  vim.cmd("2AcpAdd selection")
+  vim.cmd("AcpSend hello")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  prompt = recorded_prompts(record2)[1].prompt
+  check(#prompt == 4 and prompt[1].type == "resource_link" and prompt[1].uri == vim.uri_from_fname(plain)
+    and prompt[1].name == "plain.txt" and prompt[1].size == 6, "a saved buffer is a resource_link", vim.inspect(prompt))
+  check(prompt[2].type == "text" and prompt[2].text == path .. " (unsaved changes):\n```lua\nlocal a = 1\nlocal b = 2\n"
+    .. "local c = 3\nreturn a + b + c -- unsaved\n```\n\n", "an unsaved buffer is text", vim.inspect(prompt[2]))
+  check(prompt[3].type == "text" and prompt[3].text == path .. " lines 2-2:\n```lua\nlocal b = 2\n```\n\n",
+    "a selection is text with its lines", vim.inspect(prompt[3]))
+  chat_module.shutdown_all()
+end
+
+-- Phase "review": the demo agent's edit of NOTES.md (a git_patch diff) opens as a diff of
+-- the file's buffer against the proposed text; ga in the proposed buffer accepts (the
+-- agent goes on, the tool call completes, NOTES.md is in the quickfix list), gr rejects
+-- the next turn's (the agent leaves NOTES.md alone, the tool call fails).
+local function review_phase()
+  local dir = out .. "/review"
+  vim.fn.mkdir(dir, "p")
+  vim.cmd("cd " .. vim.fn.fnameescape(dir))
+  local notes = dir .. "/NOTES.md"
+  local file = assert(io.open(notes, "w"))
+  file:write("# Notes\n- (nothing yet)\n")
+  file:close()
+  local selects = 0
+  vim.ui.select = function(items, opts, on_choice)
+    selects = selects + 1
+    for _, option in ipairs(items) do
+      if option.kind == "allow_once" then return on_choice(option) end
+    end
+    on_choice(nil)
+  end
+  vim.cmd("AcpChat " .. agent .. " --delay-ms 0 --state-dir " .. state_dir .. "-review")
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  local function proposed_window()
+    for _, win in ipairs(api.nvim_tabpage_list_wins(0)) do
+      if api.nvim_buf_get_name(api.nvim_win_get_buf(win)):find("^acp://proposed/") then return win end
+    end
+  end
+  for turn, verdict in ipairs({ "ga", "gr" }) do
+    vim.cmd("AcpSend review " .. turn)
+    wait_for("the review", function() return chat.review ~= nil end)
+    check(#api.nvim_list_tabpages() == 2, "turn " .. turn .. ": the review is a tab of its own")
+    local wins = api.nvim_tabpage_list_wins(0)
+    local win = proposed_window()
+    check(#wins == 2 and win and vim.wo[wins[1]].diff and vim.wo[wins[2]].diff, "turn " .. turn .. ": two windows in diff mode")
+    local file_win = wins[1] == win and wins[2] or wins[1]
+    check(api.nvim_buf_get_name(api.nvim_win_get_buf(file_win)) == notes, "turn " .. turn .. ": the file's own buffer")
+    check(win and vim.deep_equal(api.nvim_buf_get_lines(api.nvim_win_get_buf(win), 0, -1, false),
+      { "# Notes", "- review " .. turn }), "turn " .. turn .. ": the proposed text is the patch applied to the file")
+    api.nvim_set_current_win(win)
+    vim.cmd("normal " .. verdict)
+    wait_for("the end of turn " .. turn, function()
+      local _, count = buffer_text(chat):gsub("%-%- turn ended: end_turn", "")
+      return count == turn
+    end)
+    check(#api.nvim_list_tabpages() == 1 and not vim.wo.diff, "turn " .. turn .. ": the review closed")
+  end
+  check(selects == 0, "no vim.ui.select for a diff that can be shown", selects)
+  -- A review closed without an answer: the question is asked through vim.ui.select.
+  vim.cmd("AcpSend review 3")
+  wait_for("the third review", function() return chat.review ~= nil end)
+  vim.cmd("tabclose")
+  wait_for("the end of turn 3", function()
+    local _, count = buffer_text(chat):gsub("%-%- turn ended: end_turn", "")
+    return count == 3
+  end)
+  check(selects == 1 and buffer_text(chat):find("-- permission: Allow once", 1, true),
+    "a review closed unanswered asks through vim.ui.select", buffer_text(chat))
+  local text = buffer_text(chat)
+  check(text:find("-- permission: accepted in review", 1, true) and text:find("Done: NOTES.md has your line", 1, true)
+    and text:find("## Tool: Add a line to NOTES.md (edit) [completed]", 1, true),
+    "ga answered allow_once: the agent made the edit", text)
+  check(text:find("-- permission: rejected in review", 1, true) and text:find("OK, I left NOTES.md alone.", 1, true)
+    and text:find("## Tool: Add a line to NOTES.md (edit) [failed]", 1, true),
+    "gr answered reject_once: the agent left the file alone", text)
+  local _, changed = text:gsub("%-%- 1 file changed %(:copen%)", "")
+  check(changed == 2, "only the accepted turns list a changed file", changed)
+  local qf = vim.fn.getqflist({ title = 1, items = 1 })
+  check(qf.title == "ACP: files the turn changed" and #qf.items == 1 and api.nvim_buf_get_name(qf.items[1].bufnr) == notes,
+    "the quickfix list has NOTES.md", vim.inspect(qf))
+  local lines = vim.fn.readfile(notes)
+  check(vim.deep_equal(lines, { "# Notes", "- (nothing yet)" }), "NOTES.md is untouched (the demo agent only proposes)")
+  -- Diffs that are not reviewed in buffers (asked the usual way): the agent's paths are
+  -- untrusted, a patch must apply to the file as it is.
+  local review = require("acp.review")
+  local function patch(path, body)
+    return { data = { content = { { type = "diff", changes = { { operation = "modify", path = path } },
+      patch = { format = "git_patch", text = "diff --git " .. path .. " " .. path .. "\n--- " .. path .. "\n+++ " .. path
+        .. "\n" .. body } } } } }
+  end
+  check(review.proposals(patch(notes, "@@ -1,2 +1,2 @@\n # Notes\n-- (nothing yet)\n+- x\n")) ~= nil, "a patch that applies")
+  check(review.proposals(patch(notes, "@@ -1,2 +1,2 @@\n # Notes\n-- something else\n+- x\n")) == nil,
+    "a patch whose removed line differs from the file: no review")
+  check(review.proposals(patch("/dev/zero", "@@ -1 +1 @@\n-a\n+b\n")) == nil, "a device: no review")
+  check(review.proposals(patch("NOTES.md", "@@ -1 +1 @@\n-a\n+b\n")) == nil, "a relative path: no review")
+  check(review.proposals({ data = { content = { { type = "diff", changes = { { operation = "modify", path = notes } } } } } })
+    == nil, "a diff without text: no review")
+  chat_module.shutdown_all()
+end
+
+-- Phase "fs": a v1 agent (the TypeScript SDK's v1 peer, script "fs") reads in.txt, which
+-- has unsaved changes in its buffer, and writes out.txt, open in a buffer: the read
+-- returns the buffer's text, the write lands in the buffer (saved, as the buffer had no
+-- unsaved changes) and is undone by u. A path outside the session's directories is refused
+-- by libacp's fs guard.
+local function fs_phase()
+  local dir = out .. "/fs"
+  vim.fn.mkdir(dir, "p")
+  vim.cmd("cd " .. vim.fn.fnameescape(dir))
+  local input = open_file(dir .. "/in.txt", { "disk text" })
+  api.nvim_buf_set_lines(input, 0, -1, false, { "unsaved", "text" })
+  vim.cmd("split")
+  local output = open_file(dir .. "/out.txt", { "old" })
+  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT"):gsub("agent%.mjs$", "agent-v1.mjs"))
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  check(chat.client:negotiated_version() == 1, "the peer speaks v1")
+  vim.cmd("AcpSend fs")
+  wait_for("the end of the turn", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  local text = buffer_text(chat)
+  check(text:find("read 13 chars, wrote them reversed", 1, true), "the agent read the unsaved buffer (13 chars)", text)
+  check(vim.deep_equal(api.nvim_buf_get_lines(output, 0, -1, false), { "", "txet", "devasnu" }),
+    "the write landed in out.txt's buffer", vim.inspect(api.nvim_buf_get_lines(output, 0, -1, false)))
+  check(not api.nvim_buf_get_option(output, "modified") and table.concat(vim.fn.readfile(dir .. "/out.txt", "b"), "\n")
+    == "\ntxet\ndevasnu", "and was saved, the buffer having no changes of the user's")
+  check(vim.deep_equal(vim.fn.readfile(dir .. "/in.txt"), { "disk text" }), "in.txt on disk is untouched")
+  check(text:find("-- the agent wrote " .. dir .. "/out.txt (saved; u in its buffer undoes)", 1, true), "the write is noted", text)
+  local qf = vim.fn.getqflist({ items = 1 })
+  check(#qf.items == 1 and api.nvim_buf_get_name(qf.items[1].bufnr) == dir .. "/out.txt", "out.txt is in the quickfix list")
+  api.nvim_buf_call(output, function() vim.cmd("silent undo") end)
+  check(vim.deep_equal(api.nvim_buf_get_lines(output, 0, -1, false), { "old" }), "u undoes the agent's write")
+  -- The guard, through the plugin's own handler.
+  local failed
+  require("acp.files").handle(chat, { method = "fs/read_text_file", session_id = chat.session_id,
+    params = { path = "/etc/passwd" }, fail = function(_, code, message) failed = { code, message } end,
+    respond = function() failed = "answered" end })
+  check(type(failed) == "table" and failed[1] == -32602 and failed[2]:find("outside", 1, true),
+    "a read outside the session's directories is refused", vim.inspect(failed))
+  chat_module.shutdown_all()
+end
+
+-- Phase "tools": the plugin offers the demo agent its editor tools (an MCP server "editor");
+-- "What is selected?" makes the agent call current_selection, which answers the last
+-- visual selection of the file the user worked in; /tool calls current_buffer (unsaved
+-- text) and diagnostics.
+local function tools_phase()
+  local dir = out .. "/tools"
+  vim.fn.mkdir(dir, "p")
+  vim.cmd("cd " .. vim.fn.fnameescape(dir))
+  local path = dir .. "/sample.txt"
+  local buf = open_file(path, { "alpha one", "beta two", "gamma three" })
+  api.nvim_buf_set_lines(buf, 0, 1, false, { "alpha unsaved" })
+  vim.diagnostic.set(api.nvim_create_namespace("acp_tools_test"), buf,
+    { { lnum = 2, col = 0, severity = vim.diagnostic.severity.ERROR, message = "no gamma here" } })
+  vim.cmd("normal! 2Gwvj\27")
+  vim.cmd("AcpChat " .. agent .. " --delay-ms 0 --state-dir " .. state_dir .. "-tools")
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  local turns = 0
+  local function ask(prompt)
+    turns = turns + 1
+    vim.cmd("AcpSend " .. prompt)
+    wait_for("the end of turn " .. turns, function()
+      local _, count = buffer_text(chat):gsub("%-%- turn ended: end_turn", "")
+      return count == turns
+    end)
+    return buffer_text(chat)
+  end
+  local text = ask("What is selected?")
+  check(text:find("## Tool: Ask editor for current_selection", 1, true), "the agent called current_selection", text)
+  check(text:find('"end_line":3', 1, true) and text:find('"start_line":2', 1, true)
+    and text:find('"text":"two\\ngamma "', 1, true) and text:find('"path":"' .. path .. '"', 1, true),
+    "current_selection answered the selection with its path and lines", text)
+  text = ask("/tool current_buffer")
+  check(text:find('"text":"alpha unsaved\\nbeta two\\ngamma three\\n"', 1, true) and text:find('"modified":true', 1, true),
+    "current_buffer answered the unsaved text", text)
+  text = ask("/tool diagnostics")
+  check(text:find('"message":"no gamma here"', 1, true) and text:find('"line":3', 1, true),
+    "diagnostics answered the buffer's diagnostics", text)
+  chat_module.shutdown_all()
 end
 
 -- Phase "hostile": the demo agent wraps every string it sends in terminal control
@@ -545,7 +820,7 @@ local function features()
 end
 
 local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background,
-  features = features }
+  features = features, context = context_phase, review = review_phase, fs = fs_phase, tools = tools_phase }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
 vim.cmd("qa!")

@@ -71,6 +71,19 @@ function Request:decline()
   return self:_answer(function(r) return native.lib.acp_responder_decline(r) end)
 end
 
+-- Client method (a v1 agent's fs/ or terminal/ request): its v1 response as a table,
+-- checked against the v1 schema by libacp (an answer that does not fit is refused and the
+-- request stays open), or a JSON-RPC error.
+function Request:respond(result)
+  if not self.responder then return nil, self.make_error(-13, "already answered") end
+  local code = native.lib.acp_responder_respond(self.responder, json.encode(result or {}))
+  if code < 0 then return nil, self.make_error(code, native.string(native.lib.acp_error_last())) end
+  return self:_answer(function() return 0 end)
+end
+function Request:fail(rpc_code, message)
+  return self:_answer(function(r) return native.lib.acp_responder_fail(r, rpc_code, message or "") end)
+end
+
 local function base(client, event, make_error)
   local lib = native.lib
   return setmetatable({
@@ -100,6 +113,13 @@ function requests.permission(client, event, make_error)
   if index >= 0 and request.session_id then
     request.tool_call = model.read_item(client.handle, request.session_id, index + 1, function() return nil end)
   end
+  return request
+end
+
+-- request.method: "fs/read_text_file", "fs/write_text_file", "terminal/...".
+function requests.client_request(client, event, make_error)
+  local request = base(client, event, make_error)
+  request.method = native.string(native.lib.acp_event_method(event))
   return request
 end
 

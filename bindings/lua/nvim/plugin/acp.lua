@@ -58,5 +58,18 @@ command("AcpConfig", with_chat(function(c, opts) c:config(opts.fargs[1], opts.fa
   { nargs = "*", desc = "List the session's config options, or set one: :AcpConfig ID VALUE" })
 command("AcpLog", with_chat(function(c) chat.show_log(c) end), { desc = "The agent's stderr and libacp's log" })
 
+local context = require("acp.context")
+command("AcpAdd", with_chat(context.command), { nargs = "*", range = true, complete = context.complete,
+  desc = "Add context to the next prompt: buffer, file PATH, selection (or a range), diagnostics; clear" })
+vim.keymap.set("n", "<Plug>(acp-add-buffer)", "<Cmd>AcpAdd buffer<CR>", { desc = "Add the buffer to the next prompt" })
+vim.keymap.set("x", "<Plug>(acp-add-selection)", ":AcpAdd selection<CR>", { silent = true, desc = "Add the selected lines" })
+vim.keymap.set("n", "<Plug>(acp-add-diagnostics)", "<Cmd>AcpAdd diagnostics<CR>", { desc = "Add the buffer's diagnostics" })
+
+local review = require("acp.review")
+command("AcpAccept", with_chat(function(c) review.answer(review.chat_of_current(chat.chats, c), "accept") end),
+  { desc = "Accept the edit under review" })
+command("AcpReject", with_chat(function(c) review.answer(review.chat_of_current(chat.chats, c), "reject") end),
+  { desc = "Reject the edit under review" })
+
 -- Agents end with the editor: libacp closes their stdin, then signals them, and waits.
 vim.api.nvim_create_autocmd("VimLeavePre", { callback = function() chat.shutdown_all() end })

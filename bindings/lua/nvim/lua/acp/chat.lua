@@ -54,6 +54,14 @@ function M.current()
   return M.chats[#M.chats]
 end
 
+-- Beside the chat, hooked in below: context for the next prompt (acp.context), edits
+-- reviewed in buffers (acp.review), v1 agents' files through the buffers (acp.files) and
+-- the tools offered to the agent (acp.editor_tools).
+local context = require("acp.context")
+local review = require("acp.review")
+local files = require("acp.files")
+local editor_tools = require("acp.editor_tools")
+
 -- Log and notes ------------------------------------------------------------------------------
 
 -- The log keeps the last LOG_LINES lines, each cut at LOG_LINE_BYTES: an agent flooding
@@ -107,6 +115,7 @@ end
 function Chat:on_change(change)
   if change.session_id ~= self.session_id then return end
   local t = change.type
+  review.track(self, change)
   if t == "item_inserted" then
     self:render_item(change.index, true, change.appended)
   elseif t == "item_changed" then
@@ -132,6 +141,7 @@ function Chat:on_change(change)
   elseif t == "turn_ended" then
     self.state = "idle"
     self:note("turn ended: " .. (change.stop_reason or "?"))
+    review.turn_ended(self)
     for _, fn in ipairs(self.on_turn_end) do fn(change.stop_reason) end
   elseif t == "usage" then
     status.refresh_usage(self)
@@ -146,6 +156,7 @@ function Chat:ask_next()
   if request.answered or request.withdrawn then return self:ask_next() end
   self.asking = request
   if request.kind == "elicitation" then return self:ask_form(request) end
+  if M.config.review ~= false and review.open(self, request) then return end
   local title = request.tool_call and (request.tool_call.title or request.tool_call.id) or "a tool call"
   title = render.clean(title, true)
   self:note("permission asked: " .. title)
@@ -205,7 +216,7 @@ function Chat:send(text)
     return
   end
   self.state = "running"
-  local ok, err = self.client:prompt(self.session_id, text, function(_, err)
+  local ok, err = self.client:prompt(self.session_id, context.take(self, text), function(_, err)
     if err then self:error("prompt", err) end
   end)
   if not ok then self:error("prompt", err) end
@@ -254,7 +265,7 @@ function Chat:cancel()
 end
 
 function Chat:start_session()
-  self.client:new_session({ cwd = self.cwd }, function(session, err)
+  self.client:new_session({ cwd = self.cwd, tools = editor_tools.servers(self, M.config) }, function(session, err)
     if err then return self:error("new session", err) end
     self.session_id = session.id
     self:note("session " .. session.id)
@@ -278,7 +289,8 @@ function Chat:resume(session_id, cwd)
   self.session_id = session_id
   self.view:clear()
   self:note("resuming " .. session_id)
-  self.client:resume_session(session_id, { cwd = cwd, replay = true }, function(_, err)
+  local options = { cwd = cwd, replay = true, tools = editor_tools.servers(self, M.config) }
+  self.client:resume_session(session_id, options, function(_, err)
     if err then return self:error("resume " .. session_id, err) end
     self:note("resumed " .. session_id)
     for _, fn in ipairs(self.on_resumed) do fn(session_id) end
@@ -458,6 +470,7 @@ function M.open(args)
     chat:note("agent gone" .. (closed_err and (": " .. tostring(closed_err)) or ""))
     chat:log_line("closed" .. (closed_err and (": " .. tostring(closed_err)) or ""))
   end)
+  if M.config.fs ~= false then files.attach(chat) end
   chat.stop_loop = loop.attach(client, function(message) chat:error("handler", message) end)
 
   chat.view:add({ "# ACP chat: " .. render.clean(table.concat(argv, " "), true) })
