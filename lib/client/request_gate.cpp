@@ -132,8 +132,8 @@ Result<ToolTransport> RequestGate::tool_transport() const {
     return Status(Errc::unsupported,
                   "CLIENT-MUST-33: the agent takes the host's tool servers over none of the transports the host "
                   "allows (ClientOptions::tool_transports: " +
-                      (allowed.empty() ? std::string("none") : allowed) + "), so they cannot be offered; it supports " +
-                      (offered.empty() ? std::string("no MCP transport at all") : "only: " + offered));
+                      (allowed.empty() ? std::string("none") : allowed) + "), so they cannot be offered; its session.mcp " +
+                      (offered.empty() ? std::string("advertises no MCP transport at all") : "advertises only: " + offered));
 }
 
 Status RequestGate::add_tool_entries(std::optional<std::vector<av2::McpServer>>& servers,
