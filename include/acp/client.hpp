@@ -103,6 +103,10 @@ struct ClientOptions {
     // either bound they are dropped, and the log says so.
     std::size_t max_held_updates = 1024;
     std::size_t max_held_update_bytes = 8u * 1024u * 1024u;
+    // Subagent sessions (unstable subagent_update) become the client's without a resume,
+    // up to this many per connection; the traffic of further ones is dropped, and the log
+    // says so once.
+    std::size_t max_subagent_sessions = 1024;
     // Backpressure: once more than max_queued_output_bytes of answers to the agent's
     // requests wait to be written to an agent that does not read its stdin, the client
     // stops reading from the agent (so the agent cannot make it queue more answers) and

@@ -109,10 +109,27 @@ void UpdateRouter::deliver_joined(const v2::UpdateSessionNotification& notificat
     if (const RawJson* raw = notification.update.unknown(); raw != nullptr && notification.update.tag() == "subagent_update") {
         v2::unstable::SessionUpdateAdditions added;
         if (detail::decode_variant(notification.update.tag(), *raw, added) && added.subagent_update() != nullptr) {
-            known_.insert(added.subagent_update()->sessionId);
+            adopt_subagent(added.subagent_update()->sessionId);
         }
     }
     if (core_.host.session_update && !core_.orphaned) core_.host.session_update(notification);
+}
+
+// The agent chooses how many subagents it announces: a bounded number become known.
+void UpdateRouter::adopt_subagent(const std::string& session_id) {
+    if (known_.count(session_id) != 0) return;
+    if (subagents_.size() >= core_.options.max_subagent_sessions) {
+        if (!subagent_bound_logged_) {
+            subagent_bound_logged_ = true;
+            core_.log_session(LogLevel::warning,
+                              "the agent announced more than " + std::to_string(core_.options.max_subagent_sessions) +
+                                  " subagent sessions (ClientOptions::max_subagent_sessions): the traffic of further "
+                                  "ones is dropped");
+        }
+        return;
+    }
+    subagents_.insert(session_id);
+    known_.insert(session_id);
 }
 
 // Updates for a session whose session/new answer is still on its way are held until it

@@ -106,6 +106,7 @@ public:
 
 private:
     void deliver_joined(const v2::UpdateSessionNotification& notification);
+    void adopt_subagent(const std::string& session_id);
     void hold(v2::UpdateSessionNotification notification);
     void release_held(const std::string* session_id);
 
@@ -122,6 +123,8 @@ private:
     DroppedTraffic unknown_;
     DroppedTraffic closed_traffic_;
     std::set<std::string> known_;     // opened, resumed or listed by this client
+    std::set<std::string> subagents_;  // of them, announced by a parent's subagent_update
+    bool subagent_bound_logged_ = false;
     std::set<std::string> closed_;    // until resumed again
     std::set<std::string> resuming_;  // a resume in flight or settling
     int pending_new_ = 0;

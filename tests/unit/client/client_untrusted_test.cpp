@@ -228,3 +228,30 @@ TEST_CASE("client untrusted: commands without a type are taken as commands") {
     CHECK(commands[0].command()->name == "clear");
     CHECK(commands[1].command()->name == "web");
 }
+
+TEST_CASE("client untrusted: the subagent sessions an agent announces become known up to a bound") {
+    acp::ClientOptions options;
+    options.max_subagent_sessions = 2;
+    Scripted s(options);
+    s.initialize();
+    s.open_session("parent");
+    for (const char* child : {"child-1", "child-2", "child-3", "child-4"}) {
+        s.update("parent", std::string(R"({"sessionUpdate":"subagent_update","sessionId":")") + child +
+                               R"(","title":"Explore","state":{"state":"running"}})");
+    }
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 4; }));
+    // A subagent's own traffic comes without a resume (CLIENT-GUIDE 6.7): the first two
+    // are the client's, the rest are dropped as unknown, and the bound is said once.
+    for (const char* child : {"child-1", "child-3", "child-2", "child-4"}) {
+        s.update(child, R"({"sessionUpdate":"state_update","state":"running"})");
+    }
+    s.update("parent", R"({"sessionUpdate":"state_update","state":"running"})");
+    REQUIRE(s.loop.run_until([&] { return s.updates.size() == 7; }));
+    CHECK(s.updates[4].sessionId == "child-1");
+    CHECK(s.updates[5].sessionId == "child-2");
+    CHECK(s.updates[6].sessionId == "parent");
+    CHECK(s.client->sessions().find("child-3") == nullptr);
+    std::size_t said = 0;
+    for (const auto& line : s.log) said += line.find("more than 2 subagent sessions") != std::string::npos ? 1 : 0;
+    CHECK(said == 1);
+}
