@@ -52,8 +52,9 @@ const reply = (request) => {
     if (name === TOOL) return [{ type: "text", text: `The selection is: ${textOf(result.content)}` }];
     if (name === "ToolSearch") return [toolUse(TOOL, {})];
   }
-  const asked = messages.some((m) => m.role === "user" && textOf(m.content).includes("What is selected?"));
-  if (asked && blocks.every((b) => b.type !== "tool_result")) {
+  // Only the turn's own request: the CLI's side requests (a title, a suggestion) quote
+  // the prompt in a user message of their own, without the tools.
+  if (textOf(last.content).includes("What is selected?") && blocks.every((b) => b.type !== "tool_result")) {
     if (declared.includes(TOOL)) return [toolUse(TOOL, {})];
     if (declared.includes("ToolSearch")) return [toolUse("ToolSearch", { query: `select:${TOOL}`, max_results: 1 })];
   }
