@@ -53,7 +53,7 @@ gemini)
     ;;
 claude)
     # Prompt turns run the Claude CLI, a native binary the SDK takes from its platform's
-    # optional package (@anthropic-ai/claude-agent-sdk-linux-x64: 25 s, 323 MB here),
+    # optional package (@anthropic-ai/claude-agent-sdk-linux-x64: 338 MB, 25 s to download here),
     # named on its own so the other optional extras stay out.
     platform=$("$node" -p 'process.platform + "-" + process.arch')
     install claude @agentclientprotocol/claude-agent-acp 0.101.0 \
