@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Client against published ACP agents, offline: initialize, session setup and, for
-// Gemini CLI and codex-acp, prompt turns against a fake model endpoint on 127.0.0.1
-// (fake_gemini.mjs, fake_openai.mjs) in which the agent calls the host's editor tool
-// (acp/tools.hpp) over HTTP and over the stdio bridge. run_real_agents.sh installs the
-// agents from npm, starts the endpoint and sets ACP_GEMINI_JS, ACP_CLAUDE_ACP_JS,
-// ACP_CODEX_ACP_JS and ACP_FAKE_GEMINI_URL or ACP_FAKE_OPENAI_URL; without them the tests
-// have nothing to run against and say so.
+// The Client against published ACP agents, offline: initialize, session setup and prompt
+// turns against a fake model endpoint on 127.0.0.1 (fake_gemini.mjs, fake_anthropic.mjs,
+// fake_openai.mjs) in which the agent calls the host's editor tool (acp/tools.hpp) over
+// HTTP and over the stdio bridge; for claude-agent-acp also the unstable fork and system
+// prompt. run_real_agents.sh installs the agents from npm, starts the endpoint and sets
+// ACP_GEMINI_JS, ACP_CLAUDE_ACP_JS, ACP_CODEX_ACP_JS and ACP_FAKE_GEMINI_URL,
+// ACP_FAKE_ANTHROPIC_URL or ACP_FAKE_OPENAI_URL; without them the tests have nothing to
+// run against and say so.
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -17,6 +18,8 @@
 
 #include "acp/client.hpp"
 #include "acp/tools.hpp"
+#include "acp/turn.hpp"
+#include "acp/unstable.hpp"
 #include "support/test_loop.hpp"
 
 using acp::Result;
@@ -108,6 +111,35 @@ std::string agent_said(const acp::SessionState& state) {
     return said;
 }
 
+// A prompt turn in `session_id`, waited for until it has ended (in v2 the prompt's answer
+// comes at once, the end with the session's idle state): it ended normally.
+void say(RealAgent& peer, const std::string& session_id, const std::string& words) {
+    auto end = peer.wait<acp::TurnEnd>([&](auto done) { acp::prompt_turn(*peer.client, session_id, words, {}, done); });
+    REQUIRE_MESSAGE(end.ok(), end.status().to_string());
+    CHECK(end->stop_reason == std::optional<std::string>("end_turn"));
+}
+
+// claude-agent-acp speaking ACP `version` with the Claude CLI under it talking to the fake
+// Messages endpoint: a scratch home, a fake key, none of the CLI's other traffic
+// (telemetry, error reports, update checks), so nothing but the model's requests leaves.
+// IS_SANDBOX: the CLI refuses to start as root (CI containers) unless told it is in one.
+acp::SpawnOptions claude_agent(const char* claude, const std::string& home, const std::string& cwd, int version) {
+    acp::SpawnOptions agent;
+    agent.argv = {ACP_NODE, claude};
+    agent.env_set = {{"HOME", home},
+                     {"ANTHROPIC_API_KEY", "fake-key-for-offline-tests"},
+                     {"CLAUDE_AGENT_ACP_PROTOCOL", "v" + std::to_string(version)},
+                     {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"},
+                     {"DISABLE_TELEMETRY", "1"},
+                     {"DISABLE_ERROR_REPORTING", "1"},
+                     {"DISABLE_AUTOUPDATER", "1"},
+                     {"IS_SANDBOX", "1"}};
+    const char* model = std::getenv("ACP_FAKE_ANTHROPIC_URL");
+    if (model != nullptr) agent.env_set.emplace_back("ANTHROPIC_BASE_URL", model);
+    agent.cwd = cwd;
+    return agent;
+}
+
 // Issue 26 against a published agent: a session offered the editor server over
 // `transport`, the prompt "What is selected?", any permission allowed; the model (the
 // fake endpoint) calls the tool and answers with its text.
@@ -137,17 +169,9 @@ void ask_for_selection(RealAgent& peer, const std::string& cwd, const std::strin
     }
     CHECK(logged);
 
-    v2::PromptRequest prompt;
-    prompt.sessionId = session->sessionId;
-    v2::TextContent text;
-    text.text = "What is selected?";
-    prompt.prompt.push_back(v2::ContentBlock::make_text(text));
-    auto turn = peer.wait<v2::PromptResponse>([&](auto done) { peer.client->prompt(prompt, done); });
-    REQUIRE_MESSAGE(turn.ok(), turn.status().to_string());
+    say(peer, session->sessionId, "What is selected?");
     const acp::SessionState* state = peer.client->sessions().find(session->sessionId);
     REQUIRE(state != nullptr);
-    peer.loop.run_until([&] { return state->foreground().is_idle(); }, std::chrono::milliseconds(20000));
-    CHECK(state->foreground().stop_reason == std::optional<std::string>("end_turn"));
     // The fake model answers with the tool's output as it got it: Gemini CLI wraps a
     // tool's text in <untrusted_context> tags, codex in its wall time and the content JSON.
     const std::string said = agent_said(*state);
@@ -249,20 +273,16 @@ TEST_CASE("interop: gemini --acp (v1) - initialize and session/new offline, lift
 TEST_CASE("interop: claude-agent-acp serves v2 and v1 - the same client negotiates either, offline") {
     const char* claude = std::getenv("ACP_CLAUDE_ACP_JS");
     const char* home = std::getenv("ACP_INTEROP_HOME");
-    if (claude == nullptr || home == nullptr) {
+    const char* model = std::getenv("ACP_FAKE_ANTHROPIC_URL");
+    if (claude == nullptr || home == nullptr || model == nullptr) {
         MESSAGE("ACP_CLAUDE_ACP_JS is not set: run through tests/interop/run_real_agents.sh (ctest -R interop)");
         return;
     }
-    std::system((std::string("mkdir -p ") + home + "/project").c_str());
+    const std::string project = std::string(home) + "/project";
+    std::system(("mkdir -p " + project).c_str());
     for (int version : {2, 1}) {
         INFO("CLAUDE_AGENT_ACP_PROTOCOL=v" << version);
-        acp::SpawnOptions agent;
-        agent.argv = {ACP_NODE, claude};
-        agent.env_set = {{"HOME", home},
-                         {"ANTHROPIC_API_KEY", "fake-key-for-offline-tests"},
-                         {"CLAUDE_AGENT_ACP_PROTOCOL", "v" + std::to_string(version)}};
-        agent.cwd = std::string(home) + "/project";
-        RealAgent peer(agent);
+        RealAgent peer(claude_agent(claude, home, project, version));
         auto init = peer.wait<v2::InitializeResponse>([&](auto done) { peer.client->initialize(done); });
         REQUIRE_MESSAGE(init.ok(), init.status().to_string());
         CHECK(peer.client->negotiated_version() == version);
@@ -273,12 +293,110 @@ TEST_CASE("interop: claude-agent-acp serves v2 and v1 - the same client negotiat
         CHECK_FALSE(init->capabilities->session->prompt->audio.has_value());
         CHECK(init->capabilities->session->mcp->http.has_value());
         CHECK(init->capabilities->session->additionalDirectories.has_value());
-        // session/list works offline (nothing stored in the scratch home).
+        // session/list works offline (nothing stored in the scratch home before v2's turn).
         auto listed = peer.wait<std::vector<v2::SessionInfo>>(
             [&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
         REQUIRE_MESSAGE(listed.ok(), listed.status().to_string());
-        CHECK(listed->empty());
+        if (version == 2) CHECK(listed->empty());
+
+        // A turn against the fake Messages endpoint, in either protocol the same v2 turn.
+        v2::NewSessionRequest request;
+        request.cwd = project;
+        auto session = peer.wait<v2::NewSessionResponse>([&](auto done) { peer.client->new_session(request, done); });
+        REQUIRE_MESSAGE(session.ok(), session.status().to_string());
+        say(peer, session->sessionId, "Say hello");
+        const acp::SessionState* state = peer.client->sessions().find(session->sessionId);
+        REQUIRE(state != nullptr);
+        CHECK(agent_said(*state) == "Hello from the fake model.");
     }
+}
+
+TEST_CASE("interop: claude-agent-acp (v2) - calls the host's editor tool over HTTP and over the stdio bridge") {
+    const char* claude = std::getenv("ACP_CLAUDE_ACP_JS");
+    const char* home = std::getenv("ACP_INTEROP_HOME");
+    if (claude == nullptr || home == nullptr || std::getenv("ACP_FAKE_ANTHROPIC_URL") == nullptr) {
+        MESSAGE("ACP_CLAUDE_ACP_JS is not set: run through tests/interop/run_real_agents.sh (ctest -R interop)");
+        return;
+    }
+    // The session's default mode, "auto", has a model judge each tool call (the fake one
+    // cannot); the project's settings ask the user instead, as the test's host allows.
+    const std::string project = std::string(home) + "/claude-tools-project";
+    std::system(("mkdir -p " + project + "/.claude").c_str());
+    std::FILE* settings = std::fopen((project + "/.claude/settings.json").c_str(), "w");
+    REQUIRE(settings != nullptr);
+    std::fprintf(settings, "{\"permissions\": {\"defaultMode\": \"default\"}}\n");
+    std::fclose(settings);
+    for (const std::string transport : {"http", "stdio"}) {
+        INFO("transport: " << transport);
+        RealAgent peer(claude_agent(claude, home, project, 2), only(transport));
+        ask_for_selection(peer, project, transport);
+    }
+}
+
+TEST_CASE("interop: claude-agent-acp (v2, unstable) - a fork goes its own way; a system prompt append reaches the model") {
+    const char* claude = std::getenv("ACP_CLAUDE_ACP_JS");
+    const char* home = std::getenv("ACP_INTEROP_HOME");
+    if (claude == nullptr || home == nullptr || std::getenv("ACP_FAKE_ANTHROPIC_URL") == nullptr) {
+        MESSAGE("ACP_CLAUDE_ACP_JS is not set: run through tests/interop/run_real_agents.sh (ctest -R interop)");
+        return;
+    }
+    const std::string project = std::string(home) + "/claude-fork-project";
+    std::system(("mkdir -p " + project).c_str());
+    acp::ClientOptions options;
+    options.unstable = true;
+    RealAgent peer(claude_agent(claude, home, project, 2), options);
+    auto init = peer.wait<v2::InitializeResponse>([&](auto done) { peer.client->initialize(done); });
+    REQUIRE_MESSAGE(init.ok(), init.status().to_string());
+    const acp::unstable::Offer offer = acp::unstable::offer(*peer.client);
+    REQUIRE(offer.fork);
+    REQUIRE(offer.system_prompt);
+
+    // One turn, then the fork, prompted: each session keeps its own history.
+    v2::NewSessionRequest request;
+    request.cwd = project;
+    auto session = peer.wait<v2::NewSessionResponse>([&](auto done) { peer.client->new_session(request, done); });
+    REQUIRE_MESSAGE(session.ok(), session.status().to_string());
+    say(peer, session->sessionId, "Say hello");
+    acp::v2::unstable::ForkSessionRequest fork;
+    fork.sessionId = session->sessionId;
+    fork.cwd = project;
+    auto forked = peer.wait<acp::v2::unstable::ForkSessionResponse>(
+        [&](auto done) { acp::unstable::fork_session(*peer.client, fork, done); });
+    REQUIRE_MESSAGE(forked.ok(), forked.status().to_string());
+    CHECK(forked->sessionId != session->sessionId);
+    say(peer, forked->sessionId, "Say hello in the fork");
+    const acp::SessionState* original = peer.client->sessions().find(session->sessionId);
+    const acp::SessionState* branch = peer.client->sessions().find(forked->sessionId);
+    REQUIRE(original != nullptr);
+    REQUIRE(branch != nullptr);
+    const auto user_said = [](const acp::SessionState& state) {
+        std::vector<std::string> said;
+        for (const auto& item : state.items()) {
+            if (item.kind() != acp::ItemKind::user_message) continue;
+            std::string text;
+            for (const auto& block : item.message()->content) {
+                if (block.text() != nullptr) text += block.text()->text;
+            }
+            said.push_back(text);
+        }
+        return said;
+    };
+    CHECK(user_said(*original) == std::vector<std::string>{"Say hello"});
+    CHECK(user_said(*branch) == std::vector<std::string>{"Say hello in the fork"});
+    CHECK(agent_said(*original) == "Hello from the fake model.");
+    CHECK(agent_said(*branch) == "Hello from the fake model.");
+
+    // A session whose system prompt appends a marker the fake model echoes back.
+    acp::v2::unstable::SystemPrompt append;
+    append.mode = "append";
+    append.content.push_back(v2::ContentBlock::make_text(v2::TextContent{"fake-model-marker:pirate", {}, {}, {}}));
+    auto prompted = peer.wait<v2::NewSessionResponse>(
+        [&](auto done) { acp::unstable::new_session(*peer.client, request, append, done); });
+    REQUIRE_MESSAGE(prompted.ok(), prompted.status().to_string());
+    say(peer, prompted->sessionId, "Say hello");
+    const acp::SessionState* state = peer.client->sessions().find(prompted->sessionId);
+    REQUIRE(state != nullptr);
+    CHECK(agent_said(*state) == "Hello from the fake model. (system: pirate)");
 }
 
 TEST_CASE("interop: gemini --acp (v1) - calls the host's editor tool over HTTP and over the stdio bridge") {

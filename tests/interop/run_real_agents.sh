@@ -13,22 +13,30 @@ node=$3
 agent=$4
 here=$(dirname "$0")
 
-# install NAME PACKAGE VERSION: into $dir/NAME (one folder per agent, so one install
-# never prunes another); 0 when that version is there afterwards.
+# install NAME PACKAGE VERSION [PACKAGE VERSION...]: into $dir/NAME (one folder per agent,
+# so one install never prunes another); 0 when those versions are there afterwards.
 optional=--omit=optional
 install() {
-    mkdir -p "$dir/$1"
-    if grep -qs "\"version\": \"$3\"" "$dir/$1/node_modules/$2/package.json"; then
-        return 0
-    fi
+    name=$1
+    shift
+    mkdir -p "$dir/$name"
+    specs=
+    missing=
+    while [ $# -ge 2 ]; do
+        specs="$specs $1@$2"
+        grep -qs "\"version\": \"$2\"" "$dir/$name/node_modules/$1/package.json" || missing=yes
+        shift 2
+    done
+    [ -z "$missing" ] && return 0
     # A package.json of its own, so npm does not look for one further up.
-    echo '{"private": true}' > "$dir/$1/package.json"
-    # Optional dependencies are native extras (node-pty, the Claude CLI's 338 MB binary)
-    # the offline tests do not need, except codex-acp's, which is the agent itself. A
-    # registry that swallows connections must end in a skip, not in the test's time-out:
-    # few retries, and a bound on the whole install.
-    (cd "$dir/$1" && timeout 300 npm install --no-save "$optional" --no-audit --no-fund \
-        --fetch-retries=1 --fetch-timeout=60000 "$2@$3" > npm-install.log 2>&1)
+    echo '{"private": true}' > "$dir/$name/package.json"
+    # Optional dependencies are native extras (node-pty, say) the offline tests do not
+    # need; an agent that needs one names it (claude, codex). A registry that swallows
+    # connections must end in a skip, not in the test's time-out: few retries, and a
+    # bound on the whole install.
+    # shellcheck disable=SC2086 # $specs is a list of words
+    (cd "$dir/$name" && timeout 300 npm install --no-save "$optional" --no-audit --no-fund \
+        --fetch-retries=1 --fetch-timeout=60000 $specs > npm-install.log 2>&1)
 }
 
 skip() {
@@ -44,7 +52,12 @@ gemini)
     export ACP_GEMINI_JS
     ;;
 claude)
-    install claude @agentclientprotocol/claude-agent-acp 0.101.0 ||
+    # Prompt turns run the Claude CLI, a native binary the SDK takes from its platform's
+    # optional package (@anthropic-ai/claude-agent-sdk-linux-x64: 338 MB, 25 s to download here),
+    # named on its own so the other optional extras stay out.
+    platform=$("$node" -p 'process.platform + "-" + process.arch')
+    install claude @agentclientprotocol/claude-agent-acp 0.101.0 \
+        "@anthropic-ai/claude-agent-sdk-$platform" 0.3.318 ||
         skip @agentclientprotocol/claude-agent-acp@0.101.0 "$dir/claude/npm-install.log"
     ACP_CLAUDE_ACP_JS="$dir/claude/node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js"
     export ACP_CLAUDE_ACP_JS
@@ -62,14 +75,22 @@ codex)
     ;;
 esac
 
-# The fake model endpoint for prompt turns (it prints its port): the Gemini API, or for
-# codex the OpenAI Responses API.
-fake_model=fake_gemini.mjs
-url_variable=ACP_FAKE_GEMINI_URL
-if [ "$agent" = codex ]; then
+# The fake model endpoint for prompt turns (it prints its port): the Gemini API, the
+# Anthropic Messages API, or the OpenAI Responses API.
+case "$agent" in
+gemini)
+    fake_model=fake_gemini.mjs
+    url_variable=ACP_FAKE_GEMINI_URL
+    ;;
+claude)
+    fake_model=fake_anthropic.mjs
+    url_variable=ACP_FAKE_ANTHROPIC_URL
+    ;;
+codex)
     fake_model=fake_openai.mjs
     url_variable=ACP_FAKE_OPENAI_URL
-fi
+    ;;
+esac
 port_file="$dir/fake-model-$agent.port"
 rm -f "$port_file"
 "$node" "$here/$fake_model" > "$port_file" 2> "$dir/fake-model-$agent.log" &
