@@ -231,6 +231,8 @@ end
 --                 .session_id, request:respond(result) / :fail(rpc_code, message);
 --                 unanswered and dropped it fails with -32603
 --   "notification" fn(method, params): an extension or unknown notification
+--   "auth_status_update" fn(params): the agent's auth/status_update (unstable = true only;
+--                 without it that notification is an unknown one)
 function Client:on(kind, fn)
   self.handlers[kind] = fn
   return self
@@ -689,6 +691,10 @@ end
 
 event_handlers[15] = function(self, event)  -- TOOL_CALL
   tools.dispatch(self, event, self.tool_servers, fail)
+end
+
+event_handlers[16] = function(self, event)  -- AUTH_STATUS_UPDATE (unstable = true only)
+  call_handler(self, "auth_status_update", decode(native.string(lib.acp_event_json(event))))
 end
 
 function dispatch(self, event)

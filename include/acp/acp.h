@@ -248,7 +248,9 @@ typedef enum acp_event_type_t {
     ACP_EVENT_TOOL_CALL = 15,           /* the agent called a tool the host offers (acp_tool_server): json =
                                            its arguments (an object, already checked against the tool's input
                                            schema), session_id, acp_event_tool_server/_name; take the responder */
-    ACP_EVENT_TYPE_COUNT = 16
+    ACP_EVENT_AUTH_STATUS_UPDATE = 16,  /* unstable (acp_client_options.unstable only): the agent's
+                                           auth/status_update; method, json: its params */
+    ACP_EVENT_TYPE_COUNT = 17
 } acp_event_type_t;
 
 /* What an ACP_EVENT_SESSION_CHANGED says changed (docs/session-model.md, "Events"). */

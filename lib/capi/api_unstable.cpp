@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// acp_client_unstable_call and acp_client_unstable_offer (include/acp/acp.h): the unstable
-// surface of acp/unstable.hpp for C hosts, one entry point named by method. The request
-// is decoded with the unstable codec, checked and sent by acp::unstable (the gate: the
-// opt-in, then the agent's capability), and its answer encoded the same way.
+// acp_client_unstable_call, acp_client_unstable_offer and ACP_EVENT_AUTH_STATUS_UPDATE
+// (include/acp/acp.h): the unstable surface of acp/unstable.hpp for C hosts, one entry
+// point named by method. The request is decoded with the unstable codec, checked and sent
+// by acp::unstable (the gate: the opt-in, then the agent's capability), and its answer
+// encoded the same way; its notifications come as events.
 #include "acp/unstable.hpp"
 
 #include <string>
@@ -204,6 +205,19 @@ int start(unsigned long* out_request, acp_client* client, const std::string& met
 }
 
 }  // namespace
+
+void Core::install_unstable_handlers() {
+    std::weak_ptr<Core> weak = shared_from_this();
+    unstable::on_auth_status_update(*client, [weak](const un::AuthStatusUpdateNotification& n) {
+        auto core = weak.lock();
+        if (!core) return;
+        auto event = std::make_unique<acp_event>();
+        event->type = ACP_EVENT_AUTH_STATUS_UPDATE;
+        event->method = "auth/status_update";
+        event->json = encode_unstable(n);
+        core->emit(std::move(event));
+    });
+}
 
 }  // namespace acp::capi
 

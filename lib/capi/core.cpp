@@ -138,6 +138,7 @@ int Core::start(const AgentSource& agent, const acp_client_options& options) {
         }
         client = std::move(*made);
         install_client_handlers();
+        if (client_options.unstable) install_unstable_handlers();
     });
     bound_queue(kDefaultQueueBytes);
     if (!ran) created = ran;

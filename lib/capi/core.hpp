@@ -140,6 +140,8 @@ public:
 
 private:
     void install_client_handlers();
+    // ACP's unstable notifications as events (api_unstable.cpp), with the opt-in only.
+    void install_unstable_handlers();
     // Loop thread: reading from the agent follows whether the pull queue holds too much.
     void follow_queue_bound();
     void end_dispatch();

@@ -300,6 +300,14 @@ do
   check(titled and titled.title == "Lua", "session/set_title round-trips", titled)
   local fork = un:await(un:fork_session(source.id, { cwd = "/tmp" }))
   check(fork and fork.id and fork.id ~= source.id, "session/fork makes a new session", fork and fork.id)
+  -- auth/status_update (the peer's "auth-update" turn) reaches client:on("auth_status_update").
+  local updates, unknown = {}, {}
+  un:on("auth_status_update", function(params) updates[#updates + 1] = params end)
+  un:on("notification", function(method) unknown[#unknown + 1] = method end)
+  must(un:await(un:prompt(source.id, "auth-update")), nil, "the auth-update turn")
+  un:wait_until(function() return #updates + #unknown > 0 end, 10000)
+  check(#updates == 1 and #unknown == 0 and updates[1].state == "unauthenticated"
+    and updates[1].accounts[1].label == "Pushed account", "auth/status_update is an auth_status_update event", updates)
   local nocwd, nocwd_err = un:fork_session(source.id, {})
   check(nocwd == nil and nocwd_err and nocwd_err.name == "ACP_EINVAL", "a fork without cwd is an error", nocwd_err)
   un:free()
@@ -307,6 +315,13 @@ do
   must(plain:await(plain:initialize()), nil, "initialize without opt-in")
   check(plain:unstable_offer().fork == false, "without the opt-in nothing is offered")
   local s2 = must(plain:await(plain:new_session({ cwd = "/tmp" })), nil, "a session without opt-in")
+  local plain_updates, plain_unknown = 0, {}
+  plain:on("auth_status_update", function() plain_updates = plain_updates + 1 end)
+  plain:on("notification", function(method) plain_unknown[#plain_unknown + 1] = method end)
+  must(plain:await(plain:prompt(s2.id, "auth-update")), nil, "the auth-update turn without opt-in")
+  plain:wait_until(function() return plain_updates + #plain_unknown > 0 end, 10000)
+  check(plain_updates == 0 and plain_unknown[1] == "auth/status_update",
+    "without the opt-in auth/status_update is an unknown notification", plain_unknown)
   local refused, refused_err = plain:await(plain:unstable_call("session/status", { sessionId = s2.id }))
   check(refused == nil and refused_err and refused_err.name == "ACP_EUNSUPPORTED", "without the opt-in a call is refused",
     refused_err)

@@ -5,8 +5,8 @@
 -- in the buffer, streamed text appended in place (no re-render), a turn cancelled.
 -- Phase "second": a fresh Neovim and agent on the same state directory resume that
 -- session through :AcpSessions and find its history in the buffer.
--- Phases "hostile", "peer", "remote", "background", "features", "context", "review", "fs" and
--- "tools": see below.
+-- Phases "hostile", "peer", "remote", "background", "features", "context", "review", "fs",
+-- "tools" and "unstable": see below.
 -- All: the agent's pid is recorded, and at VimLeave (after the plugin's VimLeavePre)
 -- it must be gone. Results go to $ACP_TEST_OUT/<phase>.result, one line per check.
 local phase = os.getenv("ACP_TEST_PHASE")
@@ -819,8 +819,114 @@ local function features()
     "a chunk already in the item read at its insertion is not shown again", buffer_text(chat))
 end
 
+
+-- Phase "unstable": :AcpFork and :AcpTitle on the TypeScript-SDK peer with the unstable
+-- surface (--caps=unstable). Without setup{unstable = true}, or with an agent that does not
+-- advertise them, both are refused with a message and nothing is sent; with it, a fork
+-- after one turn is a second chat on its own session (the editor tools offered to it),
+-- prompted apart, and a title round-trips as the agent stored it (trimmed).
+local function recorded_methods(path)
+  local methods = {}
+  for line in io.lines(path) do
+    local entry = vim.json.decode(line)
+    if entry.dir == "in" and entry.msg and entry.msg.method then
+      methods[entry.msg.method] = methods[entry.msg.method] or {}
+      table.insert(methods[entry.msg.method], entry.msg.params)
+    end
+  end
+  return methods
+end
+
+local function unstable_phase()
+  local dir = out .. "/unstable"
+  vim.fn.mkdir(dir, "p")
+  vim.cmd("cd " .. vim.fn.fnameescape(dir))
+  local notes = {}
+  vim.notify = function(message) notes[#notes + 1] = message end
+  local function turn(chat, count)
+    vim.cmd("AcpSend hello")
+    wait_for("turn " .. count, function()
+      local _, ended = buffer_text(chat):gsub("%-%- turn ended: end_turn", "")
+      return ended == count
+    end)
+  end
+  local function refused(record, caps, what)
+    vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT") .. " --caps=" .. caps ..
+      " --record=" .. record)
+    local chat = chat_module.current()
+    wait_for("a session", function() return chat.session_id ~= nil end)
+    vim.list_extend(recorded_pids, (agent_pids()))
+    turn(chat, 1)
+    notes = {}
+    local chats = #chat_module.chats
+    vim.cmd("AcpFork")
+    vim.cmd("AcpTitle Never sent")
+    local all = table.concat(notes, "\n")
+    check(#chat_module.chats == chats, "without " .. what .. " :AcpFork opens no chat")
+    check(all:find("fork needs ACP's unstable surface", 1, true) or all:find("fork: the agent does not offer it", 1, true),
+      "without " .. what .. " :AcpFork is refused with a message", all)
+    check(all:find("title needs ACP's unstable surface", 1, true) or all:find("title: the agent does not offer it", 1, true),
+      "without " .. what .. " :AcpTitle is refused with a message", all)
+    chat_module.shutdown_all()
+    local methods = recorded_methods(record)
+    check(methods["session/fork"] == nil and methods["session/set_title"] == nil,
+      "without " .. what .. " nothing is sent", vim.inspect(vim.tbl_keys(methods)))
+    return all
+  end
+
+  local off = refused(dir .. "/off.jsonl", "unstable", "the opt-in")
+  check(off:find("setup{ unstable = true }", 1, true), "the refusal names the opt-in", off)
+  chat_module.setup({ unstable = true })
+  local unoffered = refused(dir .. "/full.jsonl", "full", "the agent's offer")
+  check(unoffered:find("does not offer it", 1, true), "the refusal says the agent does not offer it", unoffered)
+
+  local record = dir .. "/on.jsonl"
+  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT") .. " --caps=unstable --record=" .. record)
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  vim.list_extend(recorded_pids, (agent_pids()))
+  turn(chat, 1)
+  vim.cmd("AcpFork")
+  local fork = chat_module.current()
+  check(fork ~= chat and #chat_module.chats == 2 and api.nvim_get_current_buf() == fork.view.buf,
+    ":AcpFork opens a second chat buffer")
+  wait_for("the fork's session", function() return fork.session_id ~= nil end)
+  check(fork.session_id and fork.session_id ~= chat.session_id, "the fork has a session id of its own",
+    tostring(fork.session_id) .. " " .. tostring(chat.session_id))
+  check(fork.client == chat.client, "the fork runs on the same agent")
+  local forks = recorded_methods(record)["session/fork"] or {}
+  local servers = forks[1] and forks[1].mcpServers or {}
+  check(#forks == 1 and forks[1].sessionId == chat.session_id and forks[1].cwd == chat.cwd,
+    "session/fork names the chat's session and directory", vim.inspect(forks))
+  check(#servers == 1 and servers[1].name == "editor", "the editor tools are offered to the fork", vim.inspect(servers))
+  turn(fork, 1)
+  local _, ended = buffer_text(chat):gsub("%-%- turn ended: end_turn", "")
+  check(ended == 1, "the fork's turn is shown in the fork only", buffer_text(chat))
+
+  vim.cmd("AcpTitle   Fixing the parser  ")
+  wait_for("the title", function() return buffer_text(fork):find("-- title: Fixing the parser", 1, true) end)
+  check(api.nvim_buf_get_var(fork.view.buf, "acp_title") == "Fixing the parser", "b:acp_title holds the stored title")
+  local titles = recorded_methods(record)["session/set_title"] or {}
+  check(#titles == 1 and titles[1].sessionId == fork.session_id and titles[1].title == "Fixing the parser  ",
+    "session/set_title names the fork's session and sends the text as typed", vim.inspect(titles))
+  local list
+  chat.client:list_sessions(nil, function(result) list = result end)
+  wait_for("session/list", function() return list ~= nil end)
+  local stored
+  for _, info in ipairs(list or {}) do
+    if info.sessionId == fork.session_id then stored = info.title end
+  end
+  check(stored == "Fixing the parser", "the agent lists the fork with its title", vim.inspect(list))
+
+  -- Closing the source chat leaves the fork's agent running; the last chat ends it.
+  api.nvim_buf_delete(chat.view.buf, { force = true })
+  check(#chat_module.chats == 1 and not fork.client:is_closed(), "the fork outlives its source chat")
+  turn(fork, 2)
+end
+
 local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background,
-  features = features, context = context_phase, review = review_phase, fs = fs_phase, tools = tools_phase }
+  features = features, context = context_phase, review = review_phase, fs = fs_phase, tools = tools_phase,
+  unstable = unstable_phase }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
 vim.cmd("qa!")

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The Neovim plugin in Debian's Neovim, headless: eleven Neovims one after the other, six
-# on the demo agent, three on TypeScript-SDK peers (one v1), one on a peer over WebSocket
+# The Neovim plugin in Debian's Neovim, headless: twelve Neovims one after the other, six
+# on the demo agent, four on TypeScript-SDK peers (one v1), one on a peer over WebSocket
 # and one on a scripted agent with background work (tests/lua/nvim_test.lua says what
 # each checks); no agent they started may still run.
 # Usage: nvim_test.sh NVIM PLUGIN_DIR LIBACP_SO DEMO_AGENT SCRATCH_DIR NODE TS_AGENT_MJS
@@ -14,7 +14,7 @@ if ! command -v "$nvim" >/dev/null 2>&1; then
 fi
 rm -rf "$scratch" && mkdir -p "$scratch/state"
 status=0
-for phase in first second hostile peer remote background features context review fs tools; do
+for phase in first second hostile peer remote background features context review fs tools unstable; do
     ACP_TEST_PHASE=$phase ACP_TEST_OUT=$scratch ACP_TEST_AGENT=$agent ACP_LIBRARY=$library \
         ACP_TEST_NODE=$node ACP_TEST_TS_AGENT=$ts_agent \
         timeout 120 "$nvim" --headless -u NONE -i NONE -n \

@@ -39,6 +39,26 @@ class UnstableTest(unittest.TestCase):
             with self.assertRaises(libacp.InvalidArgument):
                 client.unstable_call("providers/disable", {"providerId": required[0]})
 
+    def test_auth_status_update_reaches_its_handler_with_the_opt_in(self):
+        for unstable in (True, False):
+            updates, notifications = [], []
+            with libacp.Client([NODE, AGENT, "--caps=unstable"], unstable=unstable) as client:
+                client.on_auth_status_update = updates.append
+                client.on_notification = lambda method, params: notifications.append(method)
+                client.initialize()
+                session = client.new_session(cwd="/tmp")
+                self.assertEqual(session.prompt("auth-update").wait(), "end_turn")
+                if unstable:
+                    self.assertEqual(updates, [{"state": "unauthenticated",
+                                                "accounts": [{"label": "Pushed account", "active": False}]}])
+                    self.assertNotIn("auth/status_update", notifications)
+                    client.unstable_call("auth/status")
+                    session.prompt("hello").wait()  # the update follows the answer
+                    self.assertEqual(updates[-1], {"state": "authenticated"})
+                else:
+                    self.assertEqual(updates, [])
+                    self.assertEqual(notifications, ["auth/status_update"])
+
     def test_without_the_opt_in_nothing_unstable_is_sent(self):
         with libacp.Client([NODE, AGENT, "--caps=unstable"]) as client:
             client.initialize()

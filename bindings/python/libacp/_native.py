@@ -38,6 +38,7 @@ EVENT_CLOSED = 12
 EVENT_CLIENT_REQUEST = 13
 EVENT_SESSION_CHANGED = 14
 EVENT_TOOL_CALL = 15
+EVENT_AUTH_STATUS_UPDATE = 16
 
 # ACP_CHANGE_* in order: what an EVENT_SESSION_CHANGED says changed.
 CHANGES = ("session_added", "session_reset", "session_removed", "item_inserted", "item_changed", "state_changed",

@@ -395,6 +395,7 @@ class _BaseClient:
         self.on_permission: Optional[Callable[[dict], Any]] = None      # -> optionId, option kind or None
         self.on_elicitation: Optional[Callable[[dict], Any]] = None     # -> dict (accept), "decline" or None
         self.on_notification: Optional[Callable[[str, dict], Any]] = None  # ext + unknown notifications
+        self.on_auth_status_update: Optional[Callable[[dict], Any]] = None  # unstable=True: its params
         self.on_traffic: Optional[Callable[[str, str], Any]] = None     # ("in"/"out", line)
         self.on_session_change: Optional[Callable[[SessionChange], Any]] = None  # after observe_sessions()
         self.on_closed: Optional[Callable[[AcpError], Any]] = None
@@ -786,6 +787,7 @@ class _BaseClient:
         # The host's references go with the client.
         self.on_update = self.on_permission = self.on_elicitation = None
         self.on_notification = self.on_traffic = self.on_closed = self.on_session_change = None
+        self.on_auth_status_update = None
         self._ext_handlers = {}
         self._tool_servers = {}
 
@@ -902,6 +904,9 @@ class _BaseClient:
             method = native.text(lib.acp_event_method(event)) or "elicitation/complete"
             if self.on_notification is not None:
                 self._call_handler(self.on_notification, method, payload)
+        elif kind == native.EVENT_AUTH_STATUS_UPDATE:
+            if self.on_auth_status_update is not None:
+                self._call_handler(self.on_auth_status_update, payload)
         elif kind == native.EVENT_LOG:
             log.log(_LOG_LEVELS.get(lib.acp_event_log_level(event), logging.INFO), "[%s] %s",
                     native.text(lib.acp_event_method(event)), native.text(lib.acp_event_text(event)))

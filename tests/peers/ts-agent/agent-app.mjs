@@ -803,6 +803,14 @@ async function noticeScript(t) {
   await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text("Noticed.") });
 }
 
+// "auth-update": an unsolicited auth/status_update (the unstable schema's notification,
+// sent whatever --caps says: a client without the unstable opt-in must drop it).
+async function authUpdateScript(t) {
+  await t.notify("auth/status_update", { state: "unauthenticated", accounts: [{ label: "Pushed account", active: false }] });
+  const m = t.session.nextId("m");
+  await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text("Auth state pushed.") });
+}
+
 async function failScript(t) {
   const m = t.session.nextId("m");
   await t.emit({ sessionUpdate: "agent_message_chunk", messageId: m, content: text("Something went wrong.") });
@@ -923,6 +931,7 @@ const SCRIPTS = {
   slow: slowScript,
   ext: extScript,
   notice: noticeScript,
+  "auth-update": authUpdateScript,
   fail: failScript,
 };
 

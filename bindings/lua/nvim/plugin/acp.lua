@@ -56,6 +56,10 @@ command("AcpResume", with_chat(function(c, opts) c:resume(opts.args) end),
   { nargs = 1, desc = "Resume a session by id, replaying its history" })
 command("AcpConfig", with_chat(function(c, opts) c:config(opts.fargs[1], opts.fargs[2]) end),
   { nargs = "*", desc = "List the session's config options, or set one: :AcpConfig ID VALUE" })
+command("AcpFork", with_chat(function(c) c:fork() end),
+  { desc = "Fork the chat's session into a new chat (unstable: setup{unstable = true})" })
+command("AcpTitle", with_chat(function(c, opts) c:set_title(opts.args) end),
+  { nargs = "+", desc = "Set the session's title (unstable: setup{unstable = true})" })
 command("AcpLog", with_chat(function(c) chat.show_log(c) end), { desc = "The agent's stderr and libacp's log" })
 
 local context = require("acp.context")

@@ -337,15 +337,94 @@ end
 
 -- Lifetime ---------------------------------------------------------------------------------------
 
--- Ends the agent (waits for it, bounded by libacp's shutdown ladder) and forgets the chat.
+-- The chats on one agent: the one :AcpChat opened and its forks (:AcpFork).
+local function chats_of(client)
+  local list = {}
+  for _, chat in ipairs(M.chats) do
+    if chat.client == client then list[#list + 1] = chat end
+  end
+  return list
+end
+
+-- The chat of a session of the client (a request or change names it), else the first.
+local function chat_of(client, session_id)
+  local list = chats_of(client)
+  for _, chat in ipairs(list) do
+    if session_id and chat.session_id == session_id then return chat end
+  end
+  return list[1]
+end
+
+-- Forgets the chat; the last chat on its agent ends the agent (waits for it, bounded by
+-- libacp's shutdown ladder), a fork's agent runs on while another chat uses it.
 function Chat:shutdown()
   if self.closed then return end
   self.closed = true
-  if self.stop_loop then self.stop_loop() end
-  self.client:free()
   for i, chat in ipairs(M.chats) do
     if chat == self then table.remove(M.chats, i) break end
   end
+  if #chats_of(self.client) > 0 then return end
+  if self.shared.stop_loop then self.shared.stop_loop() end
+  self.client:free()
+end
+
+-- ACP's unstable surface (setup{unstable = true}, docs/unstable.md) --------------------------------
+
+-- Why the chat cannot use one feature of the unstable surface ("fork", "title": keys of
+-- client:unstable_offer()), or nil when it can.
+function Chat:unstable_refused(feature, what)
+  if not M.config.unstable then
+    return what .. " needs ACP's unstable surface: setup{ unstable = true } (:help acp-option-unstable)"
+  end
+  if not self.session_id then return what .. ": the chat has no session yet" end
+  local offer = self.client:unstable_offer()
+  if type(offer) ~= "table" or offer[feature] ~= true then
+    return what .. ": the agent does not offer it (session." .. feature .. " not advertised)"
+  end
+  return nil
+end
+
+local function refuse(message)
+  vim.notify("acp: " .. message, vim.log.levels.WARN)
+  return nil, message
+end
+
+-- :AcpFork — session/fork of the chat's session into a new chat buffer on the same agent,
+-- with the editor tools offered to the fork as to a new session. Returns the new chat.
+function Chat:fork()
+  local refused = self:unstable_refused("fork", "fork")
+  if refused then return refuse(refused) end
+  local fork = M.new_chat(self.client, self.shared, { argv = self.argv, cwd = self.cwd, label = self.label,
+    agent_name = self.agent_name, tool_server = self.tool_server })
+  fork.view:add({ "# ACP chat: fork of " .. render.clean(self.session_id, true) })
+  local source = self.session_id
+  local ok, err = self.client:fork_session(source, { cwd = self.cwd, tools = editor_tools.servers(fork, M.config) },
+    function(session, fork_err)
+      if fork_err then return fork:error("fork " .. source, fork_err) end
+      fork.session_id = session.id
+      fork:note("session " .. session.id .. " (forked from " .. source .. ")")
+      local unsent = fork.unsent
+      fork.unsent = {}
+      for _, text in ipairs(unsent) do fork:send(text) end
+    end)
+  if not ok then fork:error("fork " .. source, err) end
+  return fork
+end
+
+-- :AcpTitle — session/set_title; the note shows the title the agent stored (it may trim).
+function Chat:set_title(text)
+  local refused = self:unstable_refused("title", "title")
+  if refused then return refuse(refused) end
+  local ok, err = self.client:unstable_call("session/set_title", { sessionId = self.session_id, title = text },
+    function(result, set_err)
+      if set_err then return self:error("title", set_err) end
+      local title = type(result) == "table" and type(result.title) == "string" and result.title or text
+      self.title = title
+      api.nvim_buf_set_var(self.view.buf, "acp_title", render.clean(title, true))
+      self:note("title: " .. render.clean(title, true))
+    end)
+  if not ok then self:error("title", err) end
+  return ok
 end
 
 local function setup_buffer(chat)
@@ -403,6 +482,23 @@ function M.show_log(chat)
   api.nvim_win_set_buf(0, chat.log.buf)
 end
 
+-- A chat buffer on a client, in a new window: shared = {log = Buffer, stop_loop} of the
+-- agent (one per client, a fork shares its source's), fields = argv, cwd, label, ...
+function M.new_chat(client, shared, fields)
+  counter = counter + 1
+  local chat = setmetatable({
+    client = client, shared = shared, log = shared.log, id = counter, view = Buffer.new("acp://chat/" .. counter),
+    questions = {}, unsent = {}, on_turn_end = {}, on_resumed = {}, streamed = {},
+  }, Chat)
+  for key, value in pairs(fields) do chat[key] = value end
+  M.chats[#M.chats + 1] = chat
+  setup_buffer(chat)
+  vim.cmd("botright vsplit")
+  api.nvim_win_set_buf(0, chat.view.buf)
+  M.fold_window(0)
+  return chat
+end
+
 -- Opens a chat in a new window on an agent by name or a command with its arguments
 -- (acp.agents; none: the default agent). A single argument that is a ws://, wss://,
 -- http:// or https:// URL is an agent on the network, reached with the headers and CA
@@ -420,7 +516,7 @@ function M.open(args)
   end
   local argv = spec.argv
   local cwd = vim.fn.getcwd()
-  local options = { cwd = cwd, client_name = "libacp-nvim", elicitation = { form = true } }
+  local options = { cwd = cwd, client_name = "libacp-nvim", elicitation = { form = true }, unstable = M.config.unstable == true }
   local client, err
   if #argv == 1 and argv[1]:match("^%a+://") then
     options.headers, options.ca_file = M.config.headers, M.config.ca_file
@@ -434,44 +530,45 @@ function M.open(args)
     vim.notify("acp: cannot start " .. table.concat(argv, " ") .. ": " .. tostring(err), vim.log.levels.ERROR)
     return nil, err
   end
-  counter = counter + 1
-  local chat = setmetatable({
-    client = client, argv = argv, cwd = cwd, id = counter, label = spec.name or vim.fn.fnamemodify(argv[1], ":t"),
-    view = Buffer.new("acp://chat/" .. counter), log = Buffer.new("acp://log/" .. counter),
-    questions = {}, unsent = {}, on_turn_end = {}, on_resumed = {}, streamed = {},
-  }, Chat)
-  M.chats[#M.chats + 1] = chat
-  setup_buffer(chat)
-  vim.cmd("botright vsplit")
-  api.nvim_win_set_buf(0, chat.view.buf)
-  M.fold_window(0)
+  local chat = M.new_chat(client, { log = Buffer.new("acp://log/" .. (counter + 1)) },
+    { argv = argv, cwd = cwd, label = spec.name or vim.fn.fnamemodify(argv[1], ":t") })
 
-  client:on("change", function(change) chat:on_change(change) end)
-  client:on("permission", function(request)
-    chat.questions[#chat.questions + 1] = request
-    chat:ask_next()
+  -- Events go to the chat of their session (a fork has its own, on the same agent).
+  client:on("change", function(change)
+    for _, each in ipairs(chats_of(client)) do each:on_change(change) end
   end)
+  local function ask(request)
+    local target = chat_of(client, request.session_id)
+    if not target then return request:cancel() end
+    target.questions[#target.questions + 1] = request
+    target:ask_next()
+  end
+  client:on("permission", ask)
   client:on("elicitation", function(request)
     request.kind = "elicitation"
-    chat.questions[#chat.questions + 1] = request
-    chat:ask_next()
+    ask(request)
   end)
   client:on("withdrawn", function(id)
-    for _, request in ipairs(chat.questions) do
-      if request.id == id then request.withdrawn = true end
+    for _, each in ipairs(chats_of(client)) do
+      local mine = each.asking and each.asking.id == id
+      for _, request in ipairs(each.questions) do
+        if request.id == id then request.withdrawn, mine = true, true end
+      end
+      if each.asking and each.asking.id == id then each.asking.withdrawn = true end
+      if mine then each:note("the agent withdrew its question") end
     end
-    if chat.asking and chat.asking.id == id then chat.asking.withdrawn = true end
-    chat:note("the agent withdrew its question")
   end)
   client:on("log", function(record)
     chat:log_line(record.level .. " " .. (record.source or "") .. ": " .. record.text)
   end)
   client:on("closed", function(closed_err)
-    chat:note("agent gone" .. (closed_err and (": " .. tostring(closed_err)) or ""))
+    for _, each in ipairs(chats_of(client)) do
+      each:note("agent gone" .. (closed_err and (": " .. tostring(closed_err)) or ""))
+    end
     chat:log_line("closed" .. (closed_err and (": " .. tostring(closed_err)) or ""))
   end)
   if M.config.fs ~= false then files.attach(chat) end
-  chat.stop_loop = loop.attach(client, function(message) chat:error("handler", message) end)
+  chat.shared.stop_loop = loop.attach(client, function(message) chat:error("handler", message) end)
 
   chat.view:add({ "# ACP chat: " .. render.clean(table.concat(argv, " "), true) })
   client:initialize(function(_, init_err)
