@@ -30,8 +30,7 @@ int Chat::run() {
         char buffer[PATH_MAX];
         options_.cwd = getcwd(buffer, sizeof buffer) != nullptr ? buffer : "/";
     }
-    acp::SpawnOptions agent;
-    agent.argv = options_.agent;
+    const acp::SpawnOptions& agent = options_.spawn;
     acp::ClientOptions client_options;
     client_options.info.name = "acp-chat";
     client_options.info.title = "acp-chat";
@@ -214,7 +213,7 @@ void Chat::new_session() {
                             std::string why;
                             const bool asked = tty_ && options_.connect.empty();
                             const std::string command =
-                                asked ? terminal_login_line(options_.agent, *t, why) : std::string();
+                                asked ? terminal_login_line(options_.spawn.argv, *t, why) : std::string();
                             if (!asked) {
                                 methods += ": ignored, a terminal login acp-chat did not ask for";
                             } else if (command.empty()) {

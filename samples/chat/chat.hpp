@@ -4,6 +4,7 @@
 // permission.cpp, render.cpp.
 #pragma once
 
+#include <acp/catalogue.hpp>
 #include <acp/client.hpp>
 #include <acp/session.hpp>
 #include <uv.h>
@@ -38,8 +39,10 @@ constexpr const char* kWaiting = "waiting for the agent...";
 class Chat {
 public:
     // markdown: the agent's messages rendered from Markdown (else shown as sent).
-    Chat(uv_loop_t* loop, Options options, bool tty, bool color, bool markdown)
-        : loop_(loop), options_(std::move(options)), tty_(tty), style_(color), markdown_(markdown) {}
+    // catalogue: the agents known by name, for /agents.
+    Chat(uv_loop_t* loop, Options options, acp::Catalogue catalogue, bool tty, bool color, bool markdown)
+        : loop_(loop), options_(std::move(options)), catalogue_(std::move(catalogue)), tty_(tty), style_(color),
+          markdown_(markdown) {}
 
     int run();
 
@@ -172,6 +175,7 @@ private:
 
     uv_loop_t* loop_;
     Options options_;
+    acp::Catalogue catalogue_;
     bool tty_;
     chat::Style style_;
     bool markdown_;

@@ -2,6 +2,8 @@
 // acp-chat: the slash commands and prompts.
 #include "chat.hpp"
 
+#include "agents.hpp"
+
 #include <algorithm>
 
 namespace chat {
@@ -30,6 +32,9 @@ void Chat::handle(const std::string& text) {
         }
     } else if (command == "/quit" || command == "/exit") {
         quit(exit_code_);
+    } else if (command == "/agents") {
+        for (const std::string& entry : agent_lines(catalogue_, options_.agent_name)) line(entry);
+        line(style_.paint(Color::dim, "start one with acp-chat NAME; the user's agents: " + sanitize(acp::user_agents_path())));
     } else if (command == "/new") {
         new_session();
     } else if (command == "/stderr") {
@@ -116,7 +121,7 @@ void Chat::send_prompt(const std::string& text) {
 std::vector<std::string> Chat::complete(const std::string& word, bool first) const {
     if (!word.empty() && word[0] == '@') return complete_path(word, roots_.cwd);
     if (!first || word.empty() || word[0] != '/') return {};
-    std::vector<std::string> names = {"/new", "/sessions", "/resume", "/close", "/delete", "/config", "/cwd",
+    std::vector<std::string> names = {"/agents", "/new", "/sessions", "/resume", "/close", "/delete", "/config", "/cwd",
                                       "/add-dir", "/mcp", "/stderr", "/help", "/quit"};
     for (auto& name : unstable_commands()) names.push_back(std::move(name));
     if (const acp::SessionState* s = session_.empty() ? nullptr : client_->sessions().find(session_);

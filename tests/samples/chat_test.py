@@ -43,6 +43,8 @@ class ChatCase(unittest.TestCase):
         self.state = os.path.join(self.dir, "state")
         # acp-chat keeps its prompt history there: never in the user's own home.
         os.environ["XDG_STATE_HOME"] = os.path.join(self.dir, "xdg-state")
+        # Nor its agents.json (a "default" there would change what acp-chat starts).
+        os.environ["XDG_CONFIG_HOME"] = os.path.join(self.dir, "xdg-config")
 
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -685,6 +687,102 @@ class ExitCodes(ChatCase):
         self.assertEqual(code, 0)
         self.assertIn("logged in with demo-login", lines)
         self.assertIn("in", lines)
+
+
+class AgentsByName(ChatCase):
+    """acp-chat NAME, --agent NAME, the default and /agents, through libacp's catalogue:
+    a registry file given with --registry and the user's agents.json."""
+
+    def setUp(self):
+        super().setUp()
+        self.bin = os.path.join(self.dir, "bin")
+        os.makedirs(self.bin)
+        self.argv_file = os.path.join(self.dir, "argv")
+        # A fake npx (and a user's agent script): records its arguments and runs the demo agent.
+        recorder = ("#!/bin/sh\nprintf '%%s\\n' \"$0\" \"$@\" > %s\nexec %s --state-dir %s\n"
+                    % (self.argv_file, AGENT, self.state))
+        for name in ("npx", "my-agent"):
+            path = os.path.join(self.bin, name)
+            with open(path, "w") as f:
+                f.write(recorder)
+            os.chmod(path, 0o755)
+        self.registry = os.path.join(self.dir, "registry.json")
+        with open(self.registry, "w") as f:
+            json.dump({"version": "1.0.0", "agents": [
+                {"id": "claude", "name": "Claude Agent", "version": "0.85.1",
+                 # Registry text is display data: an escape sequence must not reach the terminal.
+                 "description": "ACP wrapper \u001b[2J\u001b]0;owned\u0007for Claude",
+                 "distribution": {"npx": {"package": "@agentclientprotocol/claude-agent-acp@0.85.1",
+                                          "args": ["--acp"], "env": {"CLAUDE_MODE": "acp"}}}},
+                {"id": "far-away", "name": "Far Away", "version": "1.0.0", "description": "only for another platform",
+                 "distribution": {"binary": {"plan9-mips": {"archive": "https://example.com/a.tar.gz", "cmd": "./a"}}}},
+            ]}, f)
+        os.makedirs(os.path.join(self.dir, "xdg-config", "acp"))
+        self.env = dict(os.environ, PATH=self.bin + ":/usr/bin:/bin")
+
+    def user_agents(self, document):
+        with open(os.path.join(self.dir, "xdg-config", "acp", "agents.json"), "w") as f:
+            json.dump(document, f)
+
+    def recorded(self):
+        with open(self.argv_file) as f:
+            return f.read().split("\n")[:-1]
+
+    def test_a_registry_name_runs_its_npx_distribution(self):
+        # The issue's "acp-chat claude": a local registry file, npx found on the PATH.
+        code, lines = self.run_chat(["hello there"], "--registry", self.registry, agent=["claude"], env=self.env)
+        self.assertEqual(code, 0, lines)
+        self.assertEqual(self.recorded(), [os.path.join(self.bin, "npx"), "-y",
+                                           "@agentclientprotocol/claude-agent-acp@0.85.1", "--acp"])
+        self.assertIn("You said: hello there", lines)
+        # --agent NAME is the same.
+        os.unlink(self.argv_file)
+        code, lines = self.run_chat([], "--registry", self.registry, "--agent", "claude", agent=[], env=self.env)
+        self.assertEqual(code, 0, lines)
+        self.assertEqual(self.recorded()[1:3], ["-y", "@agentclientprotocol/claude-agent-acp@0.85.1"])
+
+    def test_a_user_agent_wins_and_is_the_default(self):
+        self.user_agents({"default": "claude", "agents": {
+            "claude": {"command": os.path.join(self.bin, "my-agent"), "args": ["--mine"]}}})
+        # No agent on the command line: the agents file's default, which is the user's own.
+        code, lines = self.run_chat(["hello there"], "--registry", self.registry, agent=[], env=self.env)
+        self.assertEqual(code, 0, lines)
+        self.assertEqual(self.recorded(), [os.path.join(self.bin, "my-agent"), "--mine"])
+        self.assertIn("You said: hello there", lines)
+
+    def test_words_after_double_dash_are_a_command(self):
+        code, lines = self.run_chat([], "--registry", self.registry, agent=["--", "claude"], env=self.env)
+        self.assertEqual(code, 3)
+        self.assertIn("could not start the agent `claude`", lines[0])
+        self.assertFalse(os.path.exists(self.argv_file))
+
+    def test_agents_lists_them_sanitised(self):
+        self.user_agents({"agents": {"mine": {"command": os.path.join(self.bin, "my-agent")}}})
+        code, lines = self.run_chat(["/agents"], "--registry", self.registry, agent=["claude"], env=self.env)
+        self.assertEqual(code, 0, lines)
+        listing = [line for line in lines if line.startswith(("* ", "  mine", "  far-away"))]
+        self.assertEqual(listing[0], "  mine  (agents.json)")
+        self.assertTrue(listing[1].startswith("* claude  Claude Agent 0.85.1  (npx): ACP wrapper "), listing)
+        self.assertTrue(listing[1].endswith("for Claude"), listing)
+        self.assertEqual(listing[2], "  far-away  Far Away 1.0.0  (binary): only for another platform")
+        self.assertNotIn("\x1b", "\n".join(lines))
+        self.assertNotIn("\x07", "\n".join(lines))
+
+    def test_what_is_missing_is_said(self):
+        code, _ = self.run_chat([], "--registry", self.registry, "--agent", "nobody", agent=[], env=self.env)
+        self.assertEqual(code, 2)
+        result = subprocess.run([CHAT, "--registry", self.registry, "claude"], capture_output=True, text=True,
+                                timeout=GUARD_SECONDS, env=dict(self.env, PATH="/nonexistent"))
+        self.assertEqual(result.returncode, 3)
+        self.assertIn("agent 'claude' cannot run here: npx is not on the PATH (/nonexistent)", result.stderr)
+        result = subprocess.run([CHAT, "--registry", self.registry, "far-away"], capture_output=True, text=True,
+                                timeout=GUARD_SECONDS, env=self.env)
+        self.assertEqual(result.returncode, 3)
+        self.assertIn("no build for", result.stderr)
+        result = subprocess.run([CHAT, "--registry", os.path.join(self.dir, "missing.json")], capture_output=True,
+                                text=True, timeout=GUARD_SECONDS, env=self.env)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--registry", result.stderr)
 
 
 class Screen:
