@@ -73,6 +73,12 @@ int Chat::run() {
             finish_quit();
             return;
         }
+        if (!options_.connect.empty() && !initialized_) {
+            // Refused, unreachable, or closed before initialize answered: it never started.
+            error("could not connect to the agent: " + failure(why));
+            quit(exit_agent_start);
+            return;
+        }
         std::string text = "the agent exited";
         if (exit != nullptr && exit->exited) {
             if (!guard_report.empty()) error(guard_report);
@@ -158,6 +164,7 @@ void Chat::connect() {
             quit(r.status().code() == acp::Errc::unsupported ? exit_protocol : exit_error);
             return;
         }
+        initialized_ = true;
         const v2::Implementation& info = r->info;
         line(style_.paint(Color::bold, "connected to " + sanitize(info.title.has_value() ? *info.title : info.name) +
                                            " " + sanitize(info.version)) +

@@ -204,6 +204,7 @@ private:
     bool interrupt_armed_ = false;
     bool pasting_to_permission_ = false;  // inside a paste while a question waits for a key
     bool quitting_ = false;
+    bool initialized_ = false;       // initialize was answered: the agent is there
     int stop_requests_ = 0;          // Ctrl-C presses while quitting
     int exit_code_ = exit_ok;
 

@@ -21,6 +21,7 @@ import re
 import select
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -661,6 +662,17 @@ class ExitCodes(ChatCase):
         code, lines = self.run_chat([], agent=["--", "/nonexistent/agent"])
         self.assertEqual(code, 3)
         self.assertIn("could not start the agent `/nonexistent/agent`", lines[0])
+
+    def test_connection_refused_could_not_start(self):
+        # A port nobody listens on (bound, then closed): refused, which is "could not start" (3).
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        for url in ("ws://127.0.0.1:%d/" % port, "http://127.0.0.1:%d/acp" % port):
+            result = subprocess.run([CHAT, "--connect", url], input="", capture_output=True, text=True,
+                                    timeout=GUARD_SECONDS)
+            self.assertEqual(result.returncode, 3, result.stdout)
+            self.assertIn("could not connect to the agent", result.stdout)
 
     def test_agent_exits_with_its_stderr_shown(self):
         code, lines = self.run_chat(["hello"], agent=["--", "sh", "-c", "echo 'no model configured' >&2; exit 7"])
