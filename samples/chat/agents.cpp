@@ -14,6 +14,16 @@ namespace chat {
 bool load_catalogue(const Options& options, acp::Catalogue& catalogue) {
     if (options.registry.empty()) {
         catalogue = acp::Catalogue::bundled();
+    } else if (options.registry.find("://") != std::string::npos) {
+        // A URL: libacp refuses anything but https and falls back to its cache, then to
+        // the snapshot, saying why.
+        acp::RegistryFetchOptions fetch;
+        fetch.url = options.registry;
+        fetch.ca_file = options.ca_file;
+        fetch.max_age = std::chrono::seconds(options.registry_max_age);
+        acp::FetchedRegistry fetched = acp::fetch_registry(fetch);
+        for (const std::string& note : fetched.notes) std::fprintf(stderr, "acp-chat: %s\n", sanitize(note).c_str());
+        catalogue = std::move(fetched.catalogue);
     } else {
         auto read = acp::Catalogue::from_registry_file(options.registry);
         if (!read) {

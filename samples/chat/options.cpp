@@ -19,13 +19,16 @@ const char* const kUsage =
     "\n"
     "options:\n"
     "  --agent NAME       the agent of that name in the agents file or the registry\n"
-    "  --registry FILE    read the ACP registry (registry.json) from FILE instead of the\n"
-    "                     snapshot built into libacp\n"
+    "  --registry FILE|URL  read the ACP registry (registry.json) from FILE, or fetch it from\n"
+    "                     an https URL, instead of the snapshot built into libacp. A fetched\n"
+    "                     one is cached (~/.cache/acp/registry.json); when the fetch fails the\n"
+    "                     cache, else the snapshot, is used (said on stderr)\n"
+    "  --registry-max-age SECONDS  use the cached registry while it is younger (default 86400)\n"
     "  --connect URL      an agent on the network: ws:// or wss:// (WebSocket), http:// or\n"
     "                     https:// (Streamable HTTP)\n"
     "  --header 'N: V'    with --connect: send this header with every request (repeatable;\n"
     "                     e.g. 'Authorization: Bearer ...'; values are never shown or logged)\n"
-    "  --ca-file FILE     with --connect: trust the CAs in this PEM file, not the system's\n"
+    "  --ca-file FILE     with --connect or a --registry URL: trust the CAs in this PEM file, not the system's\n"
     "  --cwd DIR          working directory of new sessions (default: the current directory)\n"
     "  --resume SESSION   resume this session (replaying its history) instead of starting one\n"
     "  --login METHOD     log in with this auth method if the agent asks for authentication\n"
@@ -76,10 +79,11 @@ const char* unstable_help(const std::string& name) {
 }
 
 bool parse(int argc, char** argv, Options& options) {
-    enum { agent_name = 800, registry, connect = 900, header, ca_file, cwd = 1000, resume, login, log, dump_state, no_color, plain, markdown, unstable, max_line, version, help };
+    enum { agent_name = 800, registry, registry_max_age, connect = 900, header, ca_file, cwd = 1000, resume, login, log, dump_state, no_color, plain, markdown, unstable, max_line, version, help };
     static const option kLong[] = {
         {"agent", required_argument, nullptr, agent_name},
         {"registry", required_argument, nullptr, registry},
+        {"registry-max-age", required_argument, nullptr, registry_max_age},
         {"connect", required_argument, nullptr, connect},
         {"header", required_argument, nullptr, header},
         {"ca-file", required_argument, nullptr, ca_file},
@@ -105,6 +109,16 @@ bool parse(int argc, char** argv, Options& options) {
         switch (c) {
             case agent_name: options.agent_name = optarg; break;
             case registry: options.registry = optarg; break;
+            case registry_max_age: {
+                char* end = nullptr;
+                const long seconds = std::strtol(optarg, &end, 10);
+                if (end == optarg || *end != '\0' || seconds < 0) {
+                    std::fprintf(stderr, "acp-chat: --registry-max-age takes a number of seconds\n");
+                    return false;
+                }
+                options.registry_max_age = seconds;
+                break;
+            }
             case connect: options.connect = optarg; break;
             case header:
                 if (std::strchr(optarg, ':') == nullptr) {
@@ -157,8 +171,9 @@ bool parse(int argc, char** argv, Options& options) {
         std::fprintf(stderr, "acp-chat: --connect, --agent and an agent command exclude each other\n");
         return false;
     }
-    if (options.connect.empty() && (!options.headers.empty() || !options.ca_file.empty())) {
-        std::fprintf(stderr, "acp-chat: --header and --ca-file go with --connect\n");
+    const bool registry_url = options.registry.find("://") != std::string::npos;
+    if (options.connect.empty() && (!options.headers.empty() || (!options.ca_file.empty() && !registry_url))) {
+        std::fprintf(stderr, "acp-chat: --header goes with --connect, --ca-file with --connect or a --registry URL\n");
         return false;
     }
     return true;

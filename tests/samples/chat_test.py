@@ -701,9 +701,9 @@ class ExitCodes(ChatCase):
         self.assertIn("in", lines)
 
 
-class AgentsByName(ChatCase):
-    """acp-chat NAME, --agent NAME, the default and /agents, through libacp's catalogue:
-    a registry file given with --registry and the user's agents.json."""
+class CatalogueCase(ChatCase):
+    """A registry file with an npx agent and one for another platform, a fake npx on the
+    PATH that records its arguments and runs the demo agent, and the user's agents.json."""
 
     def setUp(self):
         super().setUp()
@@ -739,6 +739,11 @@ class AgentsByName(ChatCase):
     def recorded(self):
         with open(self.argv_file) as f:
             return f.read().split("\n")[:-1]
+
+
+class AgentsByName(CatalogueCase):
+    """acp-chat NAME, --agent NAME, the default and /agents, through libacp's catalogue:
+    a registry file given with --registry and the user's agents.json."""
 
     def test_a_registry_name_runs_its_npx_distribution(self):
         # The issue's "acp-chat claude": a local registry file, npx found on the PATH.
@@ -795,6 +800,102 @@ class AgentsByName(ChatCase):
                                 text=True, timeout=GUARD_SECONDS, env=self.env)
         self.assertEqual(result.returncode, 2)
         self.assertIn("--registry", result.stderr)
+
+
+class RegistryFetch(CatalogueCase):
+    """--registry URL: fetched over https from a TLS server on 127.0.0.1 (a test CA given
+    with --ca-file), cached with its age, the cache used while fresh and when the fetch
+    fails, then the bundled snapshot; http is refused."""
+
+    def setUp(self):
+        super().setUp()
+        import http.server
+        import ssl
+        import threading
+        certs = os.path.join(self.dir, "certs")
+        subprocess.run(["sh", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers", "ts-agent",
+                                           "make-cert.sh"), certs], check=True)
+        self.ca = os.path.join(certs, "ca.pem")
+        with open(self.registry, "rb") as f:
+            body = f.read()
+        self.requests = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                outer.requests.append(self.path)
+                if self.path != "/registry.json":
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(os.path.join(certs, "server.pem"), os.path.join(certs, "server.key"))
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.url = "https://127.0.0.1:%d/registry.json" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.cache = os.path.join(self.dir, "xdg-cache", "acp", "registry.json")
+        self.env["XDG_CACHE_HOME"] = os.path.join(self.dir, "xdg-cache")
+
+    def tearDown(self):
+        self.server.shutdown()
+        self.server.server_close()
+        super().tearDown()
+
+    def chat(self, url, *flags):
+        return subprocess.run([CHAT, "--cwd", "/tmp/project", "--registry", url, "--ca-file", self.ca, *flags, "claude"],
+                              input="hello there\n", capture_output=True, text=True, timeout=GUARD_SECONDS, env=self.env)
+
+    def test_fetched_cached_and_reused(self):
+        result = self.chat(self.url)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr, "")
+        self.assertIn("You said: hello there", result.stdout)
+        self.assertEqual(self.recorded()[2], "@agentclientprotocol/claude-agent-acp@0.85.1")
+        self.assertEqual(self.requests, ["/registry.json"])
+        self.assertTrue(os.path.isfile(self.cache))
+        # Younger than --registry-max-age: from the cache, no request.
+        result = self.chat(self.url)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.requests, ["/registry.json"])
+        # Older (max age 0): fetched again.
+        result = self.chat(self.url, "--registry-max-age", "0")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(len(self.requests), 2)
+
+    def test_a_failed_fetch_falls_back_to_the_cache_then_the_snapshot(self):
+        missing = self.url.replace("registry.json", "missing.json")
+        # No cache yet: the snapshot built into libacp, which has no "claude" (it has claude-acp).
+        result = self.chat(missing)
+        self.assertEqual(result.returncode, 3, result.stderr)  # "claude" is not known there: a command
+        self.assertIn("fetching %s failed" % missing, result.stderr)
+        self.assertIn("using the registry snapshot built into libacp", result.stderr)
+        self.assertIn("could not start the agent `claude`", result.stdout)
+        self.assertFalse(os.path.exists(self.cache))
+        self.assertEqual(self.chat(self.url).returncode, 0)
+        # The cache, however old, when the fetch fails.
+        result = self.chat(missing, "--registry-max-age", "0")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("using the cached registry %s" % self.cache, result.stderr)
+        self.assertIn("You said: hello there", result.stdout)
+
+    def test_http_and_a_wrong_ca_are_refused(self):
+        # Plain http is never fetched, not even from 127.0.0.1.
+        result = self.chat(self.url.replace("https:", "http:"))
+        self.assertIn("the registry URL is not https", result.stderr)
+        # The system's CAs do not know the test CA.
+        result = subprocess.run([CHAT, "--registry", self.url, "claude"], input="", capture_output=True, text=True,
+                                timeout=GUARD_SECONDS, env=self.env)
+        self.assertIn("fetching %s failed" % self.url, result.stderr)
+        self.assertFalse(os.path.exists(self.cache))
 
 
 class Screen:
