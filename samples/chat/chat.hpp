@@ -117,6 +117,8 @@ private:
     void render_terminal(const acp::TerminalItem& terminal, Shown& shown);
     void render_plan(const acp::PlanItem& plan, Shown& shown);
     void status_line(const acp::SessionState& state);
+    // "1044/200000 tokens | 0.0010 USD" as the agent last reported it ("" before it did).
+    static std::string usage_text(const acp::SessionState& state);
 
     // --- input -------------------------------------------------------------------------------
     void start_input();
@@ -204,6 +206,7 @@ private:
     bool interrupt_armed_ = false;
     bool pasting_to_permission_ = false;  // inside a paste while a question waits for a key
     bool quitting_ = false;
+    std::string usage_shown_;        // the last live usage line, not repeated
     bool initialized_ = false;       // initialize was answered: the agent is there
     int stop_requests_ = 0;          // Ctrl-C presses while quitting
     int exit_code_ = exit_ok;

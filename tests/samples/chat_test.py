@@ -993,6 +993,8 @@ class Terminal(ChatCase):
         s.type("2")
         at = s.wait_for(r"Always allow\x1b\[0m", at)
         at = s.wait_for(r"\| \x1b\[0m1 file checked, 0 problems", at)  # terminal output
+        # Usage and cost as the agent reports them, during the turn (before its status line).
+        at = s.wait_for(r"\x1b\[2musage: 1044/200000 tokens \| 0.0010 USD\x1b\[0m", at)
         at = s.wait_for(r"-- end_turn \| demo-1 \| hello there \| 1044/200000 tokens \| 0.0010 USD --", at)
         at = s.wait_for(r"> ", at)
 
