@@ -169,6 +169,12 @@ void Chat::connect() {
         line(style_.paint(Color::bold, "connected to " + sanitize(info.title.has_value() ? *info.title : info.name) +
                                            " " + sanitize(info.version)) +
              " (ACP v" + std::to_string(r->protocolVersion) + "); /help lists the commands");
+        // The agent's sessions for Tab after /resume (an agent without session/list: none).
+        if (tty_) {
+            client_->list_all_sessions(std::nullopt, [this](acp::Result<std::vector<v2::SessionInfo>> listed) {
+                if (listed) remember_sessions(*listed);
+            });
+        }
         // --resume SESSION: that session instead of a new one.
         if (!options_.resume.empty()) {
             resume(options_.resume);

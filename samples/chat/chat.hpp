@@ -129,8 +129,11 @@ private:
     void process_next();
     void handle(const std::string& text);
     void show_prompt();
-    // Tab: the commands (acp-chat's and the agent's) or @paths that could complete word.
-    std::vector<std::string> complete(const std::string& word, bool first) const;
+    // Tab: the commands (acp-chat's and the agent's), @paths, or after /resume and /delete
+    // (command) the session ids that could complete word.
+    std::vector<std::string> complete(const std::string& word, bool first, const std::string& command) const;
+    // The agent's session ids for completion (session/list on a terminal, in the background).
+    void remember_sessions(const std::vector<v2::SessionInfo>& sessions);
 
     // --- commands -----------------------------------------------------------------------------
     void connect();
@@ -189,6 +192,7 @@ private:
 
     std::string session_;                 // the current session ("" = none)
     std::set<std::string> seen_;          // every session id the model held, for --dump-state
+    std::set<std::string> listed_;        // session ids from session/list, for completion
     std::map<std::string, Shown> shown_;  // per item of the current session: what is on screen
     std::string stream_key_;              // the item whose text is streaming on the open line
     bool open_line_ = false;

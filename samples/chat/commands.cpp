@@ -118,8 +118,30 @@ void Chat::send_prompt(const std::string& text) {
     });
 }
 
-std::vector<std::string> Chat::complete(const std::string& word, bool first) const {
+void Chat::remember_sessions(const std::vector<v2::SessionInfo>& sessions) {
+    for (const auto& info : sessions) {
+        // Hostile ids: only one that shows as itself and is one word is offered; bounded.
+        if (listed_.size() >= 1000) break;
+        if (!info.sessionId.empty() && sanitize(info.sessionId) == info.sessionId &&
+            info.sessionId.find_first_of(" \t") == std::string::npos) {
+            listed_.insert(info.sessionId);
+        }
+    }
+}
+
+std::vector<std::string> Chat::complete(const std::string& word, bool first, const std::string& command) const {
     if (!word.empty() && word[0] == '@') return complete_path(word, roots_.cwd);
+    if (command == "/resume" || command == "/delete") {
+        std::set<std::string> ids = listed_;
+        for (const auto& id : seen_) {
+            if (sanitize(id) == id && id.find_first_of(" \t") == std::string::npos) ids.insert(id);
+        }
+        std::vector<std::string> matching;
+        for (const auto& id : ids) {
+            if (id.compare(0, word.size(), word) == 0) matching.push_back(id);
+        }
+        return matching;
+    }
     if (!first || word.empty() || word[0] != '/') return {};
     std::vector<std::string> names = {"/agents", "/new", "/sessions", "/resume", "/close", "/delete", "/config", "/cwd",
                                       "/add-dir", "/mcp", "/stderr", "/help", "/quit"};
@@ -154,6 +176,7 @@ void Chat::list_sessions() {
         } else if (r->empty()) {
             line("no sessions");
         } else {
+            remember_sessions(*r);
             for (const auto& info : *r) {
                 line(std::string(info.sessionId == session_ ? "* " : "  ") + sanitize(info.sessionId) + "  " +
                      (info.title.has_value() ? "\"" + sanitize(*info.title) + "\"" : "(untitled)") + "  " +

@@ -1639,7 +1639,24 @@ class DailyDriver(ChatCase):
         # Paths complete only inside the cwd: no "..".
         self.assertEqual(prompt_blocks(self.log)[0][1]["type"], "resource_link")
 
-    def test_a_file_in_a_prompt_is_a_resource_where_the_agent_allows_it(self):
+    def test_tab_completes_session_ids_after_resume(self):
+        # A session of an earlier run, known only from session/list.
+        code, lines = self.run_chat(["/echo first run"], "--cwd", self.project)
+        self.assertEqual(code, 0, lines)
+        s = self.screen()
+        at = s.wait_for(r"session demo-2 in ", 0)
+        at = s.wait_for(r"> ", at)
+        s.type("/resume d\t")
+        at = s.wait_for(r"emo-", at)  # what both share, then the choices
+        s.type("\t")
+        at = s.wait_for(r"demo-1  demo-2\r*\n", at)
+        s.type("1\r")
+        at = s.wait_for(r"first run", at)  # its history replayed
+        at = s.wait_for(r"> ", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+
+
         # The agent advertises embeddedContext: the file's text goes with the prompt.
         code, lines = self.run_chat(["look at @notes-file.md.", "and @src/main.c @notes-file.md @src/main.c"],
                                     "--cwd", self.project, "--log", self.log, agent=self.holding_agent(hold=False))
