@@ -152,7 +152,9 @@ private:
     bool unstable_command(const std::vector<std::string>& words, const std::string& arg);
     void fork_session();
     void providers(const std::vector<std::string>& words);
-    void send_prompt(const std::string& text);
+    // image: a block sent after the text and its attachments (/image).
+    void send_prompt(const std::string& text, std::optional<v2::ContentBlock> image = std::nullopt);
+    void send_image(const std::vector<std::string>& words, const std::string& arg);
     void done() {
         busy_ = false;
         process_next();

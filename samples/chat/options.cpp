@@ -54,6 +54,7 @@ const char* const kUsage =
 const char* const kCommands =
     "commands:\n"
     "  /agents           the agents acp-chat knows by name (agents file, registry)\n"
+    "  /image PATH [TEXT]  send an image (PNG, JPEG, GIF, WebP; if the agent takes images)\n"
     "  /new              start a new session (with the /cwd, /add-dir and /mcp settings)\n"
     "  /sessions         list the agent's sessions\n"
     "  /resume ID        resume a session and replay its history\n"

@@ -13,6 +13,7 @@ ACP_VALIDATE and ACP_TS_AGENT (optional).
 
 Waits have a guard (the test fails instead of hanging) but nothing asserts on timing.
 """
+import base64
 import fcntl
 import json
 import os
@@ -1498,7 +1499,7 @@ for line in sys.stdin:
     if m.get("method") == "initialize":
         send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 2,
               "info": {"name": "holding", "version": "1"},
-              "capabilities": {"session": {"prompt": {"embeddedContext": {}}}}}})
+              "capabilities": {"session": {"prompt": {"embeddedContext": {}, "image": {}}}}}})
     elif m.get("method") == "session/new":
         send({"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "s1"}})
         update({"sessionUpdate": "available_commands_update", "availableCommands": [
@@ -1656,7 +1657,29 @@ class DailyDriver(ChatCase):
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
 
+    def test_image_sends_an_image_block_typed_by_its_bytes(self):
+        png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 20
+        with open(os.path.join(self.project, "shot.dat"), "wb") as f:
+            f.write(png)
+        with open(os.path.join(self.project, "big.png"), "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + b"\x00" * (5 * 1024 * 1024))
+        code, lines = self.run_chat(["/image shot.dat what is this", "/image notes-file.md", "/image big.png"],
+                                    "--cwd", self.project, "--log", self.log, agent=self.holding_agent(hold=False))
+        self.assertEqual(code, 0, lines)
+        self.assertIn("blocks: text image", lines)
+        self.assertIn("not sent: " + os.path.join(self.project, "notes-file.md") +
+                      " is not a PNG, JPEG, GIF or WebP image", lines)
+        self.assertTrue(any(line.startswith("not sent: ") and "is larger than 5242880 bytes" in line for line in lines))
+        blocks = prompt_blocks(self.log)
+        self.assertEqual(len(blocks), 1)
+        self.assertEqual(blocks[0][0], {"type": "text", "text": "what is this"})
+        self.assertEqual(blocks[0][1]["mimeType"], "image/png")
+        self.assertEqual(base64.b64decode(blocks[0][1]["data"]), png)
+        # The demo agent advertises no images: refused before sending.
+        code, lines = self.run_chat(["/image shot.dat"], "--cwd", self.project)
+        self.assertIn("the agent takes no images (it does not advertise prompt.image)", lines)
 
+    def test_a_file_in_a_prompt_is_a_resource_where_the_agent_allows_it(self):
         # The agent advertises embeddedContext: the file's text goes with the prompt.
         code, lines = self.run_chat(["look at @notes-file.md.", "and @src/main.c @notes-file.md @src/main.c"],
                                     "--cwd", self.project, "--log", self.log, agent=self.holding_agent(hold=False))
