@@ -548,6 +548,7 @@ class CommandLine(ChatCase):
         for word in ["--connect URL", "--header", "--ca-file FILE", "--cwd DIR", "--resume SESSION", "--login METHOD", "--log FILE", "--dump-state FILE",
                      "--no-color", "--plain", "--max-line-bytes N", "--version", "--help", "/new", "/sessions", "/resume ID", "/close",
                      "/delete ID", "/config", "/cwd", "/add-dir PATH", "/mcp NAME", "/stderr", "/help, /quit",
+                     "--agent NAME", "--registry FILE|URL", "--registry-max-age SECONDS", "/agents", "/image PATH",
                      "exit codes:"]:
             self.assertIn(word, result.stdout)
 
