@@ -187,12 +187,41 @@ struct InstallOptions {
 // off the UI thread. Needs a build with ACP_WITH_REMOTE (Errc::unsupported otherwise).
 ACP_EXPORT Status install_binary(const Resolution& resolution, const InstallOptions& options = {});
 
+// Where fetch_registry gets the registry from, and what it falls back to.
+struct RegistryFetchOptions {
+    std::string url = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json";  // https only
+    // The cached copy; empty: registry_cache_path(). Its modification time is its age.
+    std::string cache_file;
+    // A cached copy younger than this is used without asking the network.
+    std::chrono::seconds max_age{std::chrono::hours(24)};
+    std::string ca_file;  // trust the CAs in this PEM file instead of the system's
+    std::chrono::milliseconds timeout{std::chrono::seconds(30)};  // the whole fetch
+};
+
+enum class RegistrySource { network, cache, bundled };
+
+struct FetchedRegistry {
+    Catalogue catalogue;
+    RegistrySource source = RegistrySource::bundled;
+    std::chrono::seconds age{0};     // source cache: how old the cached copy is
+    std::vector<std::string> notes;  // why it is not the network's (a failed fetch, ...)
+};
+
+// The ACP registry from options.url (libcurl, loaded on first use; needs ACP_WITH_REMOTE),
+// kept in the cache file; the cached copy while it is younger than max_age. Never fails:
+// when the fetch fails (no network, not https, not a registry, larger than 4 MiB) it falls
+// back to the cached copy of any age, then to Catalogue::bundled(), and says so in notes.
+// Blocks the calling thread for the fetch: call it off the UI thread.
+ACP_EXPORT FetchedRegistry fetch_registry(const RegistryFetchOptions& options = {});
+
 // This machine's platform target as the registry names it ("linux-x86_64", "darwin-aarch64").
 ACP_EXPORT std::string platform_target();
 // $XDG_CONFIG_HOME/acp/agents.json, else $HOME/.config/acp/agents.json ("" without either).
 ACP_EXPORT std::string user_agents_path();
 // $XDG_CACHE_HOME/acp/agents, else $HOME/.cache/acp/agents ("" without either).
 ACP_EXPORT std::string agents_cache_dir();
+// $XDG_CACHE_HOME/acp/registry.json, else $HOME/.cache/acp/registry.json ("" without either).
+ACP_EXPORT std::string registry_cache_path();
 
 // PATH and the variables `names` as the user's login shell sets them: $SHELL (else /bin/sh)
 // run as `SHELL -l -i -c '...; env -0'` in a session of its own (no terminal), stdin and

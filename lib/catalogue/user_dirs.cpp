@@ -46,4 +46,9 @@ std::string agents_cache_dir() {
     return dir.empty() ? dir : dir + "/acp/agents";
 }
 
+std::string registry_cache_path() {
+    std::string dir = xdg_dir("XDG_CACHE_HOME", "/.cache");
+    return dir.empty() ? dir : dir + "/acp/registry.json";
+}
+
 }  // namespace acp

@@ -69,6 +69,51 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; 
 
 }  // namespace
 
+std::optional<v2::ContentBlock> image_block(const std::string& path, std::string& error) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        error = "cannot read " + path;
+        return std::nullopt;
+    }
+    std::string bytes;
+    char buffer[65536];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+        bytes.append(buffer, static_cast<std::size_t>(in.gcount()));
+        if (bytes.size() > kMaxImageBytes) {
+            error = path + " is larger than " + std::to_string(kMaxImageBytes) + " bytes";
+            return std::nullopt;
+        }
+    }
+    // The type from the content, never from the name.
+    auto starts = [&bytes](std::string_view magic, std::size_t at = 0) { return bytes.compare(at, magic.size(), magic) == 0; };
+    std::string mime;
+    if (starts("\x89PNG\r\n\x1a\n")) {
+        mime = "image/png";
+    } else if (starts("\xff\xd8\xff")) {
+        mime = "image/jpeg";
+    } else if (starts("GIF87a") || starts("GIF89a")) {
+        mime = "image/gif";
+    } else if (bytes.size() >= 12 && starts("RIFF") && starts("WEBP", 8)) {
+        mime = "image/webp";
+    } else {
+        error = path + " is not a PNG, JPEG, GIF or WebP image";
+        return std::nullopt;
+    }
+    static const char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    v2::ImageContent image;
+    image.mimeType = mime;
+    image.data.reserve((bytes.size() + 2) / 3 * 4);
+    for (std::size_t i = 0; i < bytes.size(); i += 3) {
+        const auto byte = [&bytes](std::size_t k) { return k < bytes.size() ? static_cast<unsigned char>(bytes[k]) : 0u; };
+        const unsigned n = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
+        image.data += kBase64[(n >> 18) & 63];
+        image.data += kBase64[(n >> 12) & 63];
+        image.data += i + 1 < bytes.size() ? kBase64[(n >> 6) & 63] : '=';
+        image.data += i + 2 < bytes.size() ? kBase64[n & 63] : '=';
+    }
+    return v2::ContentBlock::make_image(std::move(image));
+}
+
 Attachments attach(const std::string& text, const Roots& roots, bool embed) {
     Attachments out;
     v2::TextContent content;

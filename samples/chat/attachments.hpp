@@ -11,6 +11,7 @@
 
 #include <acp/v2/types.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,12 @@ struct Attachments {
 // advertised promptCapabilities.embeddedContext: UTF-8 text up to kEmbedBytes goes as a
 // resource with its text, anything else as a resource_link (which every agent takes).
 Attachments attach(const std::string& text, const Roots& roots, bool embed);
+
+// /image PATH: an image content block (the agent advertised promptCapabilities.image),
+// its MIME type from the file's first bytes (PNG, JPEG, GIF, WebP; anything else is
+// refused), at most kMaxImageBytes. error says why when it is not made.
+constexpr std::size_t kMaxImageBytes = 5 * 1024 * 1024;
+std::optional<acp::v2::ContentBlock> image_block(const std::string& path, std::string& error);
 
 // Tab after `@`: the `@`-words for the names under the cwd starting with what follows the
 // `@` (directories end in '/'); never outside the cwd, never more than a bounded number.

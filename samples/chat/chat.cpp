@@ -30,8 +30,7 @@ int Chat::run() {
         char buffer[PATH_MAX];
         options_.cwd = getcwd(buffer, sizeof buffer) != nullptr ? buffer : "/";
     }
-    acp::SpawnOptions agent;
-    agent.argv = options_.agent;
+    const acp::SpawnOptions& agent = options_.spawn;
     acp::ClientOptions client_options;
     client_options.info.name = "acp-chat";
     client_options.info.title = "acp-chat";
@@ -72,6 +71,12 @@ int Chat::run() {
         if (quitting_) {
             if (!guard_report.empty()) error(guard_report);
             finish_quit();
+            return;
+        }
+        if (!options_.connect.empty() && !initialized_) {
+            // Refused, unreachable, or closed before initialize answered: it never started.
+            error("could not connect to the agent: " + failure(why));
+            quit(exit_agent_start);
             return;
         }
         std::string text = "the agent exited";
@@ -159,10 +164,17 @@ void Chat::connect() {
             quit(r.status().code() == acp::Errc::unsupported ? exit_protocol : exit_error);
             return;
         }
+        initialized_ = true;
         const v2::Implementation& info = r->info;
         line(style_.paint(Color::bold, "connected to " + sanitize(info.title.has_value() ? *info.title : info.name) +
                                            " " + sanitize(info.version)) +
              " (ACP v" + std::to_string(r->protocolVersion) + "); /help lists the commands");
+        // The agent's sessions for Tab after /resume (an agent without session/list: none).
+        if (tty_) {
+            client_->list_all_sessions(std::nullopt, [this](acp::Result<std::vector<v2::SessionInfo>> listed) {
+                if (listed) remember_sessions(*listed);
+            });
+        }
         // --resume SESSION: that session instead of a new one.
         if (!options_.resume.empty()) {
             resume(options_.resume);
@@ -214,7 +226,7 @@ void Chat::new_session() {
                             std::string why;
                             const bool asked = tty_ && options_.connect.empty();
                             const std::string command =
-                                asked ? terminal_login_line(options_.agent, *t, why) : std::string();
+                                asked ? terminal_login_line(options_.spawn.argv, *t, why) : std::string();
                             if (!asked) {
                                 methods += ": ignored, a terminal login acp-chat did not ask for";
                             } else if (command.empty()) {

@@ -4,6 +4,7 @@
 // permission.cpp, render.cpp.
 #pragma once
 
+#include <acp/catalogue.hpp>
 #include <acp/client.hpp>
 #include <acp/session.hpp>
 #include <uv.h>
@@ -38,8 +39,10 @@ constexpr const char* kWaiting = "waiting for the agent...";
 class Chat {
 public:
     // markdown: the agent's messages rendered from Markdown (else shown as sent).
-    Chat(uv_loop_t* loop, Options options, bool tty, bool color, bool markdown)
-        : loop_(loop), options_(std::move(options)), tty_(tty), style_(color), markdown_(markdown) {}
+    // catalogue: the agents known by name, for /agents.
+    Chat(uv_loop_t* loop, Options options, acp::Catalogue catalogue, bool tty, bool color, bool markdown)
+        : loop_(loop), options_(std::move(options)), catalogue_(std::move(catalogue)), tty_(tty), style_(color),
+          markdown_(markdown) {}
 
     int run();
 
@@ -114,6 +117,8 @@ private:
     void render_terminal(const acp::TerminalItem& terminal, Shown& shown);
     void render_plan(const acp::PlanItem& plan, Shown& shown);
     void status_line(const acp::SessionState& state);
+    // "1044/200000 tokens | 0.0010 USD" as the agent last reported it ("" before it did).
+    static std::string usage_text(const acp::SessionState& state);
 
     // --- input -------------------------------------------------------------------------------
     void start_input();
@@ -124,8 +129,11 @@ private:
     void process_next();
     void handle(const std::string& text);
     void show_prompt();
-    // Tab: the commands (acp-chat's and the agent's) or @paths that could complete word.
-    std::vector<std::string> complete(const std::string& word, bool first) const;
+    // Tab: the commands (acp-chat's and the agent's), @paths, or after /resume and /delete
+    // (command) the session ids that could complete word.
+    std::vector<std::string> complete(const std::string& word, bool first, const std::string& command) const;
+    // The agent's session ids for completion (session/list on a terminal, in the background).
+    void remember_sessions(const std::vector<v2::SessionInfo>& sessions);
 
     // --- commands -----------------------------------------------------------------------------
     void connect();
@@ -144,7 +152,9 @@ private:
     bool unstable_command(const std::vector<std::string>& words, const std::string& arg);
     void fork_session();
     void providers(const std::vector<std::string>& words);
-    void send_prompt(const std::string& text);
+    // image: a block sent after the text and its attachments (/image).
+    void send_prompt(const std::string& text, std::optional<v2::ContentBlock> image = std::nullopt);
+    void send_image(const std::vector<std::string>& words, const std::string& arg);
     void done() {
         busy_ = false;
         process_next();
@@ -172,6 +182,7 @@ private:
 
     uv_loop_t* loop_;
     Options options_;
+    acp::Catalogue catalogue_;
     bool tty_;
     chat::Style style_;
     bool markdown_;
@@ -183,6 +194,7 @@ private:
 
     std::string session_;                 // the current session ("" = none)
     std::set<std::string> seen_;          // every session id the model held, for --dump-state
+    std::set<std::string> listed_;        // session ids from session/list, for completion
     std::map<std::string, Shown> shown_;  // per item of the current session: what is on screen
     std::string stream_key_;              // the item whose text is streaming on the open line
     bool open_line_ = false;
@@ -200,6 +212,8 @@ private:
     bool interrupt_armed_ = false;
     bool pasting_to_permission_ = false;  // inside a paste while a question waits for a key
     bool quitting_ = false;
+    std::string usage_shown_;        // the last live usage line, not repeated
+    bool initialized_ = false;       // initialize was answered: the agent is there
     int stop_requests_ = 0;          // Ctrl-C presses while quitting
     int exit_code_ = exit_ok;
 

@@ -2,6 +2,8 @@
 // acp-chat: the slash commands and prompts.
 #include "chat.hpp"
 
+#include "agents.hpp"
+
 #include <algorithm>
 
 namespace chat {
@@ -30,6 +32,11 @@ void Chat::handle(const std::string& text) {
         }
     } else if (command == "/quit" || command == "/exit") {
         quit(exit_code_);
+    } else if (command == "/agents") {
+        for (const std::string& entry : agent_lines(catalogue_, options_.agent_name)) line(entry);
+        line(style_.paint(Color::dim, "start one with acp-chat NAME; the user's agents: " + sanitize(acp::user_agents_path())));
+    } else if (command == "/image" && words.size() >= 2) {
+        send_image(words, arg);
     } else if (command == "/new") {
         new_session();
     } else if (command == "/stderr") {
@@ -70,7 +77,27 @@ void Chat::handle(const std::string& text) {
 
 // --- commands -----------------------------------------------------------------------------------
 
-void Chat::send_prompt(const std::string& text) {
+void Chat::send_image(const std::vector<std::string>& words, const std::string& arg) {
+    const auto* agent = client_->agent();
+    if (agent == nullptr || !agent->capabilities.has_value() || !agent->capabilities->session.has_value() ||
+        !agent->capabilities->session->prompt.has_value() || !agent->capabilities->session->prompt->image.has_value()) {
+        error("the agent takes no images (it does not advertise prompt.image)");
+        return;
+    }
+    std::string why;
+    const std::string path = absolute(roots_.cwd.empty() ? options_.cwd : roots_.cwd, words[1]);
+    std::optional<v2::ContentBlock> image = image_block(path, why);
+    if (!image) {
+        error("not sent: " + sanitize(why));
+        return;
+    }
+    line(style_.paint(Color::dim, "attached " + sanitize(words[1]) + " (" + image->image()->mimeType + ")"));
+    // The words after the path are the prompt's text.
+    const std::size_t rest = arg.find_first_not_of(" \t", words[1].size());
+    send_prompt(rest == std::string::npos ? words[1] : arg.substr(rest), std::move(image));
+}
+
+void Chat::send_prompt(const std::string& text, std::optional<v2::ContentBlock> image) {
     if (session_.empty()) {
         error("no session: /new or /resume ID first");
         return;
@@ -88,6 +115,7 @@ void Chat::send_prompt(const std::string& text) {
     v2::PromptRequest request;
     request.sessionId = session_;
     request.prompt = std::move(attachments.blocks);
+    if (image) request.prompt.push_back(std::move(*image));
     if (tty_) {
         // A sign of work until the agent's first output, which erases it (write()).
         end_stream();
@@ -113,10 +141,32 @@ void Chat::send_prompt(const std::string& text) {
     });
 }
 
-std::vector<std::string> Chat::complete(const std::string& word, bool first) const {
+void Chat::remember_sessions(const std::vector<v2::SessionInfo>& sessions) {
+    for (const auto& info : sessions) {
+        // Hostile ids: only one that shows as itself and is one word is offered; bounded.
+        if (listed_.size() >= 1000) break;
+        if (!info.sessionId.empty() && sanitize(info.sessionId) == info.sessionId &&
+            info.sessionId.find_first_of(" \t") == std::string::npos) {
+            listed_.insert(info.sessionId);
+        }
+    }
+}
+
+std::vector<std::string> Chat::complete(const std::string& word, bool first, const std::string& command) const {
     if (!word.empty() && word[0] == '@') return complete_path(word, roots_.cwd);
+    if (command == "/resume" || command == "/delete") {
+        std::set<std::string> ids = listed_;
+        for (const auto& id : seen_) {
+            if (sanitize(id) == id && id.find_first_of(" \t") == std::string::npos) ids.insert(id);
+        }
+        std::vector<std::string> matching;
+        for (const auto& id : ids) {
+            if (id.compare(0, word.size(), word) == 0) matching.push_back(id);
+        }
+        return matching;
+    }
     if (!first || word.empty() || word[0] != '/') return {};
-    std::vector<std::string> names = {"/new", "/sessions", "/resume", "/close", "/delete", "/config", "/cwd",
+    std::vector<std::string> names = {"/agents", "/image", "/new", "/sessions", "/resume", "/close", "/delete", "/config", "/cwd",
                                       "/add-dir", "/mcp", "/stderr", "/help", "/quit"};
     for (auto& name : unstable_commands()) names.push_back(std::move(name));
     if (const acp::SessionState* s = session_.empty() ? nullptr : client_->sessions().find(session_);
@@ -149,6 +199,7 @@ void Chat::list_sessions() {
         } else if (r->empty()) {
             line("no sessions");
         } else {
+            remember_sessions(*r);
             for (const auto& info : *r) {
                 line(std::string(info.sessionId == session_ ? "* " : "  ") + sanitize(info.sessionId) + "  " +
                      (info.title.has_value() ? "\"" + sanitize(*info.title) + "\"" : "(untitled)") + "  " +

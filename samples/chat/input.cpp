@@ -16,7 +16,8 @@ void Chat::start_input() {
         if (!editor_.open(stdin, stdout, "> ", style_.paint(Color::bold, "> "), LineEditor::default_history_file())) {
             error("cannot start the line editor: lines are read as typed");
         }
-        editor_.set_completer([this](const std::string& word, bool first) { return complete(word, first); });
+        editor_.set_completer(
+            [this](const std::string& word, bool first, const std::string& command) { return complete(word, first, command); });
     } else if (type == UV_NAMED_PIPE) {
         uv_pipe_init(loop_, &pipe_handle_, 0);
         uv_pipe_open(&pipe_handle_, STDIN_FILENO);

@@ -411,7 +411,12 @@ unsigned char LineEditor::complete(EditLine* el, int) {
     const std::size_t start = space == std::string::npos ? 0 : space + 1;
     const std::string word = before.substr(start);
     const bool first = before.find_first_not_of(" \t") == start || before.empty();
-    const std::vector<std::string> candidates = self->completer_(word, first && self->pasted_lines_.empty());
+    const std::size_t command_start = before.find_first_not_of(" \t");
+    const std::string command = first || command_start == std::string::npos
+                                    ? std::string()
+                                    : before.substr(command_start, before.find_first_of(" \t", command_start) - command_start);
+    const std::vector<std::string> candidates =
+        self->completer_(word, first && self->pasted_lines_.empty(), self->pasted_lines_.empty() ? command : std::string());
     if (candidates.empty()) return CC_REFRESH_BEEP;
     // The longest prefix the candidates share (whole UTF-8 characters: all come from whole names).
     std::string common = candidates[0];

@@ -32,8 +32,9 @@ public:
         std::string text;  // of a line: the whole prompt, pasted lines included
     };
     // Tab: the words that could complete `word` (the text before the cursor back to a
-    // space), each whole; `first` = the word starts the line.
-    using Completer = std::function<std::vector<std::string>(const std::string& word, bool first)>;
+    // space), each whole; `first` = the word starts the line; `command` = the line's first
+    // word when it does not ("" in a multi-line paste).
+    using Completer = std::function<std::vector<std::string>(const std::string& word, bool first, const std::string& command)>;
 
     LineEditor() = default;
     ~LineEditor();

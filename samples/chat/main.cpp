@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // acp-chat: a line-oriented terminal client for any ACP agent, on libacp's public C++ API.
 //
-//   acp-chat [options] [-- AGENT COMMAND...]
+//   acp-chat [options] [AGENT | [--] AGENT COMMAND...]
 //
-// Without an agent command it starts the demo agent (acp-demo-agent next to this binary,
-// else the one it was built with). Everything shown comes from the session model the
+// An agent is named (the user's agents.json, the ACP registry: agents.cpp) or given as a
+// command; without either it starts the agents file's default, else the demo agent
+// (acp-demo-agent next to this binary, else the one it was built with). Everything shown comes from the session model the
 // Client keeps (acp::SessionStore events): streamed replies, dimmed thoughts, tool calls
 // with status and kind, coloured diffs, plans as checklists, terminal output, a status
 // line after each turn, the agent's Markdown rendered (md4c). On a terminal the prompt
@@ -24,6 +25,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "agents.hpp"
 #include "chat.hpp"
 
 using namespace chat;
@@ -35,11 +37,9 @@ int main(int argc, char** argv) {
         char buffer[PATH_MAX];
         options.cwd = absolute(getcwd(buffer, sizeof buffer) != nullptr ? buffer : "/", options.cwd);
     }
-    if (options.agent.empty() && options.connect.empty()) {
-        // The demo agent: next to this binary (installed or copied together), else the build's.
-        const std::string beside = self_dir() + "/acp-demo-agent";
-        options.agent = {access(beside.c_str(), X_OK) == 0 ? beside : std::string(ACP_DEMO_AGENT_PATH)};
-    }
+    acp::Catalogue catalogue;
+    if (!load_catalogue(options, catalogue)) return exit_usage;
+    if (int picked = pick_agent(options, catalogue); picked != exit_ok) return picked;
     // Fully buffered also on a terminal: acp-chat flushes once per loop iteration.
     static char output_buffer[1 << 16];
     std::setvbuf(stdout, output_buffer, _IOFBF, sizeof output_buffer);
@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     int code;
     {
         const bool markdown = !options.plain && (options.markdown || isatty(STDOUT_FILENO) != 0);
-        Chat chat(loop, std::move(options), tty, color, markdown);
+        Chat chat(loop, std::move(options), std::move(catalogue), tty, color, markdown);
         code = chat.run();
     }
     uv_run(loop, UV_RUN_DEFAULT);

@@ -11,16 +11,24 @@
 namespace chat {
 
 const char* const kUsage =
-    "usage: acp-chat [options] [--] [AGENT COMMAND...]\n"
+    "usage: acp-chat [options] [AGENT | [--] AGENT COMMAND...]\n"
     "       acp-chat [options] --connect URL\n"
-    "Chat with an ACP agent. Without an agent command, the bundled demo agent is started.\n"
+    "Chat with an ACP agent: one named in ~/.config/acp/agents.json or the ACP registry\n"
+    "(a single word; after -- it is always a command), or a command. Without either, the\n"
+    "agents file's \"default\", else the bundled demo agent.\n"
     "\n"
     "options:\n"
+    "  --agent NAME       the agent of that name in the agents file or the registry\n"
+    "  --registry FILE|URL  read the ACP registry (registry.json) from FILE, or fetch it from\n"
+    "                     an https URL, instead of the snapshot built into libacp. A fetched\n"
+    "                     one is cached (~/.cache/acp/registry.json); when the fetch fails the\n"
+    "                     cache, else the snapshot, is used (said on stderr)\n"
+    "  --registry-max-age SECONDS  use the cached registry while it is younger (default 86400)\n"
     "  --connect URL      an agent on the network: ws:// or wss:// (WebSocket), http:// or\n"
     "                     https:// (Streamable HTTP)\n"
     "  --header 'N: V'    with --connect: send this header with every request (repeatable;\n"
     "                     e.g. 'Authorization: Bearer ...'; values are never shown or logged)\n"
-    "  --ca-file FILE     with --connect: trust the CAs in this PEM file, not the system's\n"
+    "  --ca-file FILE     with --connect or a --registry URL: trust the CAs in this PEM file, not the system's\n"
     "  --cwd DIR          working directory of new sessions (default: the current directory)\n"
     "  --resume SESSION   resume this session (replaying its history) instead of starting one\n"
     "  --login METHOD     log in with this auth method if the agent asks for authentication\n"
@@ -45,6 +53,8 @@ const char* const kUsage =
 
 const char* const kCommands =
     "commands:\n"
+    "  /agents           the agents acp-chat knows by name (agents file, registry)\n"
+    "  /image PATH [TEXT]  send an image (PNG, JPEG, GIF, WebP; if the agent takes images)\n"
     "  /new              start a new session (with the /cwd, /add-dir and /mcp settings)\n"
     "  /sessions         list the agent's sessions\n"
     "  /resume ID        resume a session and replay its history\n"
@@ -70,8 +80,11 @@ const char* unstable_help(const std::string& name) {
 }
 
 bool parse(int argc, char** argv, Options& options) {
-    enum { connect = 900, header, ca_file, cwd = 1000, resume, login, log, dump_state, no_color, plain, markdown, unstable, max_line, version, help };
+    enum { agent_name = 800, registry, registry_max_age, connect = 900, header, ca_file, cwd = 1000, resume, login, log, dump_state, no_color, plain, markdown, unstable, max_line, version, help };
     static const option kLong[] = {
+        {"agent", required_argument, nullptr, agent_name},
+        {"registry", required_argument, nullptr, registry},
+        {"registry-max-age", required_argument, nullptr, registry_max_age},
         {"connect", required_argument, nullptr, connect},
         {"header", required_argument, nullptr, header},
         {"ca-file", required_argument, nullptr, ca_file},
@@ -95,6 +108,18 @@ bool parse(int argc, char** argv, Options& options) {
     // "+": options stop at the agent command, whose own options are its business.
     while ((c = getopt_long(argc, argv, "+h", kLong, nullptr)) != -1) {
         switch (c) {
+            case agent_name: options.agent_name = optarg; break;
+            case registry: options.registry = optarg; break;
+            case registry_max_age: {
+                char* end = nullptr;
+                const long seconds = std::strtol(optarg, &end, 10);
+                if (end == optarg || *end != '\0' || seconds < 0) {
+                    std::fprintf(stderr, "acp-chat: --registry-max-age takes a number of seconds\n");
+                    return false;
+                }
+                options.registry_max_age = seconds;
+                break;
+            }
             case connect: options.connect = optarg; break;
             case header:
                 if (std::strchr(optarg, ':') == nullptr) {
@@ -141,13 +166,15 @@ bool parse(int argc, char** argv, Options& options) {
                 return false;
         }
     }
+    options.agent_is_command = optind > 1 && std::strcmp(argv[optind - 1], "--") == 0;
     for (int i = optind; i < argc; ++i) options.agent.emplace_back(argv[i]);
-    if (!options.connect.empty() && !options.agent.empty()) {
-        std::fprintf(stderr, "acp-chat: --connect and an agent command exclude each other\n");
+    if ((!options.connect.empty() ? 1 : 0) + (!options.agent.empty() ? 1 : 0) + (!options.agent_name.empty() ? 1 : 0) > 1) {
+        std::fprintf(stderr, "acp-chat: --connect, --agent and an agent command exclude each other\n");
         return false;
     }
-    if (options.connect.empty() && (!options.headers.empty() || !options.ca_file.empty())) {
-        std::fprintf(stderr, "acp-chat: --header and --ca-file go with --connect\n");
+    const bool registry_url = options.registry.find("://") != std::string::npos;
+    if (options.connect.empty() && (!options.headers.empty() || (!options.ca_file.empty() && !registry_url))) {
+        std::fprintf(stderr, "acp-chat: --header goes with --connect, --ca-file with --connect or a --registry URL\n");
         return false;
     }
     return true;

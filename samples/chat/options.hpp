@@ -2,6 +2,8 @@
 // acp-chat's command line: the options, the usage text and the exit codes.
 #pragma once
 
+#include <acp/transport_options.hpp>
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -27,7 +29,12 @@ extern const char* const kCommands;
 const char* unstable_help(const std::string& name);
 
 struct Options {
-    std::vector<std::string> agent;
+    std::vector<std::string> agent;           // the words after the options
+    bool agent_is_command = false;            // they came after "--": never a name
+    std::string agent_name;                   // --agent NAME, or the name picked (agents.hpp)
+    std::string registry;                     // --registry FILE|URL: the ACP registry to read
+    long registry_max_age = 24 * 3600;        // --registry-max-age SECONDS: a fetched one's cache
+    acp::SpawnOptions spawn;                  // what starts the agent (pick_agent)
     std::string connect;                      // --connect URL: a remote agent instead of a command
     std::vector<std::string> headers;         // --header "Name: value", sent with every request
     std::string ca_file;                      // --ca-file PEM

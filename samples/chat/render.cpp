@@ -47,6 +47,16 @@ void Chat::on_event(const acp::SessionEvent& event) {
                                                       ? " - " + sanitize(*state.notices().back().description)
                                                       : "")));
             break;
+        case acp::SessionEvent::Type::usage_changed:
+            // Live on a terminal: what the turn costs so far (the status line repeats it at
+            // the end; scripted output keeps only that one).
+            if (tty_ && turn_running_) {
+                if (std::string usage = usage_text(state); !usage.empty() && usage != usage_shown_) {
+                    line(style_.paint(Color::dim, "usage: " + usage));
+                    usage_shown_ = std::move(usage);
+                }
+            }
+            break;
         case acp::SessionEvent::Type::turn_ended:
             if (turn_running_) {
                 turn_running_ = false;
@@ -264,15 +274,20 @@ void Chat::status_line(const acp::SessionState& state) {
     if (fg.error.has_value()) text += " (" + sanitize(fg.error->message) + ")";
     text += " | " + sanitize(state.session_id());
     if (state.info().title.has_value()) text += " | " + sanitize(*state.info().title);
-    if (const auto& usage = state.usage()) {
-        text += " | " + std::to_string(usage->used) + "/" + std::to_string(usage->size) + " tokens";
-        if (usage->cost.has_value()) {
-            char amount[64];
-            std::snprintf(amount, sizeof amount, "%.4f", usage->cost->amount);
-            text += " | " + std::string(amount) + " " + sanitize(usage->cost->currency);
-        }
-    }
+    if (const std::string usage = usage_text(state); !usage.empty()) text += " | " + usage;
     line(style_.paint(Color::dim, text + " --"));
+}
+
+std::string Chat::usage_text(const acp::SessionState& state) {
+    const auto& usage = state.usage();
+    if (!usage) return {};
+    std::string text = std::to_string(usage->used) + "/" + std::to_string(usage->size) + " tokens";
+    if (usage->cost.has_value()) {
+        char amount[64];
+        std::snprintf(amount, sizeof amount, "%.4f", usage->cost->amount);
+        text += " | " + std::string(amount) + " " + sanitize(usage->cost->currency);
+    }
+    return text;
 }
 
 

@@ -13,6 +13,7 @@ ACP_VALIDATE and ACP_TS_AGENT (optional).
 
 Waits have a guard (the test fails instead of hanging) but nothing asserts on timing.
 """
+import base64
 import fcntl
 import json
 import os
@@ -21,6 +22,7 @@ import re
 import select
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -43,6 +45,8 @@ class ChatCase(unittest.TestCase):
         self.state = os.path.join(self.dir, "state")
         # acp-chat keeps its prompt history there: never in the user's own home.
         os.environ["XDG_STATE_HOME"] = os.path.join(self.dir, "xdg-state")
+        # Nor its agents.json (a "default" there would change what acp-chat starts).
+        os.environ["XDG_CONFIG_HOME"] = os.path.join(self.dir, "xdg-config")
 
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -544,6 +548,7 @@ class CommandLine(ChatCase):
         for word in ["--connect URL", "--header", "--ca-file FILE", "--cwd DIR", "--resume SESSION", "--login METHOD", "--log FILE", "--dump-state FILE",
                      "--no-color", "--plain", "--max-line-bytes N", "--version", "--help", "/new", "/sessions", "/resume ID", "/close",
                      "/delete ID", "/config", "/cwd", "/add-dir PATH", "/mcp NAME", "/stderr", "/help, /quit",
+                     "--agent NAME", "--registry FILE|URL", "--registry-max-age SECONDS", "/agents", "/image PATH",
                      "exit codes:"]:
             self.assertIn(word, result.stdout)
 
@@ -660,6 +665,17 @@ class ExitCodes(ChatCase):
         self.assertEqual(code, 3)
         self.assertIn("could not start the agent `/nonexistent/agent`", lines[0])
 
+    def test_connection_refused_could_not_start(self):
+        # A port nobody listens on (bound, then closed): refused, which is "could not start" (3).
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        for url in ("ws://127.0.0.1:%d/" % port, "http://127.0.0.1:%d/acp" % port):
+            result = subprocess.run([CHAT, "--connect", url], input="", capture_output=True, text=True,
+                                    timeout=GUARD_SECONDS)
+            self.assertEqual(result.returncode, 3, result.stdout)
+            self.assertIn("could not connect to the agent", result.stdout)
+
     def test_agent_exits_with_its_stderr_shown(self):
         code, lines = self.run_chat(["hello"], agent=["--", "sh", "-c", "echo 'no model configured' >&2; exit 7"])
         self.assertEqual(code, 4)
@@ -685,6 +701,203 @@ class ExitCodes(ChatCase):
         self.assertEqual(code, 0)
         self.assertIn("logged in with demo-login", lines)
         self.assertIn("in", lines)
+
+
+class CatalogueCase(ChatCase):
+    """A registry file with an npx agent and one for another platform, a fake npx on the
+    PATH that records its arguments and runs the demo agent, and the user's agents.json."""
+
+    def setUp(self):
+        super().setUp()
+        self.bin = os.path.join(self.dir, "bin")
+        os.makedirs(self.bin)
+        self.argv_file = os.path.join(self.dir, "argv")
+        # A fake npx (and a user's agent script): records its arguments and runs the demo agent.
+        recorder = ("#!/bin/sh\nprintf '%%s\\n' \"$0\" \"$@\" > %s\nexec %s --state-dir %s\n"
+                    % (self.argv_file, AGENT, self.state))
+        for name in ("npx", "my-agent"):
+            path = os.path.join(self.bin, name)
+            with open(path, "w") as f:
+                f.write(recorder)
+            os.chmod(path, 0o755)
+        self.registry = os.path.join(self.dir, "registry.json")
+        with open(self.registry, "w") as f:
+            json.dump({"version": "1.0.0", "agents": [
+                {"id": "claude", "name": "Claude Agent", "version": "0.85.1",
+                 # Registry text is display data: an escape sequence must not reach the terminal.
+                 "description": "ACP wrapper \u001b[2J\u001b]0;owned\u0007for Claude",
+                 "distribution": {"npx": {"package": "@agentclientprotocol/claude-agent-acp@0.85.1",
+                                          "args": ["--acp"], "env": {"CLAUDE_MODE": "acp"}}}},
+                {"id": "far-away", "name": "Far Away", "version": "1.0.0", "description": "only for another platform",
+                 "distribution": {"binary": {"plan9-mips": {"archive": "https://example.com/a.tar.gz", "cmd": "./a"}}}},
+            ]}, f)
+        os.makedirs(os.path.join(self.dir, "xdg-config", "acp"))
+        self.env = dict(os.environ, PATH=self.bin + ":/usr/bin:/bin")
+
+    def user_agents(self, document):
+        with open(os.path.join(self.dir, "xdg-config", "acp", "agents.json"), "w") as f:
+            json.dump(document, f)
+
+    def recorded(self):
+        with open(self.argv_file) as f:
+            return f.read().split("\n")[:-1]
+
+
+class AgentsByName(CatalogueCase):
+    """acp-chat NAME, --agent NAME, the default and /agents, through libacp's catalogue:
+    a registry file given with --registry and the user's agents.json."""
+
+    def test_a_registry_name_runs_its_npx_distribution(self):
+        # The issue's "acp-chat claude": a local registry file, npx found on the PATH.
+        code, lines = self.run_chat(["hello there"], "--registry", self.registry, agent=["claude"], env=self.env)
+        self.assertEqual(code, 0, lines)
+        self.assertEqual(self.recorded(), [os.path.join(self.bin, "npx"), "-y",
+                                           "@agentclientprotocol/claude-agent-acp@0.85.1", "--acp"])
+        self.assertIn("You said: hello there", lines)
+        # --agent NAME is the same.
+        os.unlink(self.argv_file)
+        code, lines = self.run_chat([], "--registry", self.registry, "--agent", "claude", agent=[], env=self.env)
+        self.assertEqual(code, 0, lines)
+        self.assertEqual(self.recorded()[1:3], ["-y", "@agentclientprotocol/claude-agent-acp@0.85.1"])
+
+    def test_a_user_agent_wins_and_is_the_default(self):
+        self.user_agents({"default": "claude", "agents": {
+            "claude": {"command": os.path.join(self.bin, "my-agent"), "args": ["--mine"]}}})
+        # No agent on the command line: the agents file's default, which is the user's own.
+        code, lines = self.run_chat(["hello there"], "--registry", self.registry, agent=[], env=self.env)
+        self.assertEqual(code, 0, lines)
+        self.assertEqual(self.recorded(), [os.path.join(self.bin, "my-agent"), "--mine"])
+        self.assertIn("You said: hello there", lines)
+
+    def test_words_after_double_dash_are_a_command(self):
+        code, lines = self.run_chat([], "--registry", self.registry, agent=["--", "claude"], env=self.env)
+        self.assertEqual(code, 3)
+        self.assertIn("could not start the agent `claude`", lines[0])
+        self.assertFalse(os.path.exists(self.argv_file))
+
+    def test_agents_lists_them_sanitised(self):
+        self.user_agents({"agents": {"mine": {"command": os.path.join(self.bin, "my-agent")}}})
+        code, lines = self.run_chat(["/agents"], "--registry", self.registry, agent=["claude"], env=self.env)
+        self.assertEqual(code, 0, lines)
+        listing = [line for line in lines if line.startswith(("* ", "  mine", "  far-away"))]
+        self.assertEqual(listing[0], "  mine  (agents.json)")
+        self.assertTrue(listing[1].startswith("* claude  Claude Agent 0.85.1  (npx): ACP wrapper "), listing)
+        self.assertTrue(listing[1].endswith("for Claude"), listing)
+        self.assertEqual(listing[2], "  far-away  Far Away 1.0.0  (binary): only for another platform")
+        self.assertNotIn("\x1b", "\n".join(lines))
+        self.assertNotIn("\x07", "\n".join(lines))
+
+    def test_what_is_missing_is_said(self):
+        code, _ = self.run_chat([], "--registry", self.registry, "--agent", "nobody", agent=[], env=self.env)
+        self.assertEqual(code, 2)
+        result = subprocess.run([CHAT, "--registry", self.registry, "claude"], capture_output=True, text=True,
+                                timeout=GUARD_SECONDS, env=dict(self.env, PATH="/nonexistent"))
+        self.assertEqual(result.returncode, 3)
+        self.assertIn("agent 'claude' cannot run here: npx is not on the PATH (/nonexistent)", result.stderr)
+        result = subprocess.run([CHAT, "--registry", self.registry, "far-away"], capture_output=True, text=True,
+                                timeout=GUARD_SECONDS, env=self.env)
+        self.assertEqual(result.returncode, 3)
+        self.assertIn("no build for", result.stderr)
+        result = subprocess.run([CHAT, "--registry", os.path.join(self.dir, "missing.json")], capture_output=True,
+                                text=True, timeout=GUARD_SECONDS, env=self.env)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--registry", result.stderr)
+
+
+class RegistryFetch(CatalogueCase):
+    """--registry URL: fetched over https from a TLS server on 127.0.0.1 (a test CA given
+    with --ca-file), cached with its age, the cache used while fresh and when the fetch
+    fails, then the bundled snapshot; http is refused."""
+
+    def setUp(self):
+        super().setUp()
+        import http.server
+        import ssl
+        import threading
+        certs = os.path.join(self.dir, "certs")
+        subprocess.run(["sh", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers", "ts-agent",
+                                           "make-cert.sh"), certs], check=True)
+        self.ca = os.path.join(certs, "ca.pem")
+        with open(self.registry, "rb") as f:
+            body = f.read()
+        self.requests = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                outer.requests.append(self.path)
+                if self.path != "/registry.json":
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(os.path.join(certs, "server.pem"), os.path.join(certs, "server.key"))
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.url = "https://127.0.0.1:%d/registry.json" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.cache = os.path.join(self.dir, "xdg-cache", "acp", "registry.json")
+        self.env["XDG_CACHE_HOME"] = os.path.join(self.dir, "xdg-cache")
+
+    def tearDown(self):
+        self.server.shutdown()
+        self.server.server_close()
+        super().tearDown()
+
+    def chat(self, url, *flags):
+        return subprocess.run([CHAT, "--cwd", "/tmp/project", "--registry", url, "--ca-file", self.ca, *flags, "claude"],
+                              input="hello there\n", capture_output=True, text=True, timeout=GUARD_SECONDS, env=self.env)
+
+    def test_fetched_cached_and_reused(self):
+        result = self.chat(self.url)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr, "")
+        self.assertIn("You said: hello there", result.stdout)
+        self.assertEqual(self.recorded()[2], "@agentclientprotocol/claude-agent-acp@0.85.1")
+        self.assertEqual(self.requests, ["/registry.json"])
+        self.assertTrue(os.path.isfile(self.cache))
+        # Younger than --registry-max-age: from the cache, no request.
+        result = self.chat(self.url)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.requests, ["/registry.json"])
+        # Older (max age 0): fetched again.
+        result = self.chat(self.url, "--registry-max-age", "0")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(len(self.requests), 2)
+
+    def test_a_failed_fetch_falls_back_to_the_cache_then_the_snapshot(self):
+        missing = self.url.replace("registry.json", "missing.json")
+        # No cache yet: the snapshot built into libacp, which has no "claude" (it has claude-acp).
+        result = self.chat(missing)
+        self.assertEqual(result.returncode, 3, result.stderr)  # "claude" is not known there: a command
+        self.assertIn("fetching %s failed" % missing, result.stderr)
+        self.assertIn("using the registry snapshot built into libacp", result.stderr)
+        self.assertIn("could not start the agent `claude`", result.stdout)
+        self.assertFalse(os.path.exists(self.cache))
+        self.assertEqual(self.chat(self.url).returncode, 0)
+        # The cache, however old, when the fetch fails.
+        result = self.chat(missing, "--registry-max-age", "0")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("using the cached registry %s" % self.cache, result.stderr)
+        self.assertIn("You said: hello there", result.stdout)
+
+    def test_http_and_a_wrong_ca_are_refused(self):
+        # Plain http is never fetched, not even from 127.0.0.1.
+        result = self.chat(self.url.replace("https:", "http:"))
+        self.assertIn("the registry URL is not https", result.stderr)
+        # The system's CAs do not know the test CA.
+        result = subprocess.run([CHAT, "--registry", self.url, "claude"], input="", capture_output=True, text=True,
+                                timeout=GUARD_SECONDS, env=self.env)
+        self.assertIn("fetching %s failed" % self.url, result.stderr)
+        self.assertFalse(os.path.exists(self.cache))
 
 
 class Screen:
@@ -782,6 +995,8 @@ class Terminal(ChatCase):
         s.type("2")
         at = s.wait_for(r"Always allow\x1b\[0m", at)
         at = s.wait_for(r"\| \x1b\[0m1 file checked, 0 problems", at)  # terminal output
+        # Usage and cost as the agent reports them, during the turn (before its status line).
+        at = s.wait_for(r"\x1b\[2musage: 1044/200000 tokens \| 0.0010 USD\x1b\[0m", at)
         at = s.wait_for(r"-- end_turn \| demo-1 \| hello there \| 1044/200000 tokens \| 0.0010 USD --", at)
         at = s.wait_for(r"> ", at)
 
@@ -1285,7 +1500,7 @@ for line in sys.stdin:
     if m.get("method") == "initialize":
         send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 2,
               "info": {"name": "holding", "version": "1"},
-              "capabilities": {"session": {"prompt": {"embeddedContext": {}}}}}})
+              "capabilities": {"session": {"prompt": {"embeddedContext": {}, "image": {}}}}}})
     elif m.get("method") == "session/new":
         send({"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "s1"}})
         update({"sessionUpdate": "available_commands_update", "availableCommands": [
@@ -1425,6 +1640,45 @@ class DailyDriver(ChatCase):
         self.assertEqual(prompts_sent(self.log), ["/echo see @notes-file.md @src/main.c "])
         # Paths complete only inside the cwd: no "..".
         self.assertEqual(prompt_blocks(self.log)[0][1]["type"], "resource_link")
+
+    def test_tab_completes_session_ids_after_resume(self):
+        # A session of an earlier run, known only from session/list.
+        code, lines = self.run_chat(["/echo first run"], "--cwd", self.project)
+        self.assertEqual(code, 0, lines)
+        s = self.screen()
+        at = s.wait_for(r"session demo-2 in ", 0)
+        at = s.wait_for(r"> ", at)
+        s.type("/resume d\t")
+        at = s.wait_for(r"emo-", at)  # what both share, then the choices
+        s.type("\t")
+        at = s.wait_for(r"demo-1  demo-2\r*\n", at)
+        s.type("1\r")
+        at = s.wait_for(r"first run", at)  # its history replayed
+        at = s.wait_for(r"> ", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+
+    def test_image_sends_an_image_block_typed_by_its_bytes(self):
+        png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 20
+        with open(os.path.join(self.project, "shot.dat"), "wb") as f:
+            f.write(png)
+        with open(os.path.join(self.project, "big.png"), "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + b"\x00" * (5 * 1024 * 1024))
+        code, lines = self.run_chat(["/image shot.dat what is this", "/image notes-file.md", "/image big.png"],
+                                    "--cwd", self.project, "--log", self.log, agent=self.holding_agent(hold=False))
+        self.assertEqual(code, 0, lines)
+        self.assertIn("blocks: text image", lines)
+        self.assertIn("not sent: " + os.path.join(self.project, "notes-file.md") +
+                      " is not a PNG, JPEG, GIF or WebP image", lines)
+        self.assertTrue(any(line.startswith("not sent: ") and "is larger than 5242880 bytes" in line for line in lines))
+        blocks = prompt_blocks(self.log)
+        self.assertEqual(len(blocks), 1)
+        self.assertEqual(blocks[0][0], {"type": "text", "text": "what is this"})
+        self.assertEqual(blocks[0][1]["mimeType"], "image/png")
+        self.assertEqual(base64.b64decode(blocks[0][1]["data"]), png)
+        # The demo agent advertises no images: refused before sending.
+        code, lines = self.run_chat(["/image shot.dat"], "--cwd", self.project)
+        self.assertIn("the agent takes no images (it does not advertise prompt.image)", lines)
 
     def test_a_file_in_a_prompt_is_a_resource_where_the_agent_allows_it(self):
         # The agent advertises embeddedContext: the file's text goes with the prompt.
