@@ -3,7 +3,7 @@
 // exactly once (a responder freed unanswered answers with the safe default).
 #include "capi/barrier.hpp"
 #include "capi/json_text.hpp"
-#include "jsonrpc/utf8_check.hpp"
+#include "support/utf8.hpp"
 #include "protocol/v1/methods.hpp"
 
 namespace acp::capi {
@@ -57,7 +57,7 @@ int client_method_answer(const std::string& method, const char* json,
 int utf8_text(const char* text, std::string& out, const char* what) {
     if (text == nullptr) return fail(ACP_EINVAL, std::string(what) + " is NULL");
     out = text;
-    if (detail::first_invalid_utf8(out.data(), out.size()) != out.size()) {
+    if (!detail::utf8_valid(out)) {
         return fail(ACP_EINVAL, std::string(what) + " is not valid UTF-8");
     }
     return ACP_OK;

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <utility>
 
-#include "jsonrpc/utf8_check.hpp"
+#include "support/utf8.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -266,23 +266,6 @@ bool params(Scanner& scanner, ChunkLine& chunk) {
            session_id && has_update;
 }
 
-bool valid_utf8(std::string_view text) { return first_invalid_utf8(text.data(), text.size()) == text.size(); }
-
-// Writes code point code (below U+D800 or above U+DFFF, at most U+FFFF) as UTF-8.
-char* put_utf8(char* out, unsigned code) {
-    if (code < 0x80) {
-        *out++ = static_cast<char>(code);
-    } else if (code < 0x800) {
-        *out++ = static_cast<char>(0xC0 | (code >> 6));
-        *out++ = static_cast<char>(0x80 | (code & 0x3F));
-    } else {
-        *out++ = static_cast<char>(0xE0 | (code >> 12));
-        *out++ = static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-        *out++ = static_cast<char>(0x80 | (code & 0x3F));
-    }
-    return out;
-}
-
 char unescaped(char kind) {
     switch (kind) {
         case 'b': return '\b';
@@ -310,7 +293,7 @@ std::optional<ChunkLine> scan_chunk_line(char* line, std::size_t size) {
     // Names and literals matched ASCII exactly; what else came from the agent is checked
     // when any of it was not ASCII.
     if (!scanner.all_ascii() &&
-        (!valid_utf8(chunk.session_id) || !valid_utf8(chunk.item_id) || !valid_utf8(chunk.data()))) {
+        (!utf8_valid(chunk.session_id) || !utf8_valid(chunk.item_id) || !utf8_valid(chunk.data()))) {
         return std::nullopt;
     }
     return chunk;
@@ -332,7 +315,7 @@ std::string_view decode_text(ChunkLine& chunk) {
             if (in[1] == 'u') {
                 unsigned code = 0;
                 (void)read_hex4(in + 2, code);
-                out = put_utf8(out, code);
+                out = utf8_encode(code, out);  // below U+D800 or above U+DFFF
                 in += 6;
             } else {
                 *out++ = unescaped(in[1]);

@@ -4,18 +4,14 @@
 #include <algorithm>
 
 #include "client/client_core.hpp"
+#include "support/utf8.hpp"
 
 namespace acp::detail {
 
 std::string DroppedTraffic::shown(std::string_view session_id) {
     const bool cut = session_id.size() > kShownIdBytes;
-    std::string_view head = session_id.substr(0, kShownIdBytes);
-    // Never cut a UTF-8 sequence in two: back up to the start of the last character.
-    if (cut) {
-        while (!head.empty() && (static_cast<unsigned char>(session_id[head.size()]) & 0xC0) == 0x80) {
-            head.remove_suffix(1);
-        }
-    }
+    // Never cut a UTF-8 sequence in two.
+    const std::string_view head = utf8_truncate(session_id, kShownIdBytes);
     // JSON-quoted: control characters and quotes are escaped.
     std::string quoted = to_json_text(JsonValue(rapidjson::StringRef(head.data(), head.size())));
     return cut ? quoted + "..." : quoted;

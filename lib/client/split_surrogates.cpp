@@ -4,6 +4,8 @@
 #include <cstring>
 #include <utility>
 
+#include "support/utf8.hpp"
+
 namespace acp::detail {
 
 namespace {
@@ -35,11 +37,7 @@ std::optional<ChunkText> message_chunk_text(v2::UpdateSessionNotification& notif
 }
 
 // The WTF-8 form of a surrogate: what UTF-8 would be if surrogates were characters.
-void write_half(char* at, std::uint16_t half) {
-    at[0] = static_cast<char>(0xE0 | (half >> 12));
-    at[1] = static_cast<char>(0x80 | ((half >> 6) & 0x3F));
-    at[2] = static_cast<char>(0x80 | (half & 0x3F));
-}
+void write_half(char* at, std::uint16_t half) { utf8_encode(half, at); }
 
 // The surrogate whose WTF-8 form is at `at`, or 0.
 std::uint16_t read_half(const char* at, bool want_high) {
@@ -56,10 +54,7 @@ std::uint16_t read_half(const char* at, bool want_high) {
 std::string utf8_of_pair(std::uint16_t high, std::uint16_t low) {
     const std::uint32_t code = 0x10000u + ((static_cast<std::uint32_t>(high) - 0xD800u) << 10) + (low - 0xDC00u);
     std::string out(4, '\0');
-    out[0] = static_cast<char>(0xF0 | (code >> 18));
-    out[1] = static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-    out[2] = static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out[3] = static_cast<char>(0x80 | (code & 0x3F));
+    utf8_encode(code, out.data());
     return out;
 }
 

@@ -22,7 +22,7 @@
 #include "jsonrpc/connection.hpp"
 #include "jsonrpc/envelope_peek.hpp"
 #include "jsonrpc/message_parser.hpp"
-#include "jsonrpc/utf8_check.hpp"
+#include "support/utf8.hpp"
 #include "support/deferred_queue.hpp"
 #include "support/uv_handle.hpp"
 
@@ -184,7 +184,7 @@ private:
         }
         if (!writer_.IsComplete()) return Status(Errc::internal, "the message was not written completely");
         // The last guard: whatever a layer above let through, nothing but UTF-8 is sent.
-        if (first_invalid_utf8(out_.GetString(), out_.GetSize()) != out_.GetSize()) {
+        if (!utf8_valid(std::string_view(out_.GetString(), out_.GetSize()))) {
             return Status(Errc::invalid_argument, "the message holds a string that is not valid UTF-8");
         }
         return Status();

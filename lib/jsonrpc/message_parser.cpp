@@ -4,7 +4,7 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
-#include "jsonrpc/utf8_check.hpp"
+#include "support/utf8.hpp"
 
 namespace acp::detail {
 
@@ -15,7 +15,7 @@ constexpr std::size_t kArenaBytes = 64 * 1024;
 using ParseAllocator = rapidjson::MemoryPoolAllocator<>;
 using ParseDocument = rapidjson::GenericDocument<rapidjson::UTF8<>, ParseAllocator, ParseAllocator>;
 
-// UTF-8 is validated before the parse, for the whole line at once (jsonrpc/utf8_check.hpp).
+// UTF-8 is validated before the parse, for the whole line at once (support/utf8.hpp).
 // Recursive, not kParseIterativeFlag: the handler refuses depth past max_depth before the
 // parser descends, which bounds the recursion, and the recursive parser runs 17 % fewer
 // instructions per session/update (bench/session_profile.sh; docs/session-model.md).
@@ -86,7 +86,7 @@ const JsonValue* MessageParser::parse(char* line, std::size_t size) {
     impl_->stack.Clear();
     error_.clear();
     edges_.clear();
-    if (const std::size_t bad = first_invalid_utf8(line, size); bad != size) {
+    if (const std::size_t bad = utf8_valid_prefix(std::string_view(line, size)); bad != size) {
         // RapidJSON's words for it, as when it validated.
         error_ = std::string(rapidjson::GetParseError_En(rapidjson::kParseErrorStringInvalidEncoding)) + " at offset " +
                  std::to_string(bad);

@@ -5,7 +5,7 @@
 #include <cctype>
 
 #include "jsonrpc/json.hpp"
-#include "jsonrpc/utf8_check.hpp"
+#include "support/utf8.hpp"
 
 namespace acp::detail {
 
@@ -187,12 +187,10 @@ std::string loggable_head(std::string_view head, std::size_t max_bytes) {
     out.reserve(head.size());
     for (std::size_t i = 0; i < head.size();) {
         auto c = static_cast<unsigned char>(head[i]);
-        std::size_t length = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
-        bool text = c < 0x80 ? (c >= 0x20 && c != 0x7f)
-                             : i + length <= head.size() && first_invalid_utf8(head.data() + i, length) == length;
-        if (text) {
-            out.append(head, i, length);
-            i += length;
+        const Utf8Step step = utf8_decode(head.substr(i));
+        if (c < 0x80 ? (c >= 0x20 && c != 0x7f) : step.valid) {
+            out.append(head, i, step.length);
+            i += step.length;
             continue;
         }
         static constexpr char kHex[] = "0123456789abcdef";

@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 
+#include "support/utf8.hpp"
+
 namespace acp::detail {
 
 namespace {
@@ -19,68 +21,6 @@ constexpr std::array<int8_t, 256> make_base64_table() {
 }
 
 constexpr std::array<int8_t, 256> base64_table = make_base64_table();
-
-constexpr std::string_view replacement = "\xEF\xBF\xBD";
-
-// Length of the sequence a lead byte starts, 0 for a byte that cannot start one.
-int sequence_length(unsigned char lead) {
-    if (lead < 0x80) return 1;
-    if (lead >= 0xC2 && lead <= 0xDF) return 2;
-    if (lead >= 0xE0 && lead <= 0xEF) return 3;
-    if (lead >= 0xF0 && lead <= 0xF4) return 4;
-    return 0;
-}
-
-// Whether byte may follow the lead at position 1 of its sequence (Unicode table 3-7:
-// excludes overlongs, surrogates and code points above U+10FFFF).
-bool valid_second(unsigned char lead, unsigned char byte) {
-    switch (lead) {
-        case 0xE0: return byte >= 0xA0 && byte <= 0xBF;
-        case 0xED: return byte >= 0x80 && byte <= 0x9F;
-        case 0xF0: return byte >= 0x90 && byte <= 0xBF;
-        case 0xF4: return byte >= 0x80 && byte <= 0x8F;
-        default: return byte >= 0x80 && byte <= 0xBF;
-    }
-}
-
-// Decodes [data, data+size); returns how many trailing bytes form an incomplete (but so
-// far valid) sequence and were not consumed.
-std::size_t decode(const unsigned char* data, std::size_t size, std::string& text) {
-    std::size_t i = 0;
-    while (i < size) {
-        const unsigned char lead = data[i];
-        if (lead < 0x80) {
-            // ASCII runs are the common case: copy them in one go.
-            std::size_t end = i + 1;
-            while (end < size && data[end] < 0x80) ++end;
-            text.append(reinterpret_cast<const char*>(data + i), end - i);
-            i = end;
-            continue;
-        }
-        const int length = sequence_length(lead);
-        if (length == 0) {
-            text.append(replacement);
-            ++i;
-            continue;
-        }
-        std::size_t valid = 1;
-        while (valid < static_cast<std::size_t>(length) && i + valid < size) {
-            const unsigned char byte = data[i + valid];
-            const bool ok = valid == 1 ? valid_second(lead, byte) : (byte >= 0x80 && byte <= 0xBF);
-            if (!ok) break;
-            ++valid;
-        }
-        if (valid == static_cast<std::size_t>(length)) {
-            text.append(reinterpret_cast<const char*>(data + i), valid);
-        } else if (i + valid == size) {
-            return valid;  // cut off by the chunk boundary: wait for more
-        } else {
-            text.append(replacement);
-        }
-        i += valid;
-    }
-    return 0;
-}
 
 }  // namespace
 
@@ -110,24 +50,19 @@ bool base64_decode_append(std::string_view base64, std::string& out) {
 
 void utf8_decode_append(std::string_view bytes, std::string& pending, std::string& text) {
     if (!pending.empty()) {
-        // Finish the sequence the previous chunk cut off, byte by byte.
-        const auto lead = static_cast<unsigned char>(pending[0]);
-        const auto length = static_cast<std::size_t>(sequence_length(lead));
-        std::size_t taken = 0;
-        while (pending.size() < length && taken < bytes.size()) {
-            const auto byte = static_cast<unsigned char>(bytes[taken]);
-            const bool ok = pending.size() == 1 ? valid_second(lead, byte) : (byte >= 0x80 && byte <= 0xBF);
-            if (!ok) break;
-            pending.push_back(bytes[taken]);
-            ++taken;
-        }
-        bytes.remove_prefix(taken);
-        if (pending.size() < length && bytes.empty()) return;  // still incomplete
-        text.append(pending.size() == length ? std::string_view(pending) : replacement);
+        // Finish the sequence the previous chunk cut off: pending holds its valid start, so
+        // the step over it and what follows takes all of pending and maybe some of bytes.
+        const std::size_t held = pending.size();
+        pending.append(bytes.substr(0, 4 - held));
+        const Utf8Step step = utf8_decode(pending);
+        if (step.truncated && step.length == pending.size()) return;  // still incomplete
+        text.append(step.valid ? std::string_view(pending).substr(0, step.length) : kUtf8Replacement);
+        bytes.remove_prefix(step.length - held);
         pending.clear();
     }
-    const std::size_t left = decode(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), text);
-    pending.assign(bytes.substr(bytes.size() - left));
+    const std::size_t tail = utf8_incomplete_tail(bytes);
+    utf8_append_repaired(bytes.substr(0, bytes.size() - tail), text);
+    pending.assign(bytes.substr(bytes.size() - tail));
 }
 
 std::string base64_encode(std::string_view bytes) {

@@ -50,6 +50,7 @@
 #include "jsonrpc/connection.hpp"
 #include "protocol/v2/codec.hpp"
 #include "protocol/v2/methods.hpp"
+#include "support/utf8.hpp"
 #include "transport/fd_transport.hpp"
 #if ACP_WITH_REMOTE
 #include "http_mcp_client.hpp"
@@ -159,9 +160,7 @@ std::vector<std::string> chunks_of(const std::string& text, int words_per_chunk 
 // At most max bytes of text, cut at a character boundary.
 std::string shorten(const std::string& text, std::size_t max) {
     if (text.size() <= max) return text;
-    std::size_t end = max;
-    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-    return text.substr(0, end) + "...";
+    return std::string(acp::detail::utf8_truncate(text, max)) + "...";
 }
 
 struct Held {

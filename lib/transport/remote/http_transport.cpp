@@ -9,6 +9,7 @@
 
 #include <utility>
 
+#include "support/utf8.hpp"
 #include "transport/message_lines.hpp"
 #include "transport/remote/curl_multi.hpp"
 #include "transport/remote/remote_headers.hpp"
@@ -54,26 +55,7 @@ std::string printable_excerpt(const std::string& text) {
 std::string valid_utf8(const std::string& text) {
     std::string out;
     out.reserve(text.size());
-    std::size_t i = 0;
-    while (i < text.size()) {
-        auto c = static_cast<unsigned char>(text[i]);
-        std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-        bool ok = length > 0 && i + length <= text.size();
-        for (std::size_t k = 1; ok && k < length; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-        if (ok && length > 1) {
-            // No overlong forms, surrogates or code points past U+10FFFF.
-            auto c1 = static_cast<unsigned char>(text[i + 1]);
-            ok = !(c == 0xc0 || c == 0xc1) && !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0) &&
-                 !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90) && c <= 0xf4;
-        }
-        if (ok) {
-            out.append(text, i, length);
-            i += length;
-        } else {
-            out += "\xEF\xBF\xBD";
-            ++i;
-        }
-    }
+    utf8_append_repaired(text, out);
     return out;
 }
 

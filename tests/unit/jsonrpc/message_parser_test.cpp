@@ -127,3 +127,14 @@ TEST_CASE("edges belong to the last parsed message only") {
     REQUIRE(value != nullptr);
     CHECK(parser.edge_surrogates(*find_member(*value, "t")) == nullptr);
 }
+
+TEST_CASE("parser: refuses invalid UTF-8 anywhere in the line, in RapidJSON's words") {
+    acp::detail::MessageParser parser;
+    for (std::string line : {std::string("{\"t\":\"\xFF\xFE\"}"), std::string("{\"t\":\"ok\",\"k\xC0\xAF\":1}"),
+                             std::string("{\"t\":\"\xED\xA0\x80\"}")}) {
+        CHECK(parser.parse(line.data(), line.size()) == nullptr);
+        CHECK(parser.error().find("Invalid encoding in string.") == 0);
+    }
+    std::string fine = "{\"t\":\"caf\xC3\xA9\"}";
+    CHECK(parser.parse(fine.data(), fine.size()) != nullptr);
+}
