@@ -260,14 +260,19 @@ function Client:initialize(callback)
   return self:_start(lib.acp_client_initialize(self.request_out, self.handle, nil, nil), decode, callback)
 end
 
--- The agent's InitializeResponse (info, capabilities, auth methods) after initialize.
-function Client:agent_info()
+-- The JSON text a C call writes into its char** (freed here), decoded; or nil and the error.
+local function json_out(call)
   local out = ffi.new("char*[1]")
-  local code = lib.acp_client_agent_json(out, self.handle)
+  local code = call(out)
   if code < 0 then return fail(code) end
   local text = ffi.string(out[0])
   lib.acp_string_free(out[0])
   return json.decode(text)
+end
+
+-- The agent's InitializeResponse (info, capabilities, auth methods) after initialize.
+function Client:agent_info()
+  return json_out(function(out) return lib.acp_client_agent_json(out, self.handle) end)
 end
 
 function Client:negotiated_version() return lib.acp_client_negotiated_version(self.handle) end
@@ -378,12 +383,7 @@ end
 -- What the agent offers of it: {fork = bool, archive, status, title, systemPrompt,
 -- systemPromptOverride, authStatus, providers}.
 function Client:unstable_offer()
-  local out = ffi.new("char*[1]")
-  local code = lib.acp_client_unstable_offer(out, self.handle)
-  if code < 0 then return fail(code) end
-  local text = ffi.string(out[0])
-  lib.acp_string_free(out[0])
-  return json.decode(text)
+  return json_out(function(out) return lib.acp_client_unstable_offer(out, self.handle) end)
 end
 
 -- One call by method ("session/archive", "session/status", "session/set_title",
@@ -516,12 +516,7 @@ function Client:item_count(session_id)
 end
 function Client:snapshot(session_id) return model.snapshot(self.handle, session_id, fail) end
 function Client:session_ids()
-  local out = ffi.new("char*[1]")
-  local code = lib.acp_client_session_ids(out, self.handle)
-  if code < 0 then return fail(code) end
-  local text = ffi.string(out[0])
-  lib.acp_string_free(out[0])
-  return json.decode(text)
+  return json_out(function(out) return lib.acp_client_session_ids(out, self.handle) end)
 end
 
 -- Lifetime ------------------------------------------------------------------------------
@@ -724,15 +719,6 @@ end
 local Catalogue = {}
 Catalogue.__index = Catalogue
 
-local function catalogue_json(call)
-  local out = ffi.new("char*[1]")
-  local code = call(out)
-  if code < 0 then return fail(code) end
-  local text = ffi.string(out[0])
-  lib.acp_string_free(out[0])
-  return json.decode(text)
-end
-
 function acp.catalogue(registry_json, user_agents_path)
   local ok, err = ensure_loaded()
   if not ok then return nil, err end
@@ -744,14 +730,14 @@ end
 
 -- { default, problems, agents = { { id, name, version, description, icon, user, kinds } } }
 function Catalogue:list()
-  return catalogue_json(function(out) return lib.acp_catalogue_list_json(out, self.handle) end)
+  return json_out(function(out) return lib.acp_catalogue_list_json(out, self.handle) end)
 end
 
 -- { id, kind, argv, env, cwd, needs_install, install_dir, notes }, or nil, err saying what
 -- is missing (ACP_EUNSUPPORTED) or that the id is unknown (ACP_EINVAL).
 function Catalogue:resolve(id, options)
   local flags = (options and options.login_shell) and 1 or 0
-  return catalogue_json(function(out) return lib.acp_catalogue_resolve_json(out, self.handle, id, flags) end)
+  return json_out(function(out) return lib.acp_catalogue_resolve_json(out, self.handle, id, flags) end)
 end
 
 function Catalogue:free()

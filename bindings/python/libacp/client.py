@@ -596,14 +596,20 @@ class _BaseClient:
             offered = self._tool_servers[None] = {server.name: server for server in tools}
         else:
             started = self._start(lambda r, h: lib.acp_client_new_session(r, h, _encode(request), None, None))
+            offered = {}
+        return self._opened(started, offered)
+
+    def _opened(self, started, offered):
+        """Finishes a call that opens a session (new, fork): its Session, named by the
+        result event (acp_event_session_id: no JSON digging); offered, the tool servers by
+        name, are routed to it from then on."""
         pending = started[1]
 
-        def created(response):
-            # The result event names the new session (acp_event_session_id): no JSON digging.
-            if tools:
+        def opened(response):
+            if offered:
                 self._tool_servers[pending.session_id] = offered
             return Session(self, pending.session_id, response)
-        pending.convert = created
+        pending.convert = opened
         return self._finish(started)
 
     def resume_session(self, session_id: str, cwd: str, replay: bool = False,
@@ -731,15 +737,7 @@ class _BaseClient:
             self._tool_servers[None] = offered
         started = self._start(lambda r, h: lib.acp_client_unstable_call_with_tools(
             r, h, b"session/fork", _encode(request), servers, len(tools), None, None))
-        pending = started[1]
-
-        def forked(response):
-            # The result event names the fork (acp_event_session_id).
-            if offered:
-                self._tool_servers[pending.session_id] = offered
-            return Session(self, pending.session_id, response)
-        pending.convert = forked
-        return self._finish(started)
+        return self._opened(started, offered)
 
     def ext_notify(self, method: str, params: Optional[Mapping[str, Any]] = None) -> None:
         _check(lib.acp_client_ext_notify(self._live(), method.encode(), _encode(params)))
