@@ -311,7 +311,7 @@ TEST_CASE("interop: claude-agent-acp serves v2 and v1 - the same client negotiat
     }
 }
 
-TEST_CASE("interop: claude-agent-acp (v2) - calls the host's editor tool over HTTP and over the stdio bridge") {
+TEST_CASE("interop: claude-agent-acp (v2 and v1) - calls the host's editor tool over HTTP and over the stdio bridge") {
     const char* claude = std::getenv("ACP_CLAUDE_ACP_JS");
     const char* home = std::getenv("ACP_INTEROP_HOME");
     if (claude == nullptr || home == nullptr || std::getenv("ACP_FAKE_ANTHROPIC_URL") == nullptr) {
@@ -326,10 +326,12 @@ TEST_CASE("interop: claude-agent-acp (v2) - calls the host's editor tool over HT
     REQUIRE(settings != nullptr);
     std::fprintf(settings, "{\"permissions\": {\"defaultMode\": \"default\"}}\n");
     std::fclose(settings);
-    for (const std::string transport : {"http", "stdio"}) {
-        INFO("transport: " << transport);
-        RealAgent peer(claude_agent(claude, home, project, 2), only(transport));
-        ask_for_selection(peer, project, transport);
+    for (int version : {2, 1}) {
+        for (const std::string transport : {"http", "stdio"}) {
+            INFO("CLAUDE_AGENT_ACP_PROTOCOL=v" << version << ", transport: " << transport);
+            RealAgent peer(claude_agent(claude, home, project, version), only(transport));
+            ask_for_selection(peer, project, transport);
+        }
     }
 }
 
