@@ -2,8 +2,11 @@
 // tools/call round trips per second through the carriers of host-offered tools
 // (lib/tools/): the official MCP TypeScript SDK client calls an echo tool over the loopback
 // HTTP carrier and through the stdio bridge, against the same SDK client calling the SDK's
-// own server over the same transport, in the same run. Reported as calls per second and as
-// the ratio carrier / SDK server (above 1: libacp's side is faster).
+// own server over the same transport, in the same run. MCP over ACP: the TypeScript ACP
+// SDK's McpOverAcpCaller (tests/peers/ts-agent/tools-agent.mjs) calls an acp::ToolServer
+// offered by an acp::Client, against the same agent calling the ACP SDK's own
+// McpOverAcpProvider in an SDK client (bench/tools_ts_client.mjs). Reported as calls per
+// second and as the ratio libacp / SDK (above 1: libacp's side is faster).
 //
 //   acp_bench_carriers [calls]        (default 2000; needs node and npm ci in tests/peers/ts-agent)
 //
@@ -12,12 +15,17 @@
 // latency of one round trip is what an agent waiting on a tool sees.
 #include <uv.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "acp/client.hpp"
+#include "acp/tools.hpp"
+#include "acp/turn.hpp"
 #include "support/logger.hpp"
 #include "support/mcp_test_endpoint.hpp"
 #include "tools/bridge_carrier.hpp"
@@ -118,6 +126,75 @@ double run_sdk_http(uv_loop_t* loop, const std::string& calls) {
     return rate;
 }
 
+// MCP over ACP, libacp's side: an acp::Client offers an echo tool to tools-agent.mjs, whose
+// SDK caller calls it `calls` times in one turn; calls per second from prompt to turn end.
+double run_libacp_acp(uv_loop_t* loop, const std::string& calls) {
+    acp::SpawnOptions agent;
+    agent.argv = {ACP_NODE, std::string(ACP_TS_AGENT_DIR) + "/tools-agent.mjs"};
+    auto client = acp::Client::spawn(loop, agent, acp::ClientOptions{});
+    auto server = acp::ToolServer::create("bench");
+    if (!client || !server) {
+        std::fprintf(stderr, "cannot start the ACP pair: %s\n",
+                     (!client ? client.status() : server.status()).to_string().c_str());
+        std::exit(1);
+    }
+    acp::Tool echo;
+    echo.name = "echo";
+    echo.handler = [](const acp::ToolCall& call, acp::ToolResponder answer) { answer.text(call.arguments.text); };
+    if (acp::Status added = (*server)->add_tool(std::move(echo)); !added) {
+        std::fprintf(stderr, "the echo tool: %s\n", added.to_string().c_str());
+        std::exit(1);
+    }
+    acp::Client& c = **client;
+    auto init = acp::wait_for<acp::v2::InitializeResponse>(loop, [&](auto done) { c.initialize(done); });
+    acp::v2::NewSessionRequest request;
+    request.cwd = "/tmp";
+    auto session = acp::wait_for<acp::v2::NewSessionResponse>(
+        loop, [&](auto done) { c.new_session(request, {*server}, done); });
+    if (!init || !session) {
+        std::fprintf(stderr, "the ACP pair: %s\n", (!init ? init.status() : session.status()).to_string().c_str());
+        std::exit(1);
+    }
+    std::string script;
+    const long count = std::atol(calls.c_str());
+    for (long i = 0; i < count; ++i) script += "call echo {\"i\":" + std::to_string(i) + "}\n";
+    long answers = 0;
+    const auto started = std::chrono::steady_clock::now();
+    auto end = acp::wait_for<acp::TurnEnd>(loop, [&](auto done) {
+        acp::prompt_turn(c, session->sessionId, script,
+                         [&](const acp::TurnText& t) {
+                             if (t.text.find("\"result\"") != std::string_view::npos) ++answers;
+                         },
+                         done);
+    });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!end || answers != count) {
+        std::fprintf(stderr, "the ACP pair: %ld answers of %ld (%s)\n", answers, count,
+                     end ? "turn ended" : end.status().to_string().c_str());
+        std::exit(1);
+    }
+    std::optional<acp::Status> closed;
+    c.on_closed([&](const acp::Status& why) { closed = why; });
+    c.close();
+    while (!closed) uv_run(loop, UV_RUN_ONCE);
+    return static_cast<double>(count) / seconds;
+}
+
+// MCP over ACP, the SDK's side: the same agent calling the ACP SDK's McpOverAcpProvider.
+double run_sdk_acp(uv_loop_t* loop, const std::string& calls) {
+    auto child = spawn(loop, {ACP_NODE, std::string(ACP_BENCH_DIR) + "/tools_ts_client.mjs", calls});
+    while (!child->exited) uv_run(loop, UV_RUN_ONCE);
+    std::string output = child->output;
+    const bool ok = child->status == 0;
+    finish(loop, std::move(child));
+    auto at = output.find("\"perSecond\":");
+    if (!ok || at == std::string::npos) {
+        std::fprintf(stderr, "tools_ts_client.mjs failed: %s\n", output.c_str());
+        std::exit(1);
+    }
+    return std::atof(output.c_str() + at + 12);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -141,11 +218,17 @@ int main(int argc, char** argv) {
     for (const auto& [name, value] : (*bridge)->env()) flags.push_back("--env=" + name + "=" + value);
     const double carrier_bridge = run_client(loop, flags);
 
+    const double sdk_acp = run_sdk_acp(loop, calls);
+    const double libacp_acp = run_libacp_acp(loop, calls);
+
     std::printf("tools/call round trips per second, %s sequential calls, MCP SDK client:\n", calls.c_str());
     std::printf("  HTTP:  libacp carrier %8.0f/s   SDK server %8.0f/s   ratio %.2f\n", carrier_http, sdk_http,
                 carrier_http / sdk_http);
     std::printf("  stdio: libacp bridge  %8.0f/s   SDK server %8.0f/s   ratio %.2f\n", carrier_bridge, sdk_stdio,
                 carrier_bridge / sdk_stdio);
+    std::printf("MCP over ACP, one turn of the ACP SDK's McpOverAcpCaller (tools-agent.mjs):\n");
+    std::printf("  acp:   libacp client  %8.0f/s   SDK client %8.0f/s   ratio %.2f\n", libacp_acp, sdk_acp,
+                libacp_acp / sdk_acp);
     http->reset();
     bridge->reset();
     uv_run(loop, UV_RUN_NOWAIT);
