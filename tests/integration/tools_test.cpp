@@ -35,12 +35,13 @@ struct ToolsPeer {
         uv_close(reinterpret_cast<uv_handle_t*>(timer), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
     }
 
-    explicit ToolsPeer(bool unstable = false, bool v1 = false) {
+    explicit ToolsPeer(bool unstable = false, bool v1 = false, const std::string& mcp = "acp") {
         uv_timer_init(loop.get(), timer);
         timer->data = this;
         acp::SpawnOptions agent;
         agent.argv = {ACP_NODE, std::string(ACP_TS_AGENT_DIR) + "/tools-agent.mjs"};
         if (v1) agent.argv.emplace_back("--v1");
+        agent.argv.emplace_back("--mcp=" + mcp);
         agent.shutdown_grace = std::chrono::milliseconds(3000);
         acp::ClientOptions options;
         options.unstable = unstable;
@@ -242,4 +243,37 @@ TEST_CASE("tools over ACP: a v1 agent advertising mcpCapabilities.acp gets acp e
     CHECK(contains(lines[0], R"(call open_file {"path":7} => {"error":{"code":-32602)"));
     CHECK(p.selection_calls == 1);
     CHECK(p.open_calls == 0);
+}
+
+TEST_CASE("tools: the SDKs' clients get identical results over MCP over ACP, HTTP and the stdio bridge") {
+    // The ACP SDK's McpOverAcpCaller over ACP; the MCP SDK's client over HTTP and stdio.
+    const std::string script =
+        "list\ncall current_selection\ncall open_file {\"path\":\"a.c\"}\ncall open_file {\"path\":7}\ncall nothing";
+    std::vector<std::vector<std::string>> outcomes;
+    for (const char* transport : {"acp", "http", "stdio"}) {
+        INFO("transport: " << transport);
+        ToolsPeer p(false, false, transport);
+        REQUIRE(acp::wait_for<v2::InitializeResponse>(p.loop.get(), [&](auto done) { p.client->initialize(done); }).ok());
+        v2::NewSessionRequest request;
+        request.cwd = "/tmp";
+        auto session = acp::wait_for<v2::NewSessionResponse>(
+            p.loop.get(), [&](auto done) { p.client->new_session(request, {p.editor}, done); });
+        REQUIRE_MESSAGE(session.ok(), session.status().to_string());
+        outcomes.push_back(p.run(session->sessionId, script));
+        REQUIRE(outcomes.back().size() == 5);
+        CHECK(contains(outcomes.back()[1], R"({"result":{"content":[{"type":"text","text":"int main"}]}})"));
+        CHECK(contains(outcomes.back()[3], R"({"error":{"code":-32602)"));
+        CHECK(p.selection_calls == 1);
+        CHECK(p.open_calls == 1);
+        // Which carrier served it: the log names the transport once per setup.
+        bool named = false;
+        for (const auto& line : p.log) named = named || contains(line, std::string("session.mcp.") + transport);
+        CHECK(named);
+    }
+    // Every outcome, the tool list included, is the same whichever carrier served it.
+    for (std::size_t line = 0; line < 5; ++line) {
+        INFO("line " << line);
+        CHECK(outcomes[1][line] == outcomes[0][line]);
+        CHECK(outcomes[2][line] == outcomes[0][line]);
+    }
 }

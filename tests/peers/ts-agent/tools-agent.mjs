@@ -6,11 +6,16 @@
 // only, and the unstable session/fork (a fork's servers are the ones its request gives).
 // Over stdin/stdout (NDJSON); logs on stderr; exits 0 when stdin closes.
 //
-//   node tools-agent.mjs [--v1]
+//   node tools-agent.mjs [--v1] [--mcp=acp|http|stdio]
 //
-//   --v1   speaks ACP v1 through the SDK's v1 unstable entry point: it advertises
-//          mcpCapabilities.acp, streams id-less agent_message_chunk updates and ends the
-//          turn in the session/prompt response.
+//   --v1         speaks ACP v1 through the SDK's v1 unstable entry point: it advertises
+//                mcpCapabilities.acp, streams id-less agent_message_chunk updates and ends
+//                the turn in the session/prompt response.
+//   --mcp=http   advertises session.mcp.http (or stdio) instead of acp and calls the
+//                session's first server of that type with the official MCP TypeScript
+//                SDK's client (@modelcontextprotocol/sdk): Streamable HTTP to its url with
+//                its headers, or its command spawned with its args and env. The outcome
+//                lines have the same shape, so a script's outcomes compare across transports.
 //
 // A prompt is a script of lines, each one MCP request to the session's first acp server:
 //   list                      tools/list
@@ -23,6 +28,7 @@
 // outcome as JSON ({"result":..} or {"error":..}) or "outer CODE MESSAGE" when the
 // mcp/message request itself failed; the turn then ends (end_turn).
 const v1 = process.argv.includes("--v1");
+const mcpTransport = (process.argv.find((a) => a.startsWith("--mcp=")) ?? "--mcp=acp").slice(6);
 const acp = await import(v1 ? "@agentclientprotocol/sdk/unstable" : "@agentclientprotocol/sdk/experimental/v2/unstable");
 import { Readable, Writable } from "node:stream";
 
@@ -46,13 +52,52 @@ app.onRequest(m.initialize, async () =>
     : {
         protocolVersion: 2,
         info: { name: "libacp-ts-tools-agent", version: "1.0.0" },
-        capabilities: { session: { mcp: { acp: {} }, fork: {} } },
+        capabilities: { session: { mcp: { [mcpTransport]: {} }, fork: {} } },
       },
 );
 
 function acpServers(params) {
+  if (mcpTransport !== "acp") {
+    // An MCP SDK client per entry of the advertised transport (stdio entries carry no type).
+    return (params.mcpServers ?? [])
+      .filter((s) => (s.type ?? "stdio") === mcpTransport)
+      .map((s) => ({ name: s.name, entry: s }));
+  }
   if (!v1) acp.assertSupportedMcpServers?.(params.mcpServers, { acp: {} });
   return (params.mcpServers ?? []).filter(acp.isMcpServerAcp).map((s) => ({ name: s.name, serverId: s.serverId }));
+}
+
+// The MCP SDK's client for an http or stdio entry, connected once.
+async function mcpClient(server) {
+  if (server.client) return server.client;
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  let transport;
+  if (mcpTransport === "http") {
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const headers = Object.fromEntries((server.entry.headers ?? []).map((h) => [h.name, h.value]));
+    transport = new StreamableHTTPClientTransport(new URL(server.entry.url), { requestInit: { headers } });
+  } else {
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const env = Object.fromEntries((server.entry.env ?? []).map((e) => [e.name, e.value]));
+    transport = new StdioClientTransport({ command: server.entry.command, args: server.entry.args ?? [], env, stderr: "inherit" });
+  }
+  server.client = new Client({ name: "libacp-ts-tools-agent", version: "1.0.0" });
+  await server.client.connect(transport);
+  return server.client;
+}
+
+// One script line through the MCP SDK's client, as {"result"} or {"error"} like the ACP caller's outcome.
+async function runOverMcp(server, verb, head, json) {
+  const client = await mcpClient(server);
+  try {
+    if (verb === "list") return JSON.stringify({ result: await client.listTools() });
+    if (verb !== "call") return `unsupported over ${mcpTransport}: ${verb}`;
+    return JSON.stringify({ result: await client.callTool({ name: head, arguments: json ?? {} }) });
+  } catch (err) {
+    if (typeof err.code !== "number") throw err;
+    // McpError prefixes its message with "MCP error CODE: ".
+    return JSON.stringify({ error: { code: err.code, message: String(err.message).replace(/^MCP error -?\d+: /, "") } });
+  }
 }
 
 app.onRequest(m.session.new, async ({ params }) => {
@@ -100,6 +145,12 @@ async function runOne(s, line, client, state) {
   if (verb === "server") {
     state.serverId = tail;
     return "ok";
+  }
+  if (mcpTransport !== "acp") {
+    if (s.servers.length === 0) return `no ${mcpTransport} server`;
+    const space = tail.indexOf(" ");
+    return runOverMcp(s.servers[0], verb, space < 0 ? tail : tail.slice(0, space),
+      space < 0 ? undefined : JSON.parse(tail.slice(space + 1)));
   }
   const serverId = state.serverId ?? s.servers[0]?.serverId;
   if (serverId === undefined) return "no acp server";
