@@ -91,7 +91,9 @@ local function new_client(handle, options)
     event_out = ffi.new("acp_event*[1]"),
     request_out = ffi.new("unsigned long[1]"),
   }, Client)
-  if options.observe_sessions ~= false then lib.acp_client_observe_sessions(self.handle, 1) end
+  -- Observing with ACP_UPDATES_AUTO also turns the update events off (client:on("update")).
+  self.observing = options.observe_sessions ~= false
+  if self.observing then lib.acp_client_observe_sessions(self.handle, 1) end
   if options.elicitation then
     lib.acp_client_enable_elicitation(self.handle, options.elicitation.form and 1 or 0, options.elicitation.url and 1 or 0)
   end
@@ -233,8 +235,14 @@ end
 --   "notification" fn(method, params): an extension or unknown notification
 --   "auth_status_update" fn(params): the agent's auth/status_update (unstable = true only;
 --                 without it that notification is an unknown one)
+-- Update events cost a decode and an encode per session/update: the client asks for them
+-- only while an "update" handler is set (or the sessions are not observed), so a host that
+-- follows the model gets coalesced "change" events without asking.
 function Client:on(kind, fn)
   self.handlers[kind] = fn
+  if kind == "update" and not self.freed then
+    lib.acp_client_report_updates(self.handle, (fn or not self.observing) and 1 or 0)
+  end
   return self
 end
 

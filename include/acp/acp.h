@@ -134,11 +134,20 @@ typedef enum acp_protocol_t {
 
 /* The versions of the options structs this header describes. */
 typedef enum acp_options_version_t {
-    ACP_CLIENT_OPTIONS_VERSION = 3, /* version 1 ended before protocol_version, 2 before unstable */
+    ACP_CLIENT_OPTIONS_VERSION = 4, /* 1 ended before protocol_version, 2 before unstable, 3 before session_updates */
     ACP_SPAWN_OPTIONS_VERSION = 1,
     ACP_REMOTE_OPTIONS_VERSION = 1,
     ACP_TOOL_SERVER_OPTIONS_VERSION = 1
 } acp_options_version_t;
+
+/* Whether session/update notifications become ACP_EVENT_SESSION_UPDATE events
+ * (acp_client_options.session_updates; acp_client_report_updates fixes the choice later). */
+typedef enum acp_updates_t {
+    ACP_UPDATES_AUTO = 0, /* on until the host follows the model (acp_client_observe_sessions
+                             on), then off: coalesced changes without asking */
+    ACP_UPDATES_ON = 1,   /* always: what options of versions 1 to 3 get */
+    ACP_UPDATES_OFF = 2   /* never */
+} acp_updates_t;
 
 /* How a client runs and what it tells the agent (acp_client_spawn, _adopt, _connect):
  * start from ACP_CLIENT_OPTIONS_INIT or acp_client_options_init(). */
@@ -154,9 +163,12 @@ typedef struct acp_client_options {
     int log_level;                  /* ACP_LOG_*: log records below it are not reported */
     int protocol_version;           /* ACP_PROTOCOL_*: what initialize asks for first (docs/v1.md) */
     int unstable;                   /* nonzero: opt in to ACP's unstable surface (acp_client_unstable_call) */
+    int session_updates;            /* ACP_UPDATES_*: AUTO (the default) turns update events off
+                                       while the host observes the sessions */
 } acp_client_options;
 #define ACP_CLIENT_OPTIONS_INIT \
-    {ACP_CLIENT_OPTIONS_VERSION, ACP_MODE_POLLED, NULL, NULL, NULL, 0, 0, 1, ACP_LOG_INFO, ACP_PROTOCOL_AUTO, 0}
+    {ACP_CLIENT_OPTIONS_VERSION, ACP_MODE_POLLED, NULL, NULL, NULL, 0, 0, 1, ACP_LOG_INFO, ACP_PROTOCOL_AUTO, 0, \
+     ACP_UPDATES_AUTO}
 
 /* The agent process acp_client_spawn starts: start from ACP_SPAWN_OPTIONS_INIT. */
 typedef struct acp_spawn_options {
@@ -391,11 +403,13 @@ ACP_API int acp_client_observe_traffic(acp_client *client, int enabled, int reda
  * resume, close_session) belong after it returns. Queued events describe the model as it
  * was then; a later snapshot may be further on. */
 ACP_API int acp_client_observe_sessions(acp_client *client, int enabled);
-/* Whether session/update notifications become ACP_EVENT_SESSION_UPDATE events (on by
- * default). A host that follows the session model (acp_client_observe_sessions, snapshots)
- * turns them off: then no update is decoded for it or re-encoded as JSON, streamed text
- * goes from the agent's line straight into the model, and queued text changes of one
- * item coalesce (ACP_EVENT_SESSION_CHANGED). The model is the same either way. */
+/* Whether session/update notifications become ACP_EVENT_SESSION_UPDATE events, fixing
+ * the choice acp_client_options.session_updates left to the client. By default (AUTO) they
+ * are on until the host observes the sessions, then off. Off, no update is decoded for the
+ * host or re-encoded as JSON, streamed text goes from the agent's line straight into the
+ * model, and queued text changes of one item coalesce (ACP_EVENT_SESSION_CHANGED). The
+ * model is the same either way. A host that observes the sessions and also wants the
+ * updates calls this with 1. */
 ACP_API int acp_client_report_updates(acp_client *client, int enabled);
 /* Bounds the pull queue. Once the events waiting in it hold more than max_bytes (their
  * JSON and text, coalesced text included), libacp stops reading from the agent, which then

@@ -15,17 +15,20 @@ namespace {
 std::size_t options_size(unsigned int version) {
     if (version == 1) return offsetof(acp_client_options, protocol_version);
     if (version == 2) return offsetof(acp_client_options, unstable);
+    if (version == 3) return offsetof(acp_client_options, session_updates);
     return sizeof(acp_client_options);
 }
 
 // The host's options, or the defaults. A struct of an older version is shorter: only the
-// members it has are read, the rest keep their defaults.
+// members it has are read, the rest keep their defaults, except that update events stay
+// on as they were for the hosts written against those versions.
 int read_options(const acp_client_options* options, acp_client_options& out) {
     out = ACP_CLIENT_OPTIONS_INIT;
     if (options == nullptr) return ACP_OK;
-    if (options->version == 1 || options->version == 2) {
+    if (options->version >= 1 && options->version < ACP_CLIENT_OPTIONS_VERSION) {
         std::memcpy(&out, options, options_size(options->version));
         out.version = ACP_CLIENT_OPTIONS_VERSION;
+        out.session_updates = ACP_UPDATES_ON;
         return ACP_OK;
     }
     if (options->version != ACP_CLIENT_OPTIONS_VERSION) return fail(ACP_EINVAL, "unknown acp_client_options version");
@@ -41,6 +44,9 @@ int create(acp_client** out, const AgentSource& agent, const acp_client_options*
     if (opts.mode < ACP_MODE_POLLED || opts.mode > ACP_MODE_LOOP) return fail(ACP_EINVAL, "unknown mode");
     if (opts.protocol_version < ACP_PROTOCOL_AUTO || opts.protocol_version > ACP_PROTOCOL_V2) {
         return fail(ACP_EINVAL, "unknown protocol_version (ACP_PROTOCOL_AUTO, _V1 or _V2)");
+    }
+    if (opts.session_updates < ACP_UPDATES_AUTO || opts.session_updates > ACP_UPDATES_OFF) {
+        return fail(ACP_EINVAL, "unknown session_updates (ACP_UPDATES_AUTO, _ON or _OFF)");
     }
     auto core = std::make_shared<Core>(opts);
     int started = core->start(agent, opts);
@@ -81,7 +87,7 @@ const char* acp_error_name(int code) {
 int acp_client_options_init(acp_client_options* options, unsigned int version) {
     if (options == nullptr) return fail(ACP_EINVAL, "options is NULL");
     const acp_client_options defaults = ACP_CLIENT_OPTIONS_INIT;
-    if (version == 1 || version == 2) {
+    if (version >= 1 && version < ACP_CLIENT_OPTIONS_VERSION) {
         std::memcpy(options, &defaults, options_size(version));
     } else if (version == ACP_CLIENT_OPTIONS_VERSION) {
         *options = defaults;

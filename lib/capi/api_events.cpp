@@ -232,7 +232,7 @@ int acp_client_report_updates(acp_client* client, int enabled) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
         if (client == nullptr) return fail(ACP_EINVAL, "client is NULL");
         auto core = client->core;
-        return core->run([core, enabled] { core->report_updates(enabled != 0); });
+        return core->run([core, enabled] { core->choose_updates(enabled != 0); });
     });
 }
 

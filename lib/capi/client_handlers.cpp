@@ -50,7 +50,7 @@ void describe_permission(const Core& core, const v2::RequestPermissionRequest& r
 
 void Core::install_client_handlers() {
     std::weak_ptr<Core> weak = shared_from_this();
-    report_updates(true);
+    report_updates(updates_ != ACP_UPDATES_OFF);
     client->on_permission_request([weak](const v2::RequestPermissionRequest& request, PermissionResponder r) {
         auto core = weak.lock();
         if (!core) return;
@@ -112,6 +112,11 @@ void Core::serve_client_methods(unsigned int methods) {
     }
 }
 
+void Core::choose_updates(bool enabled) {
+    updates_ = enabled ? ACP_UPDATES_ON : ACP_UPDATES_OFF;
+    report_updates(enabled);
+}
+
 void Core::report_updates(bool enabled) {
     if (!client) return;
     std::weak_ptr<Core> weak = shared_from_this();
@@ -152,6 +157,7 @@ static_assert(static_cast<int>(ItemKind::user_message) == ACP_ITEM_USER_MESSAGE 
               "ACP_ITEM_* and ItemKind differ");
 
 void Core::observe_sessions(bool enabled) {
+    if (updates_ == ACP_UPDATES_AUTO) report_updates(!enabled);
     if (!client || !enabled) {
         session_changes_.reset();
         return;

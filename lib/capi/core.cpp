@@ -86,7 +86,7 @@ void Call::finish(const Status& status) {
 
 // --- the core --------------------------------------------------------------------------------
 
-Core::Core(const acp_client_options& options) : mode_(options.mode) {
+Core::Core(const acp_client_options& options) : mode_(options.mode), updates_(options.session_updates) {
     queue_events = options.queue_events != 0;
     log_level = options.log_level;
 }

@@ -115,9 +115,11 @@ public:
     void serve_client_methods(unsigned int methods);
     // Loop thread: session model changes as ACP_EVENT_SESSION_CHANGED (on), or none (off).
     void observe_sessions(bool enabled);
-    // Loop thread: session/update notifications as ACP_EVENT_SESSION_UPDATE (on, the
-    // default), or none (off): then nothing is decoded or encoded for the host, and
-    // streamed text goes from the line into the model alone.
+    // Loop thread: the host's choice (acp_client_report_updates), fixed from then on.
+    void choose_updates(bool enabled);
+    // Loop thread: session/update notifications as ACP_EVENT_SESSION_UPDATE (on), or none
+    // (off): then nothing is decoded or encoded for the host, and streamed text goes from
+    // the line into the model alone.
     void report_updates(bool enabled);
     // Bounds the pull queue (capi/event_queue.hpp): past max_bytes of queued events the
     // client stops reading from the agent until the host pulled them down to a quarter.
@@ -147,6 +149,9 @@ private:
     void end_dispatch();
 
     int mode_;
+    // ACP_UPDATES_*: with AUTO, observing the sessions turns update events off (a host that
+    // follows the model gets coalesced changes without asking) and not observing them on.
+    int updates_;
     std::unique_ptr<Runtime> runtime_;
     EventQueue events_;
     SessionSubscription session_changes_;  // while acp_client_observe_sessions is on

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A host slower than the stream, against the TypeScript-SDK peer, with update events off
- * (acp_client_report_updates): the loop runs a whole turn before the host pulls a single
+ * (by default while observing the sessions, ACP_UPDATES_AUTO, or acp_client_report_updates): the loop runs a whole turn before the host pulls a single
  * event, so every text change of one item that queued back to back must have coalesced
  * into one ACP_EVENT_SESSION_CHANGED carrying all the appended text. Each item built from
  * appended text alone must equal the model's text (no byte lost or doubled), items are
@@ -153,6 +153,7 @@ static void check_same_as_model(const struct follower *f) {
 int main(void) {
     const char *argv[3];
     acp_spawn_options agent;
+    acp_client_options old_options;
     struct follower f;
     unsigned long id = 0;
     int i, m1, th1, term1;
@@ -163,9 +164,10 @@ int main(void) {
     argv[1] = ACP_TS_AGENT_DIR "/agent.mjs";
     argv[2] = NULL;
     agent.argv = argv;
+    /* Default options (ACP_UPDATES_AUTO): observing the sessions is enough, the host
+     * does not ask for the update events to go away. */
     REQUIRE(acp_client_spawn(&client, &agent, NULL) == 0);
     REQUIRE(acp_client_observe_sessions(client, 1) == 0);
-    REQUIRE(acp_client_report_updates(client, 0) == 0);
     CHECK(acp_client_report_updates(NULL, 0) == ACP_EINVAL);
     REQUIRE(acp_client_initialize(&id, client, NULL, NULL) == 0);
     wait_result(id, &f);
@@ -181,7 +183,11 @@ int main(void) {
     REQUIRE(m1 >= 0);
     CHECK(strcmp(f.text[m1], "Hello, world!") == 0);
     CHECK(f.append_events[m1] == 1);
+    CHECK(f.update_events == 0);
     check_same_as_model(&f);
+
+    /* The same, chosen explicitly. */
+    REQUIRE(acp_client_report_updates(client, 0) == 0);
 
     /* "tool", in a session of its own: message chunks, a thought, a tool call, a terminal
      * whose two output chunks split a UTF-8 character, another message. */
@@ -208,6 +214,24 @@ int main(void) {
     for (i = 1; i < f.seen; ++i) CHECK(f.first_seen[i] > f.first_seen[i - 1]);
     CHECK(f.seen >= 6);
     CHECK(f.update_events == 0);
+    acp_client_free(client);
+
+    /* A host written against options version 3 keeps its update events while observing. */
+    for (i = 0; i < MAX_ITEMS; ++i) free(f.text[i]);
+    memset(&f, 0, sizeof f);
+    session_id[0] = '\0';
+    REQUIRE(acp_client_options_init(&old_options, 3) == 0);
+    REQUIRE(acp_client_spawn(&client, &agent, &old_options) == 0);
+    REQUIRE(acp_client_observe_sessions(client, 1) == 0);
+    REQUIRE(acp_client_initialize(&id, client, NULL, NULL) == 0);
+    wait_result(id, &f);
+    REQUIRE(acp_client_new_session(&id, client, "{\"cwd\":\"/tmp\",\"mcpServers\":[]}", NULL, NULL) == 0);
+    wait_result(id, &f);
+    REQUIRE(acp_client_prompt_text(NULL, client, session_id, "hello", NULL, NULL) == 0);
+    run_turn_unpulled(1);
+    drain(&f);
+    CHECK(f.update_events > 0);
+    check_same_as_model(&f);
 
     acp_client_free(client);
     for (i = 0; i < MAX_ITEMS; ++i) free(f.text[i]);

@@ -261,6 +261,7 @@ int main(void) {
     acp_event_free(result);
 
     REQUIRE(acp_client_observe_sessions(a.client, 1) == 0);
+    REQUIRE(acp_client_report_updates(a.client, 1) == 0); /* both: changes and updates */
     REQUIRE(acp_client_prompt_text(&id, a.client, a.session_id, "permission", NULL, NULL) == 0);
     result = wait_result(&a, id, 0);
     CHECK(acp_event_status(result)->code == ACP_OK);
@@ -305,6 +306,7 @@ int main(void) {
     CHECK(acp_event_status(result)->code == ACP_OK);
     acp_event_free(result);
     REQUIRE(acp_client_observe_sessions(b.client, 1) == 0);
+    REQUIRE(acp_client_report_updates(b.client, 1) == 0); /* both: changes and updates */
     sprintf(request, "{\"sessionId\":\"%s\",\"cwd\":\"/tmp\",\"replayFrom\":{\"type\":\"start\"}}", b.session_id);
     REQUIRE(acp_client_resume_session(&id, b.client, request, NULL, NULL) == 0);
     result = wait_result(&b, id, 1); /* the replay arrived before it */

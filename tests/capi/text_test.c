@@ -84,6 +84,7 @@ int main(void) {
     options.mode = ACP_MODE_POLLED;
     REQUIRE(acp_client_spawn(&client, &agent, &options) == 0);
     REQUIRE(acp_client_observe_sessions(client, 1) == 0);
+    REQUIRE(acp_client_report_updates(client, 1) == 0); /* both: changes and updates */
 
     REQUIRE(acp_client_initialize(&id, client, NULL, NULL) == 0);
     result = wait_result(client, id);
