@@ -143,8 +143,9 @@ typedef enum acp_options_version_t {
 /* Whether session/update notifications become ACP_EVENT_SESSION_UPDATE events
  * (acp_client_options.session_updates; acp_client_report_updates fixes the choice later). */
 typedef enum acp_updates_t {
-    ACP_UPDATES_AUTO = 0, /* on until the host follows the model (acp_client_observe_sessions
-                             on), then off: coalesced changes without asking */
+    ACP_UPDATES_AUTO = 0, /* off while the host follows the model (acp_client_observe_sessions
+                             on) with no handler for ACP_EVENT_SESSION_UPDATE, else on:
+                             coalesced changes without asking */
     ACP_UPDATES_ON = 1,   /* always: what options of versions 1 to 3 get */
     ACP_UPDATES_OFF = 2   /* never */
 } acp_updates_t;

@@ -156,8 +156,14 @@ static_assert(static_cast<int>(ItemKind::user_message) == ACP_ITEM_USER_MESSAGE 
                   static_cast<int>(ItemKind::session_message) == ACP_ITEM_SESSION_MESSAGE,
               "ACP_ITEM_* and ItemKind differ");
 
+void Core::follow_updates_choice() {
+    if (updates_ != ACP_UPDATES_AUTO) return;
+    report_updates(!observing_ || handlers[ACP_EVENT_SESSION_UPDATE].fn != nullptr);
+}
+
 void Core::observe_sessions(bool enabled) {
-    if (updates_ == ACP_UPDATES_AUTO) report_updates(!enabled);
+    observing_ = enabled;
+    follow_updates_choice();
     if (!client || !enabled) {
         session_changes_.reset();
         return;

@@ -218,6 +218,7 @@ void Core::end_dispatch() {
 void Core::set_handler(int type, Handler handler) {
     Handler old = handlers[type];
     handlers[type] = handler;
+    if (type == ACP_EVENT_SESSION_UPDATE) follow_updates_choice();
     if (old.release == nullptr) return;
     if (dispatch_depth_ > 0) {
         pending_releases_.push_back(old);

@@ -149,9 +149,12 @@ private:
     void end_dispatch();
 
     int mode_;
-    // ACP_UPDATES_*: with AUTO, observing the sessions turns update events off (a host that
-    // follows the model gets coalesced changes without asking) and not observing them on.
-    int updates_;
+    // Loop thread: with ACP_UPDATES_AUTO, update events are on while the host does not
+    // observe the sessions or has a handler for them, else off (a host that follows the
+    // model gets coalesced changes without asking).
+    void follow_updates_choice();
+    int updates_;            // ACP_UPDATES_*: AUTO until acp_client_report_updates chose
+    bool observing_ = false;  // acp_client_observe_sessions is on
     std::unique_ptr<Runtime> runtime_;
     EventQueue events_;
     SessionSubscription session_changes_;  // while acp_client_observe_sessions is on

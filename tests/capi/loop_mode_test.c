@@ -83,6 +83,9 @@ int main(void) {
     CHECK(acp_client_fd(h.client) == ACP_ESTATE); /* the host's loop is watched by the host */
     CHECK(acp_client_set_handler(h.client, ACP_EVENT_SESSION_UPDATE, on_update, &h, on_release) == 0);
     CHECK(acp_client_set_handler(h.client, ACP_EVENT_CLOSED, on_closed, &h, on_release) == 0);
+    /* Observing the sessions as well: the update handler keeps the update events coming
+     * (ACP_UPDATES_AUTO turns them off only for a host without one; else no idle, a hang). */
+    CHECK(acp_client_observe_sessions(h.client, 1) == 0);
     CHECK(acp_client_initialize(NULL, h.client, on_initialized, &h) == 0);
     uv_run(&loop, UV_RUN_DEFAULT); /* returns when the agent is gone */
     CHECK(h.steps == 3); /* initialize, session/new, session/prompt */
