@@ -81,3 +81,11 @@ def error_for(code, message, rpc_code=0, rpc_data=None):
     if code == RpcError.code and rpc_code == -32000:
         return AuthRequired(message, code, rpc_code, rpc_data)
     return _BY_CODE.get(code, AcpError)(message, code, rpc_code, rpc_data)
+
+
+def check(code: int) -> int:
+    """Raises the exception for a negative return code of a synchronous C call."""
+    if code < 0:
+        from . import _native as native  # errors stays importable without the library
+        raise error_for(code, native.text(native.lib.acp_error_last()) or native.text(native.lib.acp_error_name(code)))
+    return code

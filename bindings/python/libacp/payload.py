@@ -47,6 +47,11 @@ def _snake(name: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name)
 
 
+def encode(value: Any) -> Optional[bytes]:
+    """A value as the UTF-8 JSON a C call takes (None stays None)."""
+    return None if value is None else json.dumps(value).encode("utf-8")
+
+
 def loads(text: str) -> Any:
     """json.loads, with every object a Payload."""
     return json.loads(text, object_pairs_hook=Payload)
