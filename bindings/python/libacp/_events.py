@@ -10,6 +10,8 @@ from . import _native as native
 from ._responders import _Responders
 from .errors import ConnectionClosed, error_for
 from . import payload as _payload
+from . import schema_types as types
+from .payload import typed
 from .model import SessionChange
 
 lib = native.lib
@@ -37,7 +39,7 @@ class _Events(_Responders):
 
     def _end_turns(self, session_id, stop_reason):
         """Without update events, the model's turn_ended ends the session's prompt turn."""
-        idle = {"sessionUpdate": "state_update", "state": "idle"}
+        idle = types.SessionUpdateStateUpdate(sessionUpdate="state_update", state="idle")
         if stop_reason is not None:
             idle["stopReason"] = stop_reason
         for turn in list(self._turns):
@@ -68,8 +70,10 @@ class _Events(_Responders):
                 turn._acknowledge(payload, error)
             pending.complete(payload, error)
         elif kind == native.EVENT_SESSION_UPDATE:
+            payload = typed(payload, types.UpdateSessionNotification)
             session_id = payload.get("sessionId")
-            update = payload.get("update", {})
+            # libacp delivers only checked updates; a dict is all the iteration relies on.
+            update = payload.update if isinstance(payload.get("update"), dict) else types.SessionUpdate()
             for turn in list(self._turns):
                 if turn.session_id == session_id:
                     turn._update(update)
@@ -80,10 +84,11 @@ class _Events(_Responders):
         elif kind == native.EVENT_PERMISSION_REQUEST:
             options = [(native.text(lib.acp_event_option_id(event, i)), native.text(lib.acp_event_option_kind(event, i)))
                        for i in range(lib.acp_event_option_count(event))]
-            self._answer_request(event, self.on_permission, payload,
+            self._answer_request(event, self.on_permission, typed(payload, types.RequestPermissionRequest),
                                  lambda r, value, error: self._answer_permission(r, options, value, error))
         elif kind == native.EVENT_ELICITATION_REQUEST:
-            self._answer_request(event, self.on_elicitation, payload, self._answer_elicitation)
+            self._answer_request(event, self.on_elicitation, typed(payload, types.CreateElicitationRequest),
+                                 self._answer_elicitation)
         elif kind == native.EVENT_EXT_REQUEST:
             method = native.text(lib.acp_event_method(event))
             self._answer_request(event, self._ext_handlers.get(method), payload, self._answer_ext)
@@ -101,7 +106,7 @@ class _Events(_Responders):
                       native.EVENT_ELICITATION_COMPLETE):
             method = native.text(lib.acp_event_method(event)) or "elicitation/complete"
             if self.on_notification is not None:
-                self._call_handler(self.on_notification, method, payload)
+                self._call_handler(self.on_notification, method, typed(payload, types.PARAMS.get(method)))
         elif kind == native.EVENT_AUTH_STATUS_UPDATE:
             if self.on_auth_status_update is not None:
                 self._call_handler(self.on_auth_status_update, payload)

@@ -8,18 +8,28 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from . import _native as native
 from ._connection import _Connection
 from .errors import AcpError, check as _check
-from .payload import Payload, encode as _encode
+from . import schema_types as types
+from .payload import Payload, as_class, as_list, encode as _encode, typed
 from .session import Content, PromptTurn, Session, _Pending
 from .tools import ToolServer
 
 lib = native.lib
+# session/list over all pages answers the sessions' SessionInfo objects as one list.
+_as_session_infos = as_list(as_class(types.SessionInfo))
+
+
+def _session_infos(value: Any) -> Any:
+    return _as_session_infos(value) if isinstance(value, list) else value
 
 
 class _Requests(_Connection):
-    def _start(self, starter, convert=lambda v: v):
+    def _start(self, starter: Callable[[Any, Any], int], convert: Callable[[Any], Any] = lambda v: v,
+               result: Optional[type] = None) -> Tuple[int, _Pending]:
+        """Starts a C call; its result, as the class `result` (schema_types), goes through
+        convert to the caller."""
         request = ctypes.c_ulong(0)
         _check(starter(ctypes.byref(request), self._live()))
-        pending = _Pending(convert)
+        pending = _Pending(lambda value: convert(typed(value, result)))
         self._pending[request.value] = pending
         self._kick()
         return request.value, pending
@@ -28,13 +38,16 @@ class _Requests(_Connection):
         def done(response):
             self.agent = response
             return response
-        return self._finish(self._start(lambda r, h: lib.acp_client_initialize(r, h, None, None), done))
+        return self._finish(self._start(lambda r, h: lib.acp_client_initialize(r, h, None, None), done,
+                                        types.InitializeResponse))
 
     def login(self, method_id: str) -> Any:
-        return self._finish(self._start(lambda r, h: lib.acp_client_login(r, h, method_id.encode(), None, None)))
+        return self._finish(self._start(lambda r, h: lib.acp_client_login(r, h, method_id.encode(), None, None),
+                                        result=types.LoginAuthResponse))
 
     def logout(self) -> Any:
-        return self._finish(self._start(lambda r, h: lib.acp_client_logout(r, h, None, None)))
+        return self._finish(self._start(lambda r, h: lib.acp_client_logout(r, h, None, None),
+                                        result=types.LogoutAuthResponse))
 
     @staticmethod
     def _tool_array(tools):
@@ -53,10 +66,11 @@ class _Requests(_Connection):
         if tools:
             servers = self._tool_array(tools)
             started = self._start(lambda r, h: lib.acp_client_new_session_with_tools(
-                r, h, _encode(request), servers, len(tools), None, None))
+                r, h, _encode(request), servers, len(tools), None, None), result=types.NewSessionResponse)
             offered = self._tool_servers[None] = {server.name: server for server in tools}
         else:
-            started = self._start(lambda r, h: lib.acp_client_new_session(r, h, _encode(request), None, None))
+            started = self._start(lambda r, h: lib.acp_client_new_session(r, h, _encode(request), None, None),
+                                  result=types.NewSessionResponse)
             offered = {}
         return self._opened(started, offered)
 
@@ -70,7 +84,8 @@ class _Requests(_Connection):
             if offered:
                 self._tool_servers[pending.session_id] = offered
             return Session(self, pending.session_id, response)
-        pending.convert = opened
+        typed_response = pending.convert
+        pending.convert = lambda response: opened(typed_response(response))
         return self._finish(started)
 
     def resume_session(self, session_id: str, cwd: str, replay: bool = False,
@@ -96,7 +111,7 @@ class _Requests(_Connection):
             if offered:
                 self._tool_servers[session_id] = offered
             return Session(self, session_id, response)
-        started = self._start(starter, resumed)
+        started = self._start(starter, resumed, types.ResumeSessionResponse)
         if offered:  # the agent may call them before it answers
             self._tool_servers[session_id] = dict(self._tool_servers.get(session_id, {}), **offered)
         return self._finish(started)
@@ -104,7 +119,8 @@ class _Requests(_Connection):
     def list_sessions(self, cwd: Optional[str] = None) -> Any:
         """Every session the agent lists (all pages), as SessionInfo dicts."""
         return self._finish(self._start(
-            lambda r, h: lib.acp_client_list_all_sessions(r, h, cwd.encode() if cwd else None, None, None)))
+            lambda r, h: lib.acp_client_list_all_sessions(r, h, cwd.encode() if cwd else None, None, None),
+            _session_infos))
 
     def list_sessions_page(self, cwd: Optional[str] = None, cursor: Optional[str] = None) -> Any:
         """One page of session/list: the ListSessionsResponse dict (sessions, nextCursor)."""
@@ -114,15 +130,18 @@ class _Requests(_Connection):
         if cursor is not None:
             request["cursor"] = cursor
         return self._finish(self._start(
-            lambda r, h: lib.acp_client_list_sessions(r, h, _encode(request), None, None)))
+            lambda r, h: lib.acp_client_list_sessions(r, h, _encode(request), None, None),
+            result=types.ListSessionsResponse))
 
     def close_session(self, session_id: str) -> Any:
-        started = self._start(lambda r, h: lib.acp_client_close_session(r, h, session_id.encode(), None, None))
+        started = self._start(lambda r, h: lib.acp_client_close_session(r, h, session_id.encode(), None, None),
+                              result=types.CloseSessionResponse)
         self._tool_servers.pop(session_id, None)  # libacp ends their service with the session
         return self._finish(started)
 
     def delete_session(self, session_id: str) -> Any:
-        started = self._start(lambda r, h: lib.acp_client_delete_session(r, h, session_id.encode(), None, None))
+        started = self._start(lambda r, h: lib.acp_client_delete_session(r, h, session_id.encode(), None, None),
+                              result=types.DeleteSessionResponse)
         self._tool_servers.pop(session_id, None)
         return self._finish(started)
 
@@ -135,7 +154,8 @@ class _Requests(_Connection):
         # update on, and an agent may stream before the loop runs _sync_updates again.
         self._sync_updates()
         try:
-            token, pending = self._start(lambda r, h: lib.acp_client_prompt(r, h, _encode(request), None, None))
+            token, pending = self._start(lambda r, h: lib.acp_client_prompt(r, h, _encode(request), None, None),
+                                          result=types.PromptResponse)
         except AcpError:
             self._turns.remove(turn)
             raise
@@ -155,15 +175,16 @@ class _Requests(_Connection):
         request = {"sessionId": session_id, "configId": config_id, "value": value,
                    "type": "boolean" if isinstance(value, bool) else "id"}
         return self._finish(self._start(
-            lambda r, h: lib.acp_client_set_config_option(r, h, _encode(request), None, None)))
+            lambda r, h: lib.acp_client_set_config_option(r, h, _encode(request), None, None),
+            result=types.SetSessionConfigOptionResponse))
 
     def cancel_tool_call(self, session_id: str, tool_call_id: str) -> Any:
         return self._finish(self._start(lambda r, h: lib.acp_client_cancel_tool_call(
-            r, h, session_id.encode(), tool_call_id.encode(), None, None)))
+            r, h, session_id.encode(), tool_call_id.encode(), None, None), result=types.CancelToolCallResponse))
 
     def cancel_terminal(self, session_id: str, terminal_id: str) -> Any:
         return self._finish(self._start(lambda r, h: lib.acp_client_cancel_terminal(
-            r, h, session_id.encode(), terminal_id.encode(), None, None)))
+            r, h, session_id.encode(), terminal_id.encode(), None, None), result=types.CancelTerminalResponse))
 
     def ext_request(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Any:
         return self._finish(self._start(
