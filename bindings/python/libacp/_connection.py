@@ -2,6 +2,7 @@
 """The client's connection: opening it (spawn, adopted descriptors, remote), the settings
 made before initialize, what it holds (the session model, the agent's answers), running
 the host's handlers, and closing. The request, event and responder parts build on it."""
+import asyncio
 import ctypes
 import inspect
 import json
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from . import _native as native
 from .errors import AcpError, ConnectionClosed, check as _check, error_for
 from . import payload as _payload
+from . import schema_types as types
 from . import tools as _tools
 from .model import Item, SessionChange, SessionModel, read_item as _read_item, read_model as _read_model
 from .payload import Payload
@@ -72,7 +74,7 @@ class _Connection:
             if not argv:
                 raise ValueError("argv (the agent command) is empty")
 
-            def c_array(strings):
+            def c_array(strings: Sequence[str]) -> Any:
                 if not strings:
                     return None
                 array = (ctypes.c_char_p * (len(strings) + 1))()
@@ -93,35 +95,37 @@ class _Connection:
         self._handle = handle.value
         self._pending: Dict[int, _Pending] = {}
         self._turns: List[PromptTurn] = []
-        self._tasks = {}  # responder id -> asyncio task answering it
-        self._closed_status = None
-        self._closed_waiters = []
-        self.agent = None
+        self._tasks: "Dict[int, asyncio.Task[Any]]" = {}  # responder id -> asyncio task answering it
+        self._closed_status: Optional[AcpError] = None
+        self._closed_waiters: "List[asyncio.Future[None]]" = []
+        self.agent: Optional[types.InitializeResponse] = None  # initialize's result
         # Handlers: plain callables; in AsyncClient they may also be coroutine functions.
-        self.on_update: Optional[Callable[[dict], Any]] = None          # (session/update params)
-        self.on_permission: Optional[Callable[[dict], Any]] = None      # -> optionId, option kind or None
-        self.on_elicitation: Optional[Callable[[dict], Any]] = None     # -> dict (accept), "decline" or None
-        self.on_notification: Optional[Callable[[str, dict], Any]] = None  # ext + unknown notifications
-        self.on_auth_status_update: Optional[Callable[[dict], Any]] = None  # unstable=True: its params
+        self.on_update: Optional[Callable[[types.UpdateSessionNotification], Any]] = None
+        # -> an optionId, an option kind or None
+        self.on_permission: Optional[Callable[[types.RequestPermissionRequest], Any]] = None
+        # -> a dict (accept), "decline" or None
+        self.on_elicitation: Optional[Callable[[types.CreateElicitationRequest], Any]] = None
+        self.on_notification: Optional[Callable[[str, Payload], Any]] = None  # ext + unknown notifications
+        self.on_auth_status_update: Optional[Callable[[Payload], Any]] = None  # unstable=True: its params
         self.on_traffic: Optional[Callable[[str, str], Any]] = None     # ("in"/"out", line)
         self.on_session_change: Optional[Callable[[SessionChange], Any]] = None  # after observe_sessions()
         self.on_closed: Optional[Callable[[AcpError], Any]] = None
         self.on_handler_error: Optional[Callable[[BaseException], Any]] = None
         self.handler_errors: List[BaseException] = []
-        self._ext_handlers: Dict[str, Callable[[dict], Any]] = {}
+        self._ext_handlers: Dict[str, Callable[[Payload], Any]] = {}
         # Update events: None = automatic (on while on_update is set or a prompt turn may be
         # iterated, else off: _sync_updates), or what report_updates() chose.
         self._updates_choice: Optional[bool] = None
         self._updates_reported = True  # what the C side does now
         self._observing = False        # observe_sessions() was asked for
-        self._client_methods: Dict[str, Callable[[dict], Any]] = {}  # v1 "fs/..." -> handler
+        self._client_methods: Dict[str, Callable[[Payload], Any]] = {}  # v1 "fs/..." -> handler
         # The tool servers offered, by session (None: the latest session/new still pending)
         # and name: a tool call event names its server, and one name may be another server
         # in another session.
         self._tool_servers: Dict[Optional[str], Dict[str, ToolServer]] = {}
 
     @staticmethod
-    def _c_log_level(level):
+    def _c_log_level(level: int) -> int:
         if level <= logging.DEBUG:
             return native.LOG_DEBUG
         if level <= logging.INFO:
@@ -234,8 +238,8 @@ class _Connection:
         missing = [name for name, fn in handlers.items() if not callable(fn)]
         if missing:
             raise TypeError("terminals lacks " + ", ".join(missing))
-        for name, fn in handlers.items():
-            self._client_methods["terminal/" + name] = fn
+        for name in handlers:
+            self._client_methods["terminal/" + name] = getattr(terminals, name)
         _check(lib.acp_client_serve_client_methods(self._live(), native.CLIENT_METHOD_TERMINAL))
 
     @property
@@ -256,7 +260,7 @@ class _Connection:
         agent's traffic reaches the host in v2 shapes all the same."""
         return _check(lib.acp_client_negotiated_version(self._live()))
 
-    def _live(self):
+    def _live(self) -> Any:
         if self._handle is None:
             raise ConnectionClosed("the client was freed")
         return self._handle
@@ -292,7 +296,7 @@ class _Connection:
     def closed(self) -> bool:
         return self._handle is None or bool(lib.acp_client_is_closed(self._handle))
 
-    def _free(self):
+    def _free(self) -> None:
         if self._handle is not None:
             handle, self._handle = self._handle, None
             lib.acp_client_free(handle)
@@ -307,12 +311,12 @@ class _Connection:
         self._ext_handlers = {}
         self._tool_servers = {}
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self._free()
         except Exception:
             pass
-    def _report(self, error):
+    def _report(self, error: BaseException) -> None:
         """A host handler raised: reported, and the client goes on. A ToolError is a tool's
         answer, not a bug."""
         if isinstance(error, _tools.ToolError):
@@ -323,7 +327,8 @@ class _Connection:
         else:
             log.error("a libacp handler raised", exc_info=error)
 
-    def _call_handler(self, handler, *args, answer=None):
+    def _call_handler(self, handler: Callable[..., Any], *args: Any,
+                      answer: Optional[Callable[[Any, Optional[BaseException]], None]] = None) -> None:
         """Runs a host handler; its value (awaited, for a coroutine) goes to answer."""
         try:
             value = handler(*args)
@@ -348,3 +353,6 @@ class _Connection:
 
     def _tasks_hold(self, responder_id: int, reply: Callable[[Any, Optional[BaseException]], None]) -> None:
         pass
+
+    def _pump(self, done: Callable[[], bool]) -> None:
+        raise NotImplementedError

@@ -26,7 +26,7 @@ _TURN_ENDED = native.CHANGES.index("turn_ended")
 
 class _Events(_Responders):
     # --- events ------------------------------------------------------------------------------
-    def _dispatch(self):
+    def _dispatch(self) -> None:
         """Handles every queued event."""
         while self._handle is not None:
             event = ctypes.c_void_p()
@@ -37,7 +37,7 @@ class _Events(_Responders):
             finally:
                 lib.acp_event_free(event)
 
-    def _end_turns(self, session_id, stop_reason):
+    def _end_turns(self, session_id: Optional[str], stop_reason: Optional[str]) -> None:
         """Without update events, the model's turn_ended ends the session's prompt turn."""
         idle = types.SessionUpdateStateUpdate(sessionUpdate="state_update", state="idle")
         if stop_reason is not None:
@@ -48,10 +48,10 @@ class _Events(_Responders):
                 if turn.finished:
                     self._turns.remove(turn)
 
-    def _handle_event(self, event):
+    def _handle_event(self, event: Any) -> None:
         kind = lib.acp_event_type(event)
         # Change, log, traffic and withdrawal events carry no JSON payload.
-        payload = None if kind in _NO_PAYLOAD else _payload.loads(native.text(lib.acp_event_json(event)))
+        payload = None if kind in _NO_PAYLOAD else _payload.loads(native.string(lib.acp_event_json(event)))
         if kind == native.EVENT_RESULT:
             pending = self._pending.pop(lib.acp_event_request(event), None)
             status = lib.acp_event_status(event).contents
@@ -90,10 +90,10 @@ class _Events(_Responders):
             self._answer_request(event, self.on_elicitation, typed(payload, types.CreateElicitationRequest),
                                  self._answer_elicitation)
         elif kind == native.EVENT_EXT_REQUEST:
-            method = native.text(lib.acp_event_method(event))
+            method = native.string(lib.acp_event_method(event))
             self._answer_request(event, self._ext_handlers.get(method), payload, self._answer_ext)
         elif kind == native.EVENT_CLIENT_REQUEST:
-            method = native.text(lib.acp_event_method(event))
+            method = native.string(lib.acp_event_method(event))
             self._answer_request(event, self._client_methods.get(method), payload,
                                  lambda r, value, error: self._answer_client_method(r, method, value, error))
         elif kind == native.EVENT_TOOL_CALL:
@@ -122,7 +122,7 @@ class _Events(_Responders):
                 item = index >= 0
                 size = ctypes.c_size_t()
                 change = SessionChange(type=native.CHANGES[lib.acp_event_change(event)],
-                                       session_id=native.text(lib.acp_event_session_id(event)),
+                                       session_id=native.string(lib.acp_event_session_id(event)),
                                        index=index if item else None,
                                        kind=native.ITEM_KINDS[lib.acp_event_item_kind(event)] if item else None,
                                        id=native.text(lib.acp_event_item_id(event)),

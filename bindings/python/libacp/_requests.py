@@ -35,7 +35,7 @@ class _Requests(_Connection):
         return request.value, pending
 
     def initialize(self) -> Any:
-        def done(response):
+        def done(response: types.InitializeResponse) -> types.InitializeResponse:
             self.agent = response
             return response
         return self._finish(self._start(lambda r, h: lib.acp_client_initialize(r, h, None, None), done,
@@ -50,7 +50,7 @@ class _Requests(_Connection):
                                         result=types.LogoutAuthResponse))
 
     @staticmethod
-    def _tool_array(tools):
+    def _tool_array(tools: Sequence[ToolServer]) -> Any:
         """The C handles of tool servers, checked to be ToolServers."""
         for server in tools:
             if not isinstance(server, ToolServer):
@@ -74,16 +74,16 @@ class _Requests(_Connection):
             offered = {}
         return self._opened(started, offered)
 
-    def _opened(self, started, offered):
+    def _opened(self, started: Tuple[int, _Pending], offered: Dict[str, ToolServer]) -> Any:
         """Finishes a call that opens a session (new, fork): its Session, named by the
         result event (acp_event_session_id: no JSON digging); offered, the tool servers by
         name, are routed to it from then on."""
         pending = started[1]
 
-        def opened(response):
+        def opened(response: Payload) -> Session:
             if offered:
                 self._tool_servers[pending.session_id] = offered
-            return Session(self, pending.session_id, response)
+            return Session(self, pending.session_id or "", response)
         typed_response = pending.convert
         pending.convert = lambda response: opened(typed_response(response))
         return self._finish(started)
@@ -98,14 +98,14 @@ class _Requests(_Connection):
         tools = list(tools)
         servers = self._tool_array(tools)
 
-        def starter(r, h):
+        def starter(r: Any, h: Any) -> int:
             if tools:
                 return lib.acp_client_resume_session_with_tools(r, h, _encode(request), servers, len(tools), None, None)
             return lib.acp_client_resume_session(r, h, _encode(request), None, None)
 
         offered = {server.name: server for server in tools}
 
-        def resumed(response):
+        def resumed(response: Payload) -> Session:
             # Once the agent accepted, these are the session's servers (none: dropped).
             self._tool_servers.pop(session_id, None)
             if offered:
@@ -146,7 +146,8 @@ class _Requests(_Connection):
         return self._finish(started)
 
     def prompt(self, session_id: str, content: Content) -> PromptTurn:
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        blocks: List[Mapping[str, Any]] = [{"type": "text", "text": content}] if isinstance(content, str) \
+            else list(content)
         request = {"sessionId": session_id, "prompt": blocks}
         turn = PromptTurn(self, session_id, ends_on_answer=self.negotiated_version == 1)
         self._turns.append(turn)

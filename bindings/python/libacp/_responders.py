@@ -15,7 +15,9 @@ lib = native.lib
 
 
 class _Responders(_Connection):
-    def _answer_request(self, event, handler, payload, answer, handler_args=None):
+    def _answer_request(self, event: Any, handler: Optional[Callable[..., Any]], payload: Any,
+                        answer: Callable[[Any, Any, Optional[BaseException]], None],
+                        handler_args: Optional[Callable[[List[Any]], Tuple[Any, ...]]] = None) -> None:
         """Takes the event's responder and runs handler(payload) (or handler(*handler_args(
         holder)), holder being [the responder] until answered); answer(responder, value,
         error) gives its outcome, now or when its coroutine ends."""
@@ -24,7 +26,7 @@ class _Responders(_Connection):
             return
         holder = [responder.value]
 
-        def reply(value, error):
+        def reply(value: Any, error: Optional[BaseException]) -> None:
             r, holder[0] = holder[0], None
             if r is None:
                 return
@@ -41,31 +43,30 @@ class _Responders(_Connection):
         if holder[0] is not None:
             self._tasks_hold(lib.acp_responder_id(holder[0]), reply)
 
-    def _answer_tool_call(self, event, arguments):
+    def _answer_tool_call(self, event: Any, arguments: Any) -> None:
         session_id = native.text(lib.acp_event_session_id(event))
-        server = native.text(lib.acp_event_tool_server(event))
-        name = native.text(lib.acp_event_tool_name(event))
+        server = native.string(lib.acp_event_tool_server(event))
+        name = native.string(lib.acp_event_tool_name(event))
         offered = self._tool_servers.get(session_id, {}).get(server)
-        tool = offered.tools.get(name) if offered is not None else None
-        if tool is None:
+        found = offered.tools.get(name) if offered is not None else None
+        if found is None:
             return  # not offered by this client's Python side: the event answers -32603
+        tool = found
 
-        def handler_args(holder):
+        def handler_args(holder: List[Any]) -> Tuple[Any, ...]:
             if not tool.takes_call:
                 return (arguments,)
             return arguments, _tools.ToolCall(server, name, session_id, arguments, holder, self._kick)
         self._answer_request(event, tool.handler, arguments, self._answer_tool, handler_args)
 
-    def _answer_tool(self, responder, value, error):
+    def _answer_tool(self, responder: Any, value: Any, error: Optional[BaseException]) -> None:
         mistake = _tools.answer(responder, value, error)
         if mistake is not None:
             self._report(mistake)
 
-    def _tasks_hold(self, responder_id, reply):
-        pass
-
     @staticmethod
-    def _answer_permission(responder, options, value, error):
+    def _answer_permission(responder: Any, options: List[Tuple[Optional[str], Optional[str]]], value: Any,
+                           error: Optional[BaseException]) -> None:
         """value: an offered optionId, or an option kind ("allow_once", "reject_once", ...)
         meaning the first option of that kind; anything else cancels."""
         if error is None and isinstance(value, str):
@@ -77,7 +78,7 @@ class _Responders(_Connection):
             lib.acp_responder_cancel(responder)
 
     @staticmethod
-    def _answer_elicitation(responder, value, error):
+    def _answer_elicitation(responder: Any, value: Any, error: Optional[BaseException]) -> None:
         if error is None and isinstance(value, dict):
             lib.acp_responder_accept(responder, _encode(value))
         elif error is None and value == "decline":
@@ -86,14 +87,15 @@ class _Responders(_Connection):
             lib.acp_responder_cancel(responder)
 
     @staticmethod
-    def _answer_ext(responder, value, error):
+    def _answer_ext(responder: Any, value: Any, error: Optional[BaseException]) -> None:
         if error is not None:
             lib.acp_responder_fail(responder, -32603, str(error).encode())
         else:
             lib.acp_responder_respond(responder, _encode(value if value is not None else {}))
 
 
-    def _answer_client_method(self, responder, method, value, error):
+    def _answer_client_method(self, responder: Any, method: Optional[str], value: Any,
+                              error: Optional[BaseException]) -> None:
         if error is not None:
             if isinstance(error, FileNotFoundError):
                 code = -32002  # resource not found

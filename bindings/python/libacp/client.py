@@ -13,14 +13,16 @@ PromptTurn), model (the session model). This module puts them together.
 import asyncio
 import select
 import weakref
-from typing import Any, Callable, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native as native
 from ._events import _Events
 from ._requests import _Requests
 from .errors import AcpError, ConnectionClosed
+from . import schema_types as types
 from .model import Item, SessionChange, SessionModel
 from .session import Content, PromptTurn, Session, _Pending
+from .tools import ToolServer
 
 lib = native.lib
 
@@ -42,15 +44,37 @@ class Client(_BaseClient):
                 print(update["sessionUpdate"])
     """
 
-    def _kick(self):
+    if TYPE_CHECKING:  # what each call returns here (the calls: _requests.py)
+        def initialize(self) -> types.InitializeResponse: ...
+        def login(self, method_id: str) -> types.LoginAuthResponse: ...
+        def logout(self) -> types.LogoutAuthResponse: ...
+        def new_session(self, cwd: str, mcp_servers: Sequence[Mapping[str, Any]] = (),
+                        tools: Sequence[ToolServer] = (), **extra: Any) -> Session: ...
+        def resume_session(self, session_id: str, cwd: str, replay: bool = False,
+                           tools: Sequence[ToolServer] = (), **extra: Any) -> Session: ...
+        def fork_session(self, session_id: str, cwd: str, tools: Sequence[ToolServer] = (),
+                         **extra: Any) -> Session: ...
+        def list_sessions(self, cwd: Optional[str] = None) -> List[types.SessionInfo]: ...
+        def list_sessions_page(self, cwd: Optional[str] = None,
+                               cursor: Optional[str] = None) -> types.ListSessionsResponse: ...
+        def close_session(self, session_id: str) -> types.CloseSessionResponse: ...
+        def delete_session(self, session_id: str) -> types.DeleteSessionResponse: ...
+        def set_config_option(self, session_id: str, config_id: str, value: Union[str,
+                              bool]) -> types.SetSessionConfigOptionResponse: ...
+        def cancel_tool_call(self, session_id: str, tool_call_id: str) -> types.CancelToolCallResponse: ...
+        def cancel_terminal(self, session_id: str, terminal_id: str) -> types.CancelTerminalResponse: ...
+        def ext_request(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Any: ...
+        def unstable_call(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Any: ...
+
+    def _kick(self) -> None:
         pass
 
-    def _finish(self, started):
+    def _finish(self, started: Tuple[int, _Pending]) -> Any:
         _, pending = started
         self._pump(lambda: pending.done)
         return pending.result()
 
-    def _pump(self, done):
+    def _pump(self, done: Callable[[], bool]) -> None:
         """Runs the loop and handles events until done() holds."""
         while True:
             self._dispatch()
@@ -65,9 +89,10 @@ class Client(_BaseClient):
             select.select([lib.acp_client_fd(self._handle)], [], [], None if timeout < 0 else timeout / 1000.0)
             lib.acp_client_run_nowait(self._handle)
 
-    def _run_coroutine(self, awaitable, answer):
+    def _run_coroutine(self, awaitable: Any, answer: Optional[Callable[[Any, Optional[BaseException]],
+                       None]]) -> None:
         # A coroutine handler in a synchronous client runs to its end right here.
-        async def run():
+        async def run() -> Any:
             return await awaitable
         loop = asyncio.new_event_loop()
         try:
@@ -100,7 +125,7 @@ class Client(_BaseClient):
         self.close_and_wait()
 
 
-def _run_async_client(ref):
+def _run_async_client(ref: "weakref.ref[AsyncClient]") -> None:
     """The loop's reader and timers hold the client only weakly, so an AsyncClient the
     host dropped is collected (and its agent closed) like a Client."""
     client = ref()
@@ -121,19 +146,41 @@ class AsyncClient(_BaseClient):
                 render(update)
     """
 
-    def __init__(self, *args, **kwargs):
+    if TYPE_CHECKING:  # what each call returns here (the calls: _requests.py)
+        async def initialize(self) -> types.InitializeResponse: ...
+        async def login(self, method_id: str) -> types.LoginAuthResponse: ...
+        async def logout(self) -> types.LogoutAuthResponse: ...
+        async def new_session(self, cwd: str, mcp_servers: Sequence[Mapping[str, Any]] = (),
+                              tools: Sequence[ToolServer] = (), **extra: Any) -> Session: ...
+        async def resume_session(self, session_id: str, cwd: str, replay: bool = False,
+                                 tools: Sequence[ToolServer] = (), **extra: Any) -> Session: ...
+        async def fork_session(self, session_id: str, cwd: str, tools: Sequence[ToolServer] = (),
+                               **extra: Any) -> Session: ...
+        async def list_sessions(self, cwd: Optional[str] = None) -> List[types.SessionInfo]: ...
+        async def list_sessions_page(self, cwd: Optional[str] = None,
+                                     cursor: Optional[str] = None) -> types.ListSessionsResponse: ...
+        async def close_session(self, session_id: str) -> types.CloseSessionResponse: ...
+        async def delete_session(self, session_id: str) -> types.DeleteSessionResponse: ...
+        async def set_config_option(self, session_id: str, config_id: str, value: Union[str,
+                                    bool]) -> types.SetSessionConfigOptionResponse: ...
+        async def cancel_tool_call(self, session_id: str, tool_call_id: str) -> types.CancelToolCallResponse: ...
+        async def cancel_terminal(self, session_id: str, terminal_id: str) -> types.CancelTerminalResponse: ...
+        async def ext_request(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Any: ...
+        async def unstable_call(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Any: ...
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._loop = None
-        self._timer = None
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._timer: Optional[asyncio.TimerHandle] = None
         self._kicked = False
         self._ref = weakref.ref(self)
 
-    def _attach(self):
+    def _attach(self) -> None:
         if self._loop is None and self._handle is not None:
             self._loop = asyncio.get_running_loop()
             self._loop.add_reader(lib.acp_client_fd(self._handle), _run_async_client, self._ref)
 
-    def _detach(self):
+    def _detach(self) -> None:
         if self._loop is not None:
             if self._handle is not None:
                 self._loop.remove_reader(lib.acp_client_fd(self._handle))
@@ -141,17 +188,17 @@ class AsyncClient(_BaseClient):
                 self._timer.cancel()
             self._loop = None
 
-    def _kick(self):
+    def _kick(self) -> None:
         """Work was posted: run the loop on the next turn."""
         try:
             self._attach()
         except RuntimeError:
             return  # no running loop (set-up calls): the first awaited call attaches
-        if not self._kicked:
+        if not self._kicked and self._loop is not None:
             self._kicked = True
             self._loop.call_soon(_run_async_client, self._ref)
 
-    def _run(self):
+    def _run(self) -> None:
         self._kicked = False
         if self._handle is None:
             return
@@ -167,21 +214,22 @@ class AsyncClient(_BaseClient):
         if timeout >= 0:
             self._timer = self._loop.call_later(timeout / 1000.0, _run_async_client, self._ref)
 
-    async def _wait(self, pending):
+    async def _wait(self, pending: _Pending) -> Any:
         if not pending.done:
             pending.future = asyncio.get_running_loop().create_future()
             self._kick()
             await pending.future
         return pending.result()
 
-    def _finish(self, started):
+    def _finish(self, started: Tuple[int, _Pending]) -> Any:
         _, pending = started
         return self._wait(pending)
 
-    def _run_coroutine(self, awaitable, answer):
+    def _run_coroutine(self, awaitable: Any, answer: Optional[Callable[[Any, Optional[BaseException]],
+                       None]]) -> None:
         task = asyncio.ensure_future(awaitable)
 
-        def finished(t):
+        def finished(t: "asyncio.Future[Any]") -> None:
             if t.cancelled():
                 if answer is not None:
                     answer(None, None)
@@ -194,14 +242,14 @@ class AsyncClient(_BaseClient):
         task.add_done_callback(finished)
         self._last_task = task
 
-    def _tasks_hold(self, responder_id, reply):
+    def _tasks_hold(self, responder_id: int, reply: Callable[[Any, Optional[BaseException]], None]) -> None:
         task = getattr(self, "_last_task", None)
         if task is not None and not task.done():
             self._tasks[responder_id] = task
             task.add_done_callback(lambda _: self._tasks.pop(responder_id, None))
         self._last_task = None
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             if self._loop is not None and not self._loop.is_closed():
                 self._detach()

@@ -46,9 +46,9 @@ class SessionModel:
     stop_reason: Optional[str]
     title: Optional[str]
     items: List[Item]
-    config_options: Optional[list]
-    commands: Optional[list]
-    usage: Optional[dict]
+    config_options: Optional[List[Any]]
+    commands: Optional[List[Any]]
+    usage: Optional[Dict[str, Any]]
     json: str = field(repr=False)     # the canonical dump, byte-identical for equal models
 
     @property
@@ -56,41 +56,42 @@ class SessionModel:
         return self.state == "idle"
 
 
-def read_item(handle, session_id, index=None, kind=None, item_id=None):
+def read_item(handle: Any, session_id: str, index: Optional[int] = None, kind: Optional[str] = None,
+              item_id: Optional[str] = None) -> Item:
     """One item of the live model, by index or by kind and id (no snapshot)."""
     pointer = ctypes.c_void_p()
     if index is not None:
         check(lib.acp_client_item(ctypes.byref(pointer), handle, session_id.encode(), index))
     else:
         check(lib.acp_client_find_item(ctypes.byref(pointer), handle, session_id.encode(),
-                                        native.ITEM_KINDS.index(kind), item_id.encode()))
+                                        native.ITEM_KINDS.index(kind or ""), (item_id or "").encode()))
     try:
         item = pointer.value
         size = ctypes.c_size_t()
         text = native.sized_text(lib.acp_item_text(item, ctypes.byref(size)), size)
-        return Item(kind=native.ITEM_KINDS[lib.acp_item_kind(item)], id=native.text(lib.acp_item_id(item)),
+        return Item(kind=native.ITEM_KINDS[lib.acp_item_kind(item)], id=native.text(lib.acp_item_id(item)) or "",
                     text=text, title=native.text(lib.acp_item_title(item)),
                     status=native.text(lib.acp_item_status(item)),
-                    data=json.loads(native.text(lib.acp_item_json(item))))
+                    data=json.loads(native.text(lib.acp_item_json(item)) or "{}"))
     finally:
         lib.acp_item_free(pointer)
 
 
-def read_model(handle, session_id):
+def read_model(handle: Any, session_id: str) -> SessionModel:
     pointer = ctypes.c_void_p()
     check(lib.acp_client_session(ctypes.byref(pointer), handle, session_id.encode()))
     try:
         s = pointer.value
-        dump = native.text(lib.acp_session_json(s))
+        dump = native.text(lib.acp_session_json(s)) or "{}"
         whole = json.loads(dump)
         items = []
         for i in range(lib.acp_session_item_count(s)):
             items.append(Item(kind=native.ITEM_KINDS[lib.acp_session_item_kind(s, i)],
-                              id=native.text(lib.acp_session_item_id(s, i)),
+                              id=native.text(lib.acp_session_item_id(s, i)) or "",
                               text=native.text(lib.acp_session_item_text(s, i)),
                               title=native.text(lib.acp_session_item_title(s, i)),
                               status=native.text(lib.acp_session_item_status(s, i)),
-                              data=json.loads(native.text(lib.acp_session_item_json(s, i)))))
+                              data=json.loads(native.text(lib.acp_session_item_json(s, i)) or "{}")))
         foreground = whole["foreground"]
         return SessionModel(session_id=whole["sessionId"], state=foreground["state"],
                             stop_reason=foreground["stopReason"], title=whole["info"]["title"], items=items,

@@ -15,7 +15,7 @@ it is read, so a payload nobody reads costs only its dict.
 """
 import functools
 import json
-from typing import Any, Callable, Dict, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional
 
 
 @functools.lru_cache(maxsize=512)
@@ -28,11 +28,19 @@ class Payload(Dict[str, Any]):
     """A JSON object of the protocol: a dict, plus snake_case attribute access."""
     __slots__ = ()
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[_wire_name(name)]
-        except KeyError:
-            raise AttributeError("%s (wire name %r) is not in this payload" % (name, _wire_name(name))) from None
+    if not TYPE_CHECKING:
+        # Hidden from type checkers: on a typed class a misspelt member is an error there;
+        # at run time, members the schema does not name read untyped.
+        def __getattr__(self, name: str) -> Any:
+            if isinstance(getattr(type(self), name, None), property):
+                # A typed member's property raised (absent or malformed): Python then asks
+                # here, where the raw wire value must not slip through untyped.
+                raise AttributeError("%s (wire name %r) is missing or malformed in this %s"
+                                     % (name, _wire_name(name), type(self).__name__))
+            try:
+                return self[_wire_name(name)]
+            except KeyError:
+                raise AttributeError("%s (wire name %r) is not in this payload" % (name, _wire_name(name))) from None
 
     def __dir__(self) -> List[str]:
         return list(super().__dir__()) + [_snake(key) for key in self]
@@ -84,7 +92,11 @@ def _scalar(*types: type) -> Converter:
     return convert
 
 
-ANY: Converter = lambda value: value  # noqa: E731
+def ANY(value: Any) -> Any:
+    """The value as it is (members the schema leaves open)."""
+    return value
+
+
 STR = _scalar(str)
 INT = _scalar(int)
 FLOAT = _scalar(float, int)

@@ -3,12 +3,15 @@
 starts, plus the pending-call record every request completes through."""
 import asyncio
 from typing import (TYPE_CHECKING, Any, AsyncIterator, Callable, Generator, Iterator, List, Mapping, Optional,
-                    Sequence, Union)
+                    Sequence, Tuple, Union)
 
 from .payload import Payload
 
+from .schema_types import SessionUpdate
+
 if TYPE_CHECKING:
-    from ._connection import _Connection
+    import asyncio as _asyncio
+    from ._requests import _Requests
     from .model import SessionModel
 
 # A prompt: text, or a list of ContentBlock dicts ({"type": "text", "text": ...}, ...).
@@ -17,15 +20,16 @@ Content = Union[str, Sequence[Mapping[str, Any]]]
 class _Pending:
     """One outstanding C call: its result arrives as an ACP_EVENT_RESULT."""
 
-    def __init__(self, convert):
+    def __init__(self, convert: Callable[[Any], Any]) -> None:
         self.convert = convert
-        self.session_id = None  # the session the result names
+        self.session_id: Optional[str] = None  # the session the result names
         self.done = False
-        self.value = None
-        self.error = None
-        self.future = None
+        self.value: Any = None
+        self.error: Optional[BaseException] = None
+        self.future: "Optional[_asyncio.Future[Any]]" = None
+        self.turn: Optional[PromptTurn] = None  # a prompt's turn, acknowledged by the result
 
-    def complete(self, value=None, error=None):
+    def complete(self, value: Any = None, error: Optional[BaseException] = None) -> None:
         self.done = True
         if error is None:
             try:
@@ -39,7 +43,7 @@ class _Pending:
             else:
                 self.future.set_result(value)
 
-    def result(self):
+    def result(self) -> Any:
         if self.error is not None:
             raise self.error
         return self.value
@@ -49,27 +53,27 @@ class PromptTurn:
     """One prompt turn. Iterate it (for / async for) to get the session updates as they
     arrive, up to the idle state that ends the turn; stop_reason is then set."""
 
-    def __init__(self, client: "_Connection", session_id: str, ends_on_answer: bool = False) -> None:
+    def __init__(self, client: "_Requests", session_id: str, ends_on_answer: bool = False) -> None:
         self._client = client
         self.session_id = session_id
-        self._updates = []
+        self._updates: List[SessionUpdate] = []
         self._acknowledged = False
         # ACP v1 answers a prompt at the end of the turn, after libacp delivered the
         # lifted idle state: the answer itself ends the turn (docs/v1.md).
         self._ends_on_answer = ends_on_answer
-        self._last_idle = None
+        self._last_idle: Optional[SessionUpdate] = None
         self.finished = False
-        self.stop_reason = None
-        self.error = None
-        self.message_id = None
-        self._waiter = None
+        self.stop_reason: Optional[str] = None
+        self.error: Optional[BaseException] = None
+        self.message_id: Optional[str] = None
+        self._waiter: "Optional[_asyncio.Future[None]]" = None
         self.request = 0
         # Waited for, never iterated: its updates are nobody's, so the client may leave
         # update events off (fast by default, _Connection._sync_updates).
         self._wait_only = False
 
     # fed by the client
-    def _update(self, update):
+    def _update(self, update: SessionUpdate) -> None:
         if not self._wait_only:
             self._updates.append(update)
         if update.get("sessionUpdate") == "state_update" and update.get("state") == "idle":
@@ -79,23 +83,23 @@ class PromptTurn:
                 self.stop_reason = update.get("stopReason")
         self._wake()
 
-    def _acknowledge(self, response, error):
+    def _acknowledge(self, response: Optional[Payload], error: Optional[BaseException]) -> None:
         if error is not None:
             self.error = error
             self.finished = True
         else:
             self._acknowledged = True
-            self.message_id = (response or {}).get("messageId")
+            self.message_id = response.get("messageId") if response is not None else None
             if self._ends_on_answer:
                 self.finished = True
-                self.stop_reason = (self._last_idle or {}).get("stopReason")
+                self.stop_reason = self._last_idle.get("stopReason") if self._last_idle is not None else None
         self._wake()
 
-    def _wake(self):
+    def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
-    def _next_ready(self):
+    def _next_ready(self) -> Tuple[bool, Any]:
         if self._updates:
             return True, self._updates.pop(0)
         if self.finished:
@@ -104,18 +108,18 @@ class PromptTurn:
             return True, StopIteration
         return False, None
 
-    def __iter__(self) -> Iterator[Payload]:
+    def __iter__(self) -> Iterator[SessionUpdate]:
         while True:
-            self._client._pump(lambda: self._updates or self.finished)
+            self._client._pump(lambda: bool(self._updates) or self.finished)
             ready, value = self._next_ready()
             if value is StopIteration:
                 return
             yield value
 
-    def __aiter__(self) -> AsyncIterator[Payload]:
+    def __aiter__(self) -> AsyncIterator[SessionUpdate]:
         return self._aiter()
 
-    async def _aiter(self):
+    async def _aiter(self) -> AsyncIterator[SessionUpdate]:
         while True:
             ready, value = self._next_ready()
             if value is StopIteration:
@@ -140,7 +144,7 @@ class PromptTurn:
         self._wait_only = True
         self._updates.clear()
 
-        async def run():
+        async def run() -> Optional[str]:
             async for _ in self:
                 pass
             return self.stop_reason
@@ -154,10 +158,10 @@ class PromptTurn:
 class Session:
     """A session of the client (created by new_session or resume_session)."""
 
-    def __init__(self, client: "_Connection", session_id: str, response: Optional[Payload] = None) -> None:
+    def __init__(self, client: "_Requests", session_id: str, response: Optional[Payload] = None) -> None:
         self.client = client
         self.id = session_id
-        self.response = response or {}
+        self.response: Payload = response if response is not None else Payload()  # its result
 
     def prompt(self, content: Content) -> "PromptTurn":
         """Starts a turn; content is a str or a list of content blocks. Returns a
