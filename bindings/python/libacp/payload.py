@@ -5,10 +5,10 @@ A Payload is the wire JSON object itself (a dict with the protocol's camelCase k
 update["sessionUpdate"] and json.dumps(update) work as before). The payloads the client
 hands over are of the typed classes of libacp.schema_types (generated from the schema),
 whose members read as typed snake_case properties: update.session_update,
-update.content.text, request.tool_call.tool_call_id. A member the schema does not name
-still reads as an untyped snake_case attribute; one the agent left out raises
-AttributeError (use .get() for optional fields). `.wire` is the dict itself, for code that
-wants to say it reads the wire.
+update.content.text, request.options[0].option_id; an optional member the agent left out
+reads as None, a required one absent or malformed raises AttributeError. A member the
+schema does not name still reads as an untyped snake_case attribute (AttributeError when
+absent). `.wire` is the dict itself, for code that wants to say it reads the wire.
 
 The rest of this module is what the generated properties run: a member is converted when
 it is read, so a payload nobody reads costs only its dict.
