@@ -28,6 +28,8 @@ if [ "${1:-}" != "--build" ] && [ "${1:-}" != "--nvim" ]; then
     packages+=(neovim)
     # The wheel test installs the Python package into a fresh virtual environment.
     packages+=(python3-venv python3-pip)
+    # The python.mypy test type-checks the Python package.
+    packages+=(mypy)
     # scripts/fuzz.sh builds the libFuzzer targets with clang.
     packages+=(clang)
     # The remote transport tests make a throwaway TLS certificate.

@@ -426,6 +426,25 @@ class SyncClientTest(unittest.TestCase):
             self.assertIn("session_update", dir(chunk))
             with self.assertRaises(AttributeError):
                 chunk.no_such_field
+            # The payloads are the schema's classes (libacp.schema_types), the wire dicts too.
+            types = libacp.schema_types
+            self.assertIsInstance(client.agent, types.InitializeResponse)
+            self.assertIsInstance(client.agent.info, types.Implementation)
+            self.assertIsInstance(session.response, types.NewSessionResponse)
+            self.assertIsInstance(chunk, types.SessionUpdateAgentMessageChunk)
+            self.assertIsInstance(chunk.content, types.ContentBlockText)
+            self.assertIs(chunk.wire, chunk)
+            self.assertIsInstance(updates[-1], types.SessionUpdateStateUpdate)
+            requests, params = [], []
+            client.on_permission = lambda request: requests.append(request) or "allow_once"
+            client.on_update = params.append
+            self.assertEqual(session.prompt("permission").wait(), "end_turn")
+            self.assertIsInstance(requests[0], types.RequestPermissionRequest)
+            self.assertEqual(requests[0].title, requests[0]["title"])
+            self.assertEqual([o.option_id for o in requests[0].options],
+                             [o["optionId"] for o in requests[0]["options"]])
+            self.assertTrue(all(isinstance(p, types.UpdateSessionNotification) for p in params))
+            self.assertEqual({p.session_id for p in params}, {session.id})
 
     def test_config_options_and_extension_methods_both_ways(self):
         with libacp.Client(agent()) as client:

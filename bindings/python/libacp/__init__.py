@@ -15,13 +15,14 @@ from ._native import lib as _lib
 from .catalogue import Catalogue
 from .client import AsyncClient, Client, Item, PromptTurn, Session, SessionChange, SessionModel
 from .payload import Payload
+from . import schema_types
 from .tools import ToolCall, ToolError, ToolServer
 from .errors import (AcpError, AuthRequired, Cancelled, ConnectionClosed, InternalError, InvalidArgument, IoError,
                      NotFound, ProtocolError, RpcError, SpawnFailed, StateError, TimedOut, Unsupported)
 
 __version__ = _lib.acp_version().decode()
 
-__all__ = ["Catalogue", "AsyncClient", "Client", "Item", "Payload", "PromptTurn", "Session", "SessionChange", "SessionModel", "ToolCall", "ToolError",
+__all__ = ["schema_types", "Catalogue", "AsyncClient", "Client", "Item", "Payload", "PromptTurn", "Session", "SessionChange", "SessionModel", "ToolCall", "ToolError",
            "ToolServer", "AcpError", "AuthRequired",
            "Cancelled", "ConnectionClosed", "InternalError", "InvalidArgument", "IoError", "NotFound",
            "ProtocolError", "RpcError", "SpawnFailed", "StateError", "TimedOut", "Unsupported"]

@@ -7,6 +7,7 @@ built with the library carries beside this file, then the system's library searc
 """
 import ctypes
 import ctypes.util
+from typing import Any, Optional, Type, TypeVar
 import os
 
 c_char_p = ctypes.c_char_p
@@ -63,12 +64,15 @@ class Status(ctypes.Structure):
 
 # The options structs as this binding lays them out: the version says which layout, and
 # the library fills in its own defaults (acp_*_options_init), so none are copied here.
+O = TypeVar("O", bound="_Options")
+
+
 class _Options(ctypes.Structure):
     INIT = ""     # the name of the acp_*_options_init function
     VERSION = 0   # the ACP_*_OPTIONS_VERSION of the layout
 
     @classmethod
-    def defaults(cls):
+    def defaults(cls: Type[O]) -> O:
         options = cls()
         _check_init(getattr(lib, cls.INIT)(ctypes.byref(options), cls.VERSION))
         return options
@@ -100,12 +104,12 @@ class ToolServerOptions(_Options):
     INIT, VERSION = "acp_tool_server_options_init", 1
 
 
-def _check_init(code):
+def _check_init(code: int) -> None:
     if code != OK:
         raise ImportError("libacp does not know this binding's options layout: " + lib.acp_error_last().decode())
 
 
-def _find_library():
+def _find_library() -> str:
     path = os.environ.get("ACP_LIBRARY")
     if path:
         return path
@@ -120,7 +124,7 @@ def _find_library():
                       "(e.g. build/dev/libacp.so) or install libacp")
 
 
-def _declare(lib):
+def _declare(lib: ctypes.CDLL) -> Any:
     out_req = POINTER(c_ulong)
     signatures = {
         "acp_version": (c_char_p, []),
@@ -259,19 +263,24 @@ def _declare(lib):
 lib = _declare(ctypes.CDLL(_find_library()))
 
 
-def sized_text(pointer, size):
+def sized_text(pointer: Any, size: ctypes.c_size_t) -> Optional[str]:
     """A (char*, size_t) pair as str (a NULL pointer is None); the text may hold NULs."""
     return None if not pointer else ctypes.string_at(pointer, size.value).decode("utf-8", "replace")
 
 
-def text(value):
+def text(value: Optional[bytes]) -> Optional[str]:
     """A char* result as str (None stays None)."""
     return None if value is None else value.decode("utf-8", "replace")
 
 
-def take_string(pointer):
+def string(value: Optional[bytes]) -> str:
+    """A char* result that the C API always sets, as str."""
+    return "" if value is None else value.decode("utf-8", "replace")
+
+
+def take_string(pointer: Any) -> str:
     """A malloc'd char* out-parameter as str, freed."""
     try:
-        return ctypes.cast(pointer, c_char_p).value.decode("utf-8")
+        return (ctypes.cast(pointer, c_char_p).value or b"").decode("utf-8")
     finally:
         lib.acp_string_free(pointer)

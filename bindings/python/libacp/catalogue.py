@@ -12,6 +12,7 @@ Unsupported naming what is missing ("npx is not on the PATH (...)").
 """
 import ctypes
 import json
+from typing import Any, Dict, Optional
 
 from . import _native as native
 from .errors import error_for
@@ -21,7 +22,7 @@ lib = native.lib
 RESOLVE_LOGIN_SHELL = 1
 
 
-def _check(code):
+def _check(code: int) -> int:
     if code < 0:
         raise error_for(code, native.text(lib.acp_error_last()) or native.text(lib.acp_error_name(code)))
     return code
@@ -32,29 +33,29 @@ class Catalogue:
     user_agents_path: the user's agents file (None: $XDG_CONFIG_HOME/acp/agents.json,
     "": none)."""
 
-    def __init__(self, registry_json=None, user_agents_path=None):
+    def __init__(self, registry_json: Optional[str] = None, user_agents_path: Optional[str] = None) -> None:
         handle = ctypes.c_void_p()
         _check(lib.acp_catalogue_new(ctypes.byref(handle),
                                      None if registry_json is None else registry_json.encode(),
                                      None if user_agents_path is None else user_agents_path.encode()))
-        self._handle = handle
+        self._handle: Optional[ctypes.c_void_p] = handle
 
-    def __del__(self):
+    def __del__(self) -> None:
         self.close()
 
-    def close(self):
+    def close(self) -> None:
         if getattr(self, "_handle", None):
             lib.acp_catalogue_free(self._handle)
             self._handle = None
 
-    def list(self):
+    def list(self) -> Dict[str, Any]:
         """{"default", "problems", "agents": [{"id", "name", "version", "description",
         "icon", "user", "kinds"}]}; names and descriptions are display data."""
         pointer = ctypes.c_void_p()
         _check(lib.acp_catalogue_list_json(ctypes.byref(pointer), self._handle))
         return json.loads(native.take_string(pointer))
 
-    def resolve(self, agent_id, login_shell=False):
+    def resolve(self, agent_id: str, login_shell: bool = False) -> Dict[str, Any]:
         """{"id", "kind", "argv", "env", "cwd", "needs_install", "install_dir", "notes"}."""
         pointer = ctypes.c_void_p()
         _check(lib.acp_catalogue_resolve_json(ctypes.byref(pointer), self._handle, agent_id.encode(),

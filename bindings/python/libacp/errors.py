@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Exceptions raised by libacp, one class per C error code (ACP_E*)."""
+from typing import Any, Optional
 
 
 class AcpError(Exception):
@@ -8,7 +9,8 @@ class AcpError(Exception):
 
     code = -10
 
-    def __init__(self, message, code=None, rpc_code=0, rpc_data=None):
+    def __init__(self, message: Optional[str], code: Optional[int] = None, rpc_code: int = 0,
+                 rpc_data: Any = None) -> None:
         super().__init__(message)
         if code is not None:
             self.code = code
@@ -76,8 +78,16 @@ _BY_CODE = {cls.code: cls for cls in (InvalidArgument, SpawnFailed, IoError, Con
                                       RpcError, ProtocolError, Unsupported, InternalError, NotFound, StateError)}
 
 
-def error_for(code, message, rpc_code=0, rpc_data=None):
+def error_for(code: int, message: Optional[str], rpc_code: int = 0, rpc_data: Any = None) -> AcpError:
     """The exception for an ACP_E* code."""
     if code == RpcError.code and rpc_code == -32000:
         return AuthRequired(message, code, rpc_code, rpc_data)
     return _BY_CODE.get(code, AcpError)(message, code, rpc_code, rpc_data)
+
+
+def check(code: int) -> int:
+    """Raises the exception for a negative return code of a synchronous C call."""
+    if code < 0:
+        from . import _native as native  # errors stays importable without the library
+        raise error_for(code, native.text(native.lib.acp_error_last()) or native.text(native.lib.acp_error_name(code)))
+    return code

@@ -19,7 +19,7 @@ AsyncClient it may be a coroutine function; cancelling the call cancels its task
 import ctypes
 import inspect
 import json
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from . import _native as native
 from .errors import error_for
@@ -35,7 +35,7 @@ class ToolError(Exception):
 class ToolCall:
     """One call of a tool, for a handler that takes it as its second argument."""
 
-    def __init__(self, server: str, tool: str, session_id: Optional[str], arguments: Any, responder: list,
+    def __init__(self, server: str, tool: str, session_id: Optional[str], arguments: Any, responder: List[Any],
                  kick: Callable[[], None]) -> None:
         self.server = server          # the ToolServer's name
         self.tool = tool              # the tool's name
@@ -108,10 +108,10 @@ class ToolServer:
         with no required properties); output_schema: the schema structured results must
         match; annotations: MCP ToolAnnotations ({"readOnlyHint": True}, ...). Raises
         InvalidArgument for a bad or duplicate name or a schema that is not an object."""
-        def text(value):
+        def text(value: Optional[str]) -> Optional[bytes]:
             return None if value is None else value.encode()
 
-        def encoded(value):
+        def encoded(value: Any) -> Optional[bytes]:
             return None if value is None else json.dumps(value).encode()
         _check(lib.acp_tool_server_add_tool(self._live(), name.encode(), text(title), text(description),
                                             encoded(input_schema), encoded(output_schema), encoded(annotations)))
@@ -125,7 +125,7 @@ class ToolServer:
              annotations: Optional[Mapping[str, Any]] = None) -> Any:
         """A decorator adding the function as a tool: its name by default the function's,
         its description by default the docstring. @server.tool and @server.tool(...)."""
-        def register(handler):
+        def register(handler: Callable[..., Any]) -> Callable[..., Any]:
             doc = inspect.getdoc(handler)
             self.add_tool(name or handler.__name__, handler, title=title,
                           description=description if description is not None else doc,
@@ -133,24 +133,24 @@ class ToolServer:
             return handler
         return register(fn) if fn is not None else register
 
-    def _live(self):
+    def _live(self) -> Any:
         if self._handle is None:
             raise ValueError("the tool server was freed")
         return self._handle
 
-    def __del__(self):
+    def __del__(self) -> None:
         handle, self._handle = getattr(self, "_handle", None), None
         if handle is not None:
             lib.acp_tool_server_free(handle)
 
 
-def _check(code):
+def _check(code: int) -> int:
     if code < 0:
         raise error_for(code, native.text(lib.acp_error_last()) or native.text(lib.acp_error_name(code)))
     return code
 
 
-def answer(responder, value, error) -> Optional[BaseException]:
+def answer(responder: Any, value: Any, error: Optional[BaseException]) -> Optional[BaseException]:
     """Answers a tool call with what its handler returned or raised. Returns the host's
     mistake to report (a value that is no result) and leaves the call unanswered, as it
     does for a handler that raised anything but ToolError: freed so, the agent gets the
