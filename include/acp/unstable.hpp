@@ -6,8 +6,9 @@
 // status, LLM provider routing. The schema may still change, so nothing here is used
 // unless the host sets ClientOptions::unstable; then each call is sent only when the agent
 // advertises its capability (the same gate as every other request), and refused before
-// sending otherwise. The types are acp::v2::unstable (acp/v2/unstable.hpp). v2 agents only:
-// to a v1 agent every call is refused. What the unstable schema adds to session updates
+// sending otherwise. The types are acp::v2::unstable (acp/v2/unstable.hpp). A v1 agent's
+// unstable capabilities count the same, and the calls reach it in the shapes of v1's
+// unstable schema (docs/unstable.md). What the unstable schema adds to session updates
 // reaches the session model (docs/session-model.md).
 //
 //   acp::ClientOptions options;
@@ -34,8 +35,8 @@ namespace acp::unstable {
 
 namespace un = ::acp::v2::unstable;
 
-// What the agent advertises of the unstable surface (all false without the opt-in, before
-// initialize, and for a v1 agent).
+// What the agent advertises of the unstable surface (all false without the opt-in and
+// before initialize).
 struct Offer {
     bool fork = false;
     bool archive = false;  // session/archive, session/unarchive, the session/list archived filter
@@ -85,16 +86,31 @@ ACP_EXPORT void session_status(Client& client, const std::string& session_id,
 ACP_EXPORT void set_session_title(Client& client, const std::string& session_id, const std::string& title,
                                   Callback<un::SetSessionTitleResponse> done);
 
+// The calls above with their whole request, its _meta included.
+ACP_EXPORT void archive_session(Client& client, un::ArchiveSessionRequest request,
+                                Callback<un::ArchiveSessionResponse> done);
+ACP_EXPORT void unarchive_session(Client& client, un::UnarchiveSessionRequest request,
+                                  Callback<un::UnarchiveSessionResponse> done);
+ACP_EXPORT void session_status(Client& client, un::SessionStatusRequest request,
+                               Callback<un::SessionStatusResponse> done);
+ACP_EXPORT void set_session_title(Client& client, un::SetSessionTitleRequest request,
+                                  Callback<un::SetSessionTitleResponse> done);
+
 // Accounts are display-only: never log them or use them as ids.
 ACP_EXPORT void auth_status(Client& client, Callback<un::AuthStatusResponse> done);
+ACP_EXPORT void auth_status(Client& client, un::AuthStatusRequest request, Callback<un::AuthStatusResponse> done);
 // auth/status_update notifications (install before initialize, like every handler).
 ACP_EXPORT void on_auth_status_update(Client& client, std::function<void(const un::AuthStatusUpdateNotification&)> handler);
 
 ACP_EXPORT void list_providers(Client& client, Callback<un::ListProvidersResponse> done);
+ACP_EXPORT void list_providers(Client& client, un::ListProvidersRequest request,
+                               Callback<un::ListProvidersResponse> done);
 ACP_EXPORT void set_provider(Client& client, un::SetProviderRequest request, Callback<un::SetProviderResponse> done);
 // Asks providers/list first and refuses, without sending providers/disable, a provider the
 // agent lists as required.
 ACP_EXPORT void disable_provider(Client& client, const std::string& provider_id,
+                                 Callback<un::DisableProviderResponse> done);
+ACP_EXPORT void disable_provider(Client& client, un::DisableProviderRequest request,
                                  Callback<un::DisableProviderResponse> done);
 
 }  // namespace acp::unstable

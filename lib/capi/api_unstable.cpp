@@ -70,15 +70,6 @@ int decode_member(const RawJson& member, T& out, const char* key) {
     return ACP_OK;
 }
 
-// A request whose call needs only its session id: that id, refused when missing.
-template <class Request>
-int session_of(const char* params_json, std::string& id) {
-    Request request;
-    if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
-    id = request.sessionId;
-    return ACP_OK;
-}
-
 int start(unsigned long* out_request, acp_client* client, const std::string& method, const char* params_json,
           acp_result_cb done, void* userdata, ToolServers tools) {
     const char* name = method.c_str();
@@ -102,21 +93,31 @@ int start(unsigned long* out_request, acp_client* client, const std::string& met
                           });
                       });
     }
-    if (method == "session/archive" || method == "session/unarchive" || method == "session/status") {
-        std::string id;
-        if (int ok = session_of<un::SessionStatusRequest>(params_json, id); ok != ACP_OK) return ok;
-        return submit(out_request, client, name, id, done, userdata,
-                      [method, id](Core& core, const std::shared_ptr<Call>& call) {
-                          if (method == "session/archive") {
-                              unstable::archive_session(*core.client, id,
-                                                        unstable_completion<un::ArchiveSessionResponse>(call));
-                          } else if (method == "session/unarchive") {
-                              unstable::unarchive_session(*core.client, id,
-                                                          unstable_completion<un::UnarchiveSessionResponse>(call));
-                          } else {
-                              unstable::session_status(*core.client, id,
-                                                       unstable_completion<un::SessionStatusResponse>(call));
-                          }
+    if (method == "session/archive") {
+        un::ArchiveSessionRequest request;
+        if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
+        return submit(out_request, client, name, request.sessionId, done, userdata,
+                      [request](Core& core, const std::shared_ptr<Call>& call) {
+                          unstable::archive_session(*core.client, request,
+                                                    unstable_completion<un::ArchiveSessionResponse>(call));
+                      });
+    }
+    if (method == "session/unarchive") {
+        un::UnarchiveSessionRequest request;
+        if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
+        return submit(out_request, client, name, request.sessionId, done, userdata,
+                      [request](Core& core, const std::shared_ptr<Call>& call) {
+                          unstable::unarchive_session(*core.client, request,
+                                                      unstable_completion<un::UnarchiveSessionResponse>(call));
+                      });
+    }
+    if (method == "session/status") {
+        un::SessionStatusRequest request;
+        if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
+        return submit(out_request, client, name, request.sessionId, done, userdata,
+                      [request](Core& core, const std::shared_ptr<Call>& call) {
+                          unstable::session_status(*core.client, request,
+                                                   unstable_completion<un::SessionStatusResponse>(call));
                       });
     }
     if (method == "session/set_title") {
@@ -124,17 +125,22 @@ int start(unsigned long* out_request, acp_client* client, const std::string& met
         if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
         return submit(out_request, client, name, request.sessionId, done, userdata,
                       [request](Core& core, const std::shared_ptr<Call>& call) {
-                          unstable::set_session_title(*core.client, request.sessionId, request.title,
+                          unstable::set_session_title(*core.client, request,
                                                       unstable_completion<un::SetSessionTitleResponse>(call));
                       });
     }
-    if (method == "auth/status" || method == "providers/list") {
-        return submit(out_request, client, name, done, userdata, [method](Core& core, const std::shared_ptr<Call>& call) {
-            if (method == "auth/status") {
-                unstable::auth_status(*core.client, unstable_completion<un::AuthStatusResponse>(call));
-            } else {
-                unstable::list_providers(*core.client, unstable_completion<un::ListProvidersResponse>(call));
-            }
+    if (method == "auth/status") {
+        un::AuthStatusRequest request;
+        if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
+        return submit(out_request, client, name, done, userdata, [request](Core& core, const std::shared_ptr<Call>& call) {
+            unstable::auth_status(*core.client, request, unstable_completion<un::AuthStatusResponse>(call));
+        });
+    }
+    if (method == "providers/list") {
+        un::ListProvidersRequest request;
+        if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
+        return submit(out_request, client, name, done, userdata, [request](Core& core, const std::shared_ptr<Call>& call) {
+            unstable::list_providers(*core.client, request, unstable_completion<un::ListProvidersResponse>(call));
         });
     }
     if (method == "providers/set") {
@@ -148,8 +154,7 @@ int start(unsigned long* out_request, acp_client* client, const std::string& met
         un::DisableProviderRequest request;
         if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
         return submit(out_request, client, name, done, userdata, [request](Core& core, const std::shared_ptr<Call>& call) {
-            unstable::disable_provider(*core.client, request.providerId,
-                                       unstable_completion<un::DisableProviderResponse>(call));
+            unstable::disable_provider(*core.client, request, unstable_completion<un::DisableProviderResponse>(call));
         });
     }
     if (method == "session/new" || method == "session/resume") {

@@ -149,7 +149,7 @@ void Client::Impl::initialize(Callback<av2::InitializeResponse> done) {
 
 void Client::Impl::choose_driver(detail::Negotiation::Outcome outcome) {
     if (outcome.agent_v1) {
-        // The unstable surface is v2 only: a v1 agent's offer of it stays empty.
+        // A v1 agent's unstable capabilities were lifted into outcome.agent (opt-in only).
         gate_.emplace(detail::features_of(*outcome.agent_v1, outcome.agent),
                       detail::unstable_features_of(outcome.agent, core_.options.unstable),
                       core_.options.tool_transports, core_.store, router_);

@@ -9,6 +9,7 @@
 #include "client/agent_tolerance.hpp"
 #include "client/client_core.hpp"
 #include "client/v1_adapter.hpp"
+#include "client/v1_unstable.hpp"
 #include "protocol/request_checks.hpp"
 #include "protocol/v1/codec.hpp"
 #include "protocol/v2/codec.hpp"
@@ -174,6 +175,8 @@ void Negotiation::on_v1_reply(const Reply& reply, const Done& done, bool may_swi
     outcome.agent_v1.emplace();
     Status decoded = v1codec::decode(*reply.result, *outcome.agent_v1);
     if (decoded) decoded = lift_initialize(*outcome.agent_v1, outcome.agent);
+    // Nothing of the unstable surface is read without the opt-in.
+    if (decoded && core_.options.unstable) lift_unstable_capabilities(*outcome.agent_v1, outcome.agent);
     if (!decoded) {
         return fail_and_close(done, Status(Errc::protocol_error,
                                            "the agent's v1 initialize answer is invalid: " + decoded.message()));

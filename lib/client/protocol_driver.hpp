@@ -37,6 +37,10 @@ public:
                                   Callback<v2::CancelToolCallResponse> done) = 0;
     virtual void cancel_terminal(Checked<v2::CancelTerminalRequest> request,
                                  Callback<v2::CancelTerminalResponse> done) = 0;
+    // A request of the unstable surface (acp/unstable.hpp), its params v2-shaped: done gets
+    // the agent's answer as v2 JSON. The v1 driver lowers the params to v1's unstable
+    // schema and lifts the answer (client/v1_unstable.hpp), or refuses a method v1 lacks.
+    virtual void unstable_request(Checked<UnstableMessage> message, Callback<RawJson> done) = 0;
 
     // --- agent → client ---------------------------------------------------------------
     virtual void on_session_update(const JsonValue* params) = 0;

@@ -236,6 +236,8 @@ Result<Checked<UnstableMessage>> RequestGate::pass_unstable(Status checks, std::
     RawJsonAudit audit;
     RawJson params = encode_raw(request);
     if (!audit.status()) return audit.status();
+    // As every request: valid UTF-8 only, and no extra field beside the member it names.
+    if (Status s = check_written_message(params.text); !s) return s;
     return Checked<UnstableMessage>(UnstableMessage{std::string(method), std::move(params)});
 }
 

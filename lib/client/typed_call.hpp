@@ -47,6 +47,13 @@ int64_t send_typed(ClientCore& core, std::string_view method, const WriteFn& wri
         options);
 }
 
+// An answer kept as JSON for the caller to decode (the unstable surface): an object.
+inline Status decode_json_object(const JsonValue& json, RawJson& out) {
+    if (!json.IsObject()) return Status(Errc::protocol_error, "the result is not a JSON object");
+    out = RawJson{to_json_text(json)};
+    return Status();
+}
+
 // CLIENT-MUST-46: closing or deleting a session the agent does not know is success.
 inline bool is_unknown_session(const Status& status) {
     return status.code() == Errc::rpc_error && status.rpc_code() == error_code::resource_not_found;

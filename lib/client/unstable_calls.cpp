@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // acp::unstable (acp/unstable.hpp): the unstable surface's calls. Each passes the request
-// gate (its capability, then the checks its kind shares with the stable calls), is sent
-// as a checked, encoded message, and its answer decoded with the unstable codec.
+// gate (its capability, then the checks its kind shares with the stable calls), goes to
+// the protocol driver as a checked, encoded message (a v1 agent's driver lowers it to
+// v1's unstable schema and lifts the answer), and its answer is decoded with the unstable
+// codec.
 #include "acp/unstable.hpp"
 
 #include <memory>
@@ -34,15 +36,24 @@ void send(Client& client, std::string_view name, Callback<Response> done, Check&
     if (Status s = impl.ready(name); !s) return impl.core_.refuse(std::move(done), s);
     Result<Checked<UnstableMessage>> checked = check(*impl.gate_);
     if (!checked) return impl.core_.refuse(std::move(done), checked.status());
-    const UnstableMessage& message = *checked.value();
-    detail::send_typed<Response>(
-        impl.core_, message.method, [&message](detail::JsonWriter& w) { detail::write_raw(w, message.params); },
-        &un::codec::decode<Response>,
-        [after = std::move(after), done = std::move(done)](Result<Response> answer, const detail::JsonValue*) {
-            if (answer && after) after(*answer);
+    detail::ClientCore& core = impl.core_;
+    impl.driver_->unstable_request(
+        std::move(checked.value()),
+        [&core, method = std::string(name), after = std::move(after), done = std::move(done)](Result<RawJson> json) {
+            if (!json) return done(json.status());
+            rapidjson::Document document;
+            document.Parse(json->text.data(), json->text.size());
+            Response answer;
+            Status decoded = document.HasParseError() ? Status(Errc::protocol_error, "not JSON")
+                                                      : un::codec::decode(document, answer);
+            if (!decoded) {
+                const std::string why = "the agent's answer to " + method + " is invalid: " + decoded.message();
+                core.log(LogLevel::error, why);
+                return done(Status(Errc::protocol_error, why));
+            }
+            if (after) after(answer);
             done(std::move(answer));
-        },
-        impl.core_.request_options());
+        });
 }
 
 template <class Request, class Response>
@@ -143,22 +154,39 @@ void fork_session(Client& client, un::ForkSessionRequest request, ToolServers to
         });
 }
 
+void archive_session(Client& client, un::ArchiveSessionRequest request, Callback<un::ArchiveSessionResponse> done) {
+    simple(client, UnstableMethod::archive, method::session_archive, request, std::move(done));
+}
+
 void archive_session(Client& client, const std::string& session_id, Callback<un::ArchiveSessionResponse> done) {
     un::ArchiveSessionRequest request;
     request.sessionId = session_id;
-    simple(client, UnstableMethod::archive, method::session_archive, request, std::move(done));
+    archive_session(client, std::move(request), std::move(done));
+}
+
+void unarchive_session(Client& client, un::UnarchiveSessionRequest request,
+                       Callback<un::UnarchiveSessionResponse> done) {
+    simple(client, UnstableMethod::unarchive, method::session_unarchive, request, std::move(done));
 }
 
 void unarchive_session(Client& client, const std::string& session_id, Callback<un::UnarchiveSessionResponse> done) {
     un::UnarchiveSessionRequest request;
     request.sessionId = session_id;
-    simple(client, UnstableMethod::unarchive, method::session_unarchive, request, std::move(done));
+    unarchive_session(client, std::move(request), std::move(done));
+}
+
+void session_status(Client& client, un::SessionStatusRequest request, Callback<un::SessionStatusResponse> done) {
+    simple(client, UnstableMethod::status, method::session_status, request, std::move(done));
 }
 
 void session_status(Client& client, const std::string& session_id, Callback<un::SessionStatusResponse> done) {
     un::SessionStatusRequest request;
     request.sessionId = session_id;
-    simple(client, UnstableMethod::status, method::session_status, request, std::move(done));
+    session_status(client, std::move(request), std::move(done));
+}
+
+void set_session_title(Client& client, un::SetSessionTitleRequest request, Callback<un::SetSessionTitleResponse> done) {
+    simple(client, UnstableMethod::set_title, method::session_set_title, request, std::move(done));
 }
 
 void set_session_title(Client& client, const std::string& session_id, const std::string& title,
@@ -166,11 +194,15 @@ void set_session_title(Client& client, const std::string& session_id, const std:
     un::SetSessionTitleRequest request;
     request.sessionId = session_id;
     request.title = title;
-    simple(client, UnstableMethod::set_title, method::session_set_title, request, std::move(done));
+    set_session_title(client, std::move(request), std::move(done));
+}
+
+void auth_status(Client& client, un::AuthStatusRequest request, Callback<un::AuthStatusResponse> done) {
+    simple(client, UnstableMethod::auth_status, method::auth_status, request, std::move(done));
 }
 
 void auth_status(Client& client, Callback<un::AuthStatusResponse> done) {
-    simple(client, UnstableMethod::auth_status, method::auth_status, un::AuthStatusRequest{}, std::move(done));
+    auth_status(client, un::AuthStatusRequest{}, std::move(done));
 }
 
 void on_auth_status_update(Client& client, std::function<void(const un::AuthStatusUpdateNotification&)> handler) {
@@ -196,28 +228,37 @@ void on_auth_status_update(Client& client, std::function<void(const un::AuthStat
                               });
 }
 
+void list_providers(Client& client, un::ListProvidersRequest request, Callback<un::ListProvidersResponse> done) {
+    simple(client, UnstableMethod::providers, method::providers_list, request, std::move(done));
+}
+
 void list_providers(Client& client, Callback<un::ListProvidersResponse> done) {
-    simple(client, UnstableMethod::providers, method::providers_list, un::ListProvidersRequest{}, std::move(done));
+    list_providers(client, un::ListProvidersRequest{}, std::move(done));
 }
 
 void set_provider(Client& client, un::SetProviderRequest request, Callback<un::SetProviderResponse> done) {
     simple(client, UnstableMethod::providers, method::providers_set, request, std::move(done));
 }
 
-void disable_provider(Client& client, const std::string& provider_id, Callback<un::DisableProviderResponse> done) {
+void disable_provider(Client& client, un::DisableProviderRequest request, Callback<un::DisableProviderResponse> done) {
     Client::Impl& impl = ClientAccess::impl(client);
     std::weak_ptr<Client::Impl> weak = impl.weak_from_this();
     Client* self = &client;
-    list_providers(client, [weak, self, provider_id, done = std::move(done)](Result<un::ListProvidersResponse> listed) {
+    list_providers(client, [weak, self, request = std::move(request),
+                            done = std::move(done)](Result<un::ListProvidersResponse> listed) {
         if (!listed) return done(listed.status());
         auto strong = weak.lock();
         if (!strong || strong->core_.orphaned) return;
-        un::DisableProviderRequest request;
-        request.providerId = provider_id;
         send<un::DisableProviderResponse>(*self, method::providers_disable, done, [&](const RequestGate& gate) {
             return gate.disable_provider(request, *listed);
         });
     });
+}
+
+void disable_provider(Client& client, const std::string& provider_id, Callback<un::DisableProviderResponse> done) {
+    un::DisableProviderRequest request;
+    request.providerId = provider_id;
+    disable_provider(client, std::move(request), std::move(done));
 }
 
 }  // namespace acp::unstable

@@ -10,7 +10,9 @@
 #include "client/split_surrogates.hpp"
 #include "client/typed_call.hpp"
 #include "client/update_router.hpp"
+#include "client/v1_unstable.hpp"
 #include "protocol/v1/codec.hpp"
+#include "protocol/v1/unstable_methods.hpp"
 #include "protocol/v1/methods.hpp"
 #include "protocol/v2/codec.hpp"
 
@@ -29,6 +31,15 @@ std::string_view update_kind(const JsonValue& params) {
     const JsonValue* update = find_member(params, "update");
     const JsonValue* kind = update != nullptr && update->IsObject() ? find_member(*update, "sessionUpdate") : nullptr;
     return kind != nullptr && kind->IsString() ? string_view_of(*kind) : std::string_view();
+}
+
+// The unstable members the gate added to a checked request (systemPrompt, archived; the
+// host's own extra fields never carry them): v1's unstable schema has them with the
+// same shape, so they go into the v1 request as they are.
+void carry_unstable_member(const av2::ExtraFields& checked, std::string_view key, av2::ExtraFields& lowered) {
+    for (const auto& [name, value] : checked) {
+        if (name == key) lowered.emplace_back(name, value);
+    }
 }
 
 }  // namespace
@@ -88,6 +99,7 @@ void V1Driver::new_session(Checked<av2::NewSessionRequest> request, Callback<av2
     av1::NewSessionRequest lowered;
     lowered.cwd = request->cwd;
     lowered.additionalDirectories = request->additionalDirectories;
+    carry_unstable_member(request->extra_fields, "systemPrompt", lowered.extra_fields);
     std::vector<RawJson> acp_servers;
     if (Status s = lower_mcp_servers(request->mcpServers, lowered.mcpServers, acp_servers); !s) {
         return core_.refuse(std::move(done), s);
@@ -141,6 +153,7 @@ void V1Driver::resume_session(Checked<av2::ResumeSessionRequest> request, Callba
         load.cwd = request->cwd;
         load.additionalDirectories = request->additionalDirectories;
         load.mcpServers = std::move(servers);
+        carry_unstable_member(request->extra_fields, "systemPrompt", load.extra_fields);
         setup_call<av1::LoadSessionResponse>(
             v1method::session_load, load, acp_servers,
             [finish](Result<av1::LoadSessionResponse> result, const JsonValue* raw) {
@@ -154,6 +167,7 @@ void V1Driver::resume_session(Checked<av2::ResumeSessionRequest> request, Callba
     resume.cwd = request->cwd;
     resume.additionalDirectories = request->additionalDirectories;
     if (request->mcpServers) resume.mcpServers = std::move(servers);
+    carry_unstable_member(request->extra_fields, "systemPrompt", resume.extra_fields);
     setup_call<av1::ResumeSessionResponse>(
         v1method::session_resume, resume, acp_servers,
         [finish](Result<av1::ResumeSessionResponse> result, const JsonValue* raw) {
@@ -166,6 +180,7 @@ void V1Driver::list_sessions(Checked<av2::ListSessionsRequest> request, Callback
     av1::ListSessionsRequest lowered;
     if (request->cwd.has_value()) lowered.cwd = *request->cwd;
     if (request->cursor.has_value()) lowered.cursor = *request->cursor;
+    carry_unstable_member(request->extra_fields, "archived", lowered.extra_fields);
     call<av1::ListSessionsResponse>(
         v1method::session_list, lowered,
         [this, done = std::move(done)](Result<av1::ListSessionsResponse> result, const JsonValue* raw) {
@@ -355,6 +370,40 @@ void V1Driver::cancel_tool_call(Checked<av2::CancelToolCallRequest>, Callback<av
 
 void V1Driver::cancel_terminal(Checked<av2::CancelTerminalRequest>, Callback<av2::CancelTerminalResponse> done) {
     core_.refuse(std::move(done), Status(Errc::unsupported, "terminal/cancel: ACP v1 has no such method"));
+}
+
+// v1's unstable schema has the same calls in v1 shapes (client/v1_unstable.hpp); a fork
+// is a new session, whose modes and config options are lifted as session/new's are.
+void V1Driver::unstable_request(Checked<UnstableMessage> message, Callback<RawJson> done) {
+    const std::string name = message->method;
+    RawJson params;
+    std::vector<RawJson> acp_servers;
+    if (Status s = lower_unstable_request(name, message->params, params, acp_servers); !s) {
+        return core_.refuse(std::move(done), s);
+    }
+    send_typed<RawJson>(
+        core_, name,
+        [&](JsonWriter& w) {
+            if (acp_servers.empty()) return write_raw(w, params);
+            write_with_acp_servers(w, params.text, acp_servers);
+        },
+        &decode_json_object,
+        [this, name, done = std::move(done)](Result<RawJson> answer, const JsonValue* raw) {
+            if (!answer) return done(answer.status());
+            RawJson lifted;
+            Status s = lift_unstable_answer(name, *raw, lifted);
+            if (s && name == av1::unstable::method::session_fork) {
+                const std::string session_id(string_view_of(*find_member(*raw, "sessionId")));  // lifted: a string
+                s = with_fork_options(lifted, lifter_.set_lists(session_id, *raw));
+            }
+            if (!s) {
+                const std::string why = "the agent's answer to " + name + " is invalid: " + s.message();
+                core_.log(LogLevel::error, why);
+                return done(Status(Errc::protocol_error, why));
+            }
+            done(std::move(lifted));
+        },
+        core_.request_options());
 }
 
 void V1Driver::on_session_update(const JsonValue* params) {

@@ -37,6 +37,7 @@ public:
                            Callback<v2::SetSessionConfigOptionResponse> done) override;
     void cancel_tool_call(Checked<v2::CancelToolCallRequest> request, Callback<v2::CancelToolCallResponse> done) override;
     void cancel_terminal(Checked<v2::CancelTerminalRequest> request, Callback<v2::CancelTerminalResponse> done) override;
+    void unstable_request(Checked<UnstableMessage> message, Callback<RawJson> done) override;
 
     void on_session_update(const JsonValue* params) override;
     void on_permission_request(const JsonValue* params, Responder responder) override;

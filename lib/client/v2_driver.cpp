@@ -172,6 +172,14 @@ void V2Driver::cancel_terminal(Checked<av2::CancelTerminalRequest> request, Call
     call<av2::CancelTerminalResponse>(method::terminal_cancel, *request, std::move(done));
 }
 
+// The unstable schema extends v2: sent as checked, the answer left for the caller to decode.
+void V2Driver::unstable_request(Checked<UnstableMessage> message, Callback<RawJson> done) {
+    send_typed<RawJson>(
+        core_, message->method, [&message](JsonWriter& w) { write_raw(w, message->params); }, &decode_json_object,
+        [done = std::move(done)](Result<RawJson> answer, const JsonValue*) { done(std::move(answer)); },
+        core_.request_options());
+}
+
 bool V2Driver::on_update_line(char* line, std::size_t size) { return router_.deliver_chunk_line(line, size); }
 
 // Everything the line shortcut declined (client/chunk_line.hpp) is decoded here.

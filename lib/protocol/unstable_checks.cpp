@@ -25,7 +25,7 @@ Status not_offered(std::string_view capability, std::string_view what) {
 UnstableFeatures unstable_features_of(const v2::InitializeResponse& agent, bool enabled) {
     UnstableFeatures offer;
     offer.enabled = enabled;
-    if (!enabled || agent.protocolVersion != 2 || !agent.capabilities) return offer;
+    if (!enabled || !agent.capabilities) return offer;
     // A malformed addition reads as not offered (CLIENT-MUST-22), like any capability.
     un::AgentCapabilitiesAdditions top;
     if (decode_additions(agent.capabilities->extra_fields, top)) offer.providers = top.providers.has_value();

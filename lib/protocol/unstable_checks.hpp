@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The unstable surface's capability gates (internal; CLIENT-GUIDE 4.14): what a v2 agent
-// advertises of it, read from the stable capabilities' extra members, and the check of
+// The unstable surface's capability gates (internal; CLIENT-GUIDE 4.14): what the agent
+// advertises of it, read from the stable v2 capabilities' extra members (a v1 agent's
+// answer lifted into them: client/v1_unstable.hpp), and the check of
 // each unstable call and field against that. Only a host that opted in
 // (ClientOptions::unstable) gets any of it; without the opt-in everything is refused.
 //
@@ -29,7 +30,7 @@ struct UnstableFeatures {
     bool providers = false;
 };
 
-// v2 agents only: a v1 agent's answer gives an opted-in host an empty offer.
+// agent: the v2 answer, or a v1 answer as lifted.
 UnstableFeatures unstable_features_of(const v2::InitializeResponse& agent, bool enabled);
 
 enum class UnstableMethod { fork, archive, unarchive, status, set_title, auth_status, providers };

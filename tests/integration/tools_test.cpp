@@ -245,6 +245,27 @@ TEST_CASE("tools over ACP: a v1 agent advertising mcpCapabilities.acp gets acp e
     CHECK(p.open_calls == 0);
 }
 
+TEST_CASE("tools over ACP: a v1 fork offered tools gets its acp entry in v1's session/fork") {
+    ToolsPeer p(/*unstable=*/true, /*v1=*/true);
+    REQUIRE(acp::wait_for<v2::InitializeResponse>(p.loop.get(), [&](auto done) { p.client->initialize(done); }).ok());
+    REQUIRE(acp::unstable::offer(*p.client).fork);
+    v2::NewSessionRequest request;
+    request.cwd = "/tmp";
+    auto source = acp::wait_for<v2::NewSessionResponse>(
+        p.loop.get(), [&](auto done) { p.client->new_session(request, done); });
+    REQUIRE(source.ok());
+    acp::v2::unstable::ForkSessionRequest fork;
+    fork.sessionId = source->sessionId;
+    fork.cwd = "/tmp";
+    auto forked = acp::wait_for<acp::v2::unstable::ForkSessionResponse>(
+        p.loop.get(), [&](auto done) { acp::unstable::fork_session(*p.client, fork, {p.editor}, done); });
+    REQUIRE_MESSAGE(forked.ok(), forked.status().to_string());
+    auto lines = p.run(forked->sessionId, "call current_selection");
+    REQUIRE(lines.size() == 1);
+    CHECK(contains(lines[0], R"(call current_selection => {"result":{"content":[{"type":"text","text":"int main"}]}})"));
+    CHECK(p.selection_calls == 1);
+}
+
 TEST_CASE("tools: the SDKs' clients get identical results over MCP over ACP, HTTP and the stdio bridge") {
     // The ACP SDK's McpOverAcpCaller over ACP; the MCP SDK's client over HTTP and stdio.
     const std::string script =

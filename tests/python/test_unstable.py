@@ -2,7 +2,9 @@
 """ACP's unstable surface in the Python binding (unstable=True, unstable_call,
 fork_session) against the TypeScript-SDK peer with --caps=unstable, which implements the
 unstable methods with the SDK's own handlers (ACP_NODE, ACP_TS_AGENT)."""
+import json
 import os
+import tempfile
 import unittest
 
 import libacp
@@ -11,6 +13,7 @@ NODE = os.environ.get("ACP_NODE", "node")
 AGENT = os.environ.get("ACP_TS_AGENT", os.path.join(os.path.dirname(__file__), "..", "peers", "ts-agent",
                                                     "agent.mjs"))
 TOOLS_AGENT = os.path.join(os.path.dirname(AGENT), "tools-agent.mjs")
+V1_AGENT = os.path.join(os.path.dirname(AGENT), "agent-v1.mjs")
 
 
 class UnstableTest(unittest.TestCase):
@@ -86,6 +89,29 @@ class UnstableTest(unittest.TestCase):
             texts = [item.text for item in fork.model().items if item.kind == "agent_message"]
             self.assertTrue(any('"text":"in the fork"' in text for text in texts), texts)
             self.assertEqual(calls, [fork.id])
+
+    def test_a_v1_agent_through_the_c_api_keeps_the_hosts_meta(self):
+        # The SDK's v1 unstable entry point: the same calls, v1 shapes on the wire.
+        with tempfile.NamedTemporaryFile(suffix=".jsonl") as record:
+            meta = {"host": "python"}
+            with libacp.Client([NODE, V1_AGENT, "--caps=unstable", "--record=" + record.name], unstable=True) as client:
+                self.assertEqual(client.initialize()["protocolVersion"], 1)
+                offer = client.unstable_offer()
+                self.assertTrue(offer["fork"] and offer["archive"] and offer["authStatus"] and offer["providers"])
+                source = client.new_session(cwd="/tmp").id
+                self.assertEqual(client.unstable_call("session/status", {"sessionId": source, "_meta": meta}),
+                                 {"status": "open"})  # v1 has no state
+                client.unstable_call("session/archive", {"sessionId": source, "_meta": meta})
+                client.unstable_call("session/unarchive", {"sessionId": source, "_meta": meta})
+                titled = client.unstable_call("session/set_title", {"sessionId": source, "title": " T ", "_meta": meta})
+                self.assertEqual(titled["title"], "T")
+                fork = client.fork_session(source, cwd="/tmp")
+                self.assertIn(fork.id, client.session_ids())
+                self.assertEqual(client.unstable_call("auth/status", {"_meta": meta})["state"], "authenticated")
+            with open(record.name, encoding="utf-8") as lines:
+                sent = [entry["msg"] for entry in map(json.loads, lines) if entry["dir"] == "in" and "msg" in entry]
+            for method in ("session/status", "session/archive", "session/unarchive", "session/set_title", "auth/status"):
+                self.assertEqual([m["params"].get("_meta") for m in sent if m.get("method") == method], [meta], method)
 
 
 if __name__ == "__main__":

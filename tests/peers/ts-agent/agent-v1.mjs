@@ -10,13 +10,21 @@
 // turn only in the session/prompt response, and replays history on session/load
 // (user messages included, as id-less user_message_chunk updates).
 //
-//   node agent-v1.mjs [--record=FILE] [--modes] [--no-message-ids] [--caps=full|minimal]
+//   node agent-v1.mjs [--record=FILE] [--modes] [--no-message-ids] [--caps=full|minimal|no-dirs|unstable]
 //
 //   --record=FILE      as agent.mjs: every line in ("in") and out ("out"), for validate.mjs
 //   --modes            sessions have modes (ask, code) and session/set_mode
 //   --no-message-ids   chunks carry no messageId (most real v1 agents)
 //   --caps=minimal     no loadSession, no sessionCapabilities, no prompt capabilities
 //   --caps=no-dirs     full, but without sessionCapabilities.additionalDirectories
+//   --caps=unstable    full, on the SDK's v1 unstable entry point (@agentclientprotocol/sdk/
+//                      unstable), plus v1's unstable sessionCapabilities.{fork, archive,
+//                      status, title, systemPrompt (override too)}, auth.status and
+//                      providers, each served by the SDK's own handler: session/fork,
+//                      archive, unarchive, status, set_title, auth/status (then an
+//                      auth/status_update), providers/list, set, disable ("main" is
+//                      required), the session/list `archived` filter and systemPrompt on
+//                      new, load, resume and fork
 //   --auth-required    advertises the auth method peer-login (v1 shape: `id`, no `type`)
 //                      and auth.logout; session methods answer -32000 until authenticate
 //   --late-replay      session/load answers first and replays the history after (a quirk
@@ -32,13 +40,15 @@
 //   slow         a cancellable tool call and --slow-ticks chunks, --slow-ms apart
 //   fail         a chunk, then the prompt fails with -32603
 //   caps         one message: the client info and capabilities the agent was given
+//   system       one message: the session's systemPrompt as JSON (--caps=unstable)
 //   fs           fs/read_text_file of CWD/in.txt, fs/write_text_file CWD/out.txt with it
 //                reversed, when advertised; reports what it could do
 //   term         terminal/create `echo hi`, output, wait_for_exit, release, when
 //                advertised; a tool call shows the terminal
 //   anything else one chunk "Echo: <text>"
 
-import * as acp from "@agentclientprotocol/sdk";
+import * as acpStable from "@agentclientprotocol/sdk";
+import * as acpUnstable from "@agentclientprotocol/sdk/unstable";
 import { appendFileSync } from "node:fs";
 import { Readable } from "node:stream";
 
@@ -55,7 +65,7 @@ for (const arg of process.argv.slice(2)) {
   else if (m[1] === "late-replay") opts.lateReplay = true;
   else if (m[1] === "auth-required") opts.authRequired = true;
   else if (m[1] === "mcp-sse") opts.mcpSse = true;
-  else if (m[1] === "caps" && ["full", "minimal", "no-dirs"].includes(m[2])) opts.caps = m[2];
+  else if (m[1] === "caps" && ["full", "minimal", "no-dirs", "unstable"].includes(m[2])) opts.caps = m[2];
   else if (m[1] === "slow-ms") opts.slowMs = Number(m[2]);
   else if (m[1] === "slow-ticks") opts.slowTicks = Number(m[2]);
   else {
@@ -64,6 +74,8 @@ for (const arg of process.argv.slice(2)) {
   }
 }
 
+const unstable = opts.caps === "unstable";
+const acp = unstable ? acpUnstable : acpStable;
 const log = (...parts) => process.stderr.write(`agent-v1: ${parts.join(" ")}\n`);
 const FIXED_TIME = "2026-01-01T00:00:00Z";
 const text = (t) => ({ type: "text", text: t });
@@ -126,6 +138,8 @@ class Session {
     this.mode = "ask";
     this.turn = null; // AbortController of the running turn
     this.title = undefined;
+    this.archived = false; // --caps=unstable
+    this.systemPrompt = null; // --caps=unstable: as given to new, load, resume or fork
   }
   nextId(prefix) {
     const n = (this.counters.get(prefix) ?? 0) + 1;
@@ -341,6 +355,11 @@ const SCRIPTS = {
     await t.emit(chunk("agent_message_chunk", m, text(`caps: ${JSON.stringify(seen)}`)));
   },
 
+  async system(t) {
+    const m = t.s.nextId("m");
+    await t.emit(chunk("agent_message_chunk", m, text(`system: ${JSON.stringify(t.s.systemPrompt)}`)));
+  },
+
   async fs(t) {
     const s = t.s;
     const fs = clientInit.clientCapabilities?.fs ?? {};
@@ -412,11 +431,17 @@ app.onRequest(m.initialize, async ({ params }) => {
               resume: {},
               close: {},
               delete: {},
-              ...(opts.caps === "full" ? { additionalDirectories: {} } : {}),
+              ...(opts.caps !== "no-dirs" ? { additionalDirectories: {} } : {}),
+              ...(unstable
+                ? { fork: {}, archive: {}, status: {}, title: {}, systemPrompt: { mode: { override: {} } } }
+                : {}),
             },
+            ...(unstable ? { providers: {} } : {}),
           }
         : { loadSession: false }),
-      ...(opts.authRequired ? { auth: { logout: {} } } : {}),
+      ...(opts.authRequired || unstable
+        ? { auth: { ...(opts.authRequired ? { logout: {} } : {}), ...(unstable ? { status: {} } : {}) } }
+        : {}),
     },
     authMethods: opts.authRequired ? [{ id: "peer-login", name: "Peer login", description: "Always succeeds" }] : [],
   };
@@ -441,6 +466,7 @@ if (opts.authRequired) {
 app.onRequest(m.session.new, async ({ params }) => {
   requireAuth();
   const s = new Session(`sess-${++sessionCounter}`, params.cwd);
+  if (params.systemPrompt) s.systemPrompt = validateSystemPrompt(params.systemPrompt);
   sessions.set(s.sessionId, s);
   // v1 has no commands in the answer: they follow as an update (after the answer).
   setTimeout(() => void emit(s, { sessionUpdate: "available_commands_update", availableCommands: AVAILABLE_COMMANDS }, { store: false }), 0);
@@ -449,6 +475,7 @@ app.onRequest(m.session.new, async ({ params }) => {
 
 app.onRequest(m.session.load, async ({ params }) => {
   const s = session(params.sessionId);
+  if (params.systemPrompt) s.systemPrompt = validateSystemPrompt(params.systemPrompt);
   const replay = async () => {
     for (const update of s.history) await emit(s, structuredClone(update), { store: false });
     await emit(s, { sessionUpdate: "available_commands_update", availableCommands: AVAILABLE_COMMANDS }, { store: false });
@@ -461,11 +488,27 @@ app.onRequest(m.session.load, async ({ params }) => {
   return s.setup();
 });
 
-app.onRequest(m.session.resume, async ({ params }) => session(params.sessionId).setup());
+app.onRequest(m.session.resume, async ({ params }) => {
+  const s = session(params.sessionId);
+  if (params.systemPrompt) s.systemPrompt = validateSystemPrompt(params.systemPrompt);
+  return s.setup();
+});
 
-app.onRequest(m.session.list, async () => ({
-  sessions: [...sessions.values()].map((s) => ({ sessionId: s.sessionId, cwd: s.cwd, ...(s.title ? { title: s.title } : {}) })),
-}));
+app.onRequest(m.session.list, async ({ params }) => {
+  // The unstable `archived` filter: exclude (the default), include, only.
+  const archived = params?.archived ?? "exclude";
+  const listed = [...sessions.values()].filter((s) =>
+    archived === "only" ? s.archived : archived === "include" ? true : !s.archived,
+  );
+  return {
+    sessions: listed.map((s) => ({
+      sessionId: s.sessionId,
+      cwd: s.cwd,
+      ...(s.title ? { title: s.title } : {}),
+      ...(s.archived ? { archived: true } : {}),
+    })),
+  };
+});
 
 app.onRequest(m.session.close, async ({ params }) => {
   const s = sessions.get(params.sessionId);
@@ -521,6 +564,91 @@ app.onRequest(m.session.prompt, async ({ params }) => {
 app.onNotification(m.session.cancel, async ({ params }) => {
   sessions.get(params.sessionId)?.turn?.controller.abort();
 });
+
+if (unstable) unstableHandlers();
+
+/** systemPrompt as CLIENT-GUIDE 4.14 has it: append or override, non-empty text blocks only. */
+function validateSystemPrompt(prompt) {
+  if (prompt.mode !== "append" && prompt.mode !== "override") {
+    throw acp.RequestError.invalidParams({ mode: prompt.mode }, "unsupported systemPrompt mode");
+  }
+  if (!Array.isArray(prompt.content) || prompt.content.length === 0 ||
+      prompt.content.some((b) => b.type !== "text" || b.text === "")) {
+    throw acp.RequestError.invalidParams({}, "systemPrompt content must be non-empty text blocks");
+  }
+  return structuredClone(prompt);
+}
+
+/** v1's unstable methods (--caps=unstable), each on the SDK's own handler. */
+function unstableHandlers() {
+  // A new session with a copy of the source's history; its answer has v1's modes and options.
+  app.onRequest(m.session.fork, async ({ params }) => {
+    const source = session(params.sessionId);
+    if ((params.mcpServers ?? []).some((server) => server.type === "stdio")) {
+      throw acp.RequestError.invalidParams({}, "v1 stdio MCP servers carry no type");
+    }
+    const s = new Session(`sess-${++sessionCounter}`, params.cwd);
+    s.history = structuredClone(source.history);
+    s.counters = new Map(source.counters);
+    s.config = { ...source.config };
+    s.mode = source.mode;
+    s.systemPrompt = params.systemPrompt ? validateSystemPrompt(params.systemPrompt) : source.systemPrompt;
+    sessions.set(s.sessionId, s);
+    return { sessionId: s.sessionId, ...s.setup() };
+  });
+
+  app.onRequest(m.session.archive, async ({ params }) => {
+    const s = session(params.sessionId);
+    s.turn?.controller.abort();
+    s.archived = true;
+    return {};
+  });
+
+  app.onRequest(m.session.unarchive, async ({ params }) => {
+    session(params.sessionId).archived = false;
+    return {};
+  });
+
+  // v1's answer has no state: only whether the agent holds the session in memory.
+  app.onRequest(m.session.status, async ({ params }) => ({ status: session(params.sessionId).archived ? "saved" : "open" }));
+
+  app.onRequest(m.session.setTitle, async ({ params }) => {
+    const s = session(params.sessionId);
+    const title = params.title.trim();
+    if (title === "") throw acp.RequestError.invalidParams({ title: params.title }, "empty title");
+    s.title = title;
+    return { title };
+  });
+
+  // After each auth/status answer the agent also pushes the state once.
+  app.onRequest(m.auth.status, async () => {
+    setTimeout(() => void client.notify(acp.methods.client.auth.statusUpdate, { state: "authenticated" }), 5);
+    return { state: "authenticated", accounts: [{ label: "Test account", active: true }] };
+  });
+
+  const providers = [
+    { providerId: "main", supported: ["anthropic"], required: true, current: { apiType: "anthropic", baseUrl: "https://llm.example/anthropic" } },
+    { providerId: "extra", supported: ["openai"], required: false, current: null },
+  ];
+  const provider = (providerId) => {
+    const p = providers.find((x) => x.providerId === providerId);
+    if (!p) throw acp.RequestError.invalidParams({ providerId }, "unknown provider");
+    return p;
+  };
+  app.onRequest(m.providers.list, async () => ({ providers: structuredClone(providers) }));
+  app.onRequest(m.providers.set, async ({ params }) => {
+    const p = provider(params.providerId);
+    if (!p.supported.includes(params.apiType)) throw acp.RequestError.invalidParams({ apiType: params.apiType }, "unsupported apiType");
+    p.current = { apiType: params.apiType, baseUrl: params.baseUrl };
+    return {};
+  });
+  app.onRequest(m.providers.disable, async ({ params }) => {
+    const p = provider(params.providerId);
+    if (p.required) throw acp.RequestError.invalidParams({ providerId: p.providerId }, "required providers cannot be disabled");
+    p.current = null;
+    return {};
+  });
+}
 
 const connection = app.connect(wire);
 client = connection.client;

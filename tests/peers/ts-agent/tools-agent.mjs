@@ -9,7 +9,7 @@
 //   node tools-agent.mjs [--v1] [--mcp=acp|http|stdio]
 //
 //   --v1         speaks ACP v1 through the SDK's v1 unstable entry point: it advertises
-//                mcpCapabilities.acp, streams id-less agent_message_chunk updates and ends
+//                mcpCapabilities.acp and sessionCapabilities.fork, streams id-less agent_message_chunk updates and ends
 //                the turn in the session/prompt response.
 //   --mcp=http   advertises session.mcp.http (or stdio) instead of acp and calls the
 //                session's first server of that type with the official MCP TypeScript
@@ -47,7 +47,7 @@ app.onRequest(m.initialize, async () =>
     ? {
         protocolVersion: 1,
         agentInfo: { name: "libacp-ts-tools-agent", version: "1.0.0" },
-        agentCapabilities: { mcpCapabilities: { acp: true } },
+        agentCapabilities: { mcpCapabilities: { acp: true }, sessionCapabilities: { fork: {} } },
       }
     : {
         protocolVersion: 2,

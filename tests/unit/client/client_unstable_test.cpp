@@ -306,3 +306,120 @@ TEST_CASE("unstable: providers list and set round-trip, and a required provider 
     CHECK(std::string(s.agent->parsed(index + 1)["method"].GetString()) == "providers/disable");
     CHECK(std::string(s.agent->parsed(index + 1)["params"]["providerId"].GetString()) == "extra");
 }
+
+// --- a v1 agent (v1's unstable schema) -------------------------------------------------
+
+namespace {
+
+constexpr const char* kV1Everything =
+    R"({"protocolVersion":1,"agentInfo":{"name":"scripted-v1","version":"1"},"agentCapabilities":{)"
+    R"("sessionCapabilities":{"fork":{},"archive":{},"status":{},"title":{},"systemPrompt":{}},)"
+    R"("auth":{"status":{}},"providers":{}}})";
+
+acp::ClientOptions v1_options(bool unstable) {
+    acp::ClientOptions options;
+    options.protocol_version = 1;
+    options.unstable = unstable;
+    return options;
+}
+
+bool has_extra(const v2::ExtraFields& extra, const std::string& key) {
+    for (const auto& field : extra) {
+        if (field.first == key) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("unstable v1: a v1 agent's unstable capabilities are lifted only with the opt-in, malformed ones not") {
+    {
+        Scripted s(v1_options(false));
+        initialize_with(s, kV1Everything);
+        const v2::InitializeResponse* agent = s.client->agent();
+        REQUIRE(agent != nullptr);
+        CHECK_FALSE(has_extra(agent->capabilities->session->extra_fields, "fork"));
+        CHECK_FALSE(has_extra(agent->capabilities->extra_fields, "providers"));
+        CHECK_FALSE(acp::unstable::offer(*s.client).fork);
+    }
+    {
+        Scripted s(v1_options(true));
+        initialize_with(s, kV1Everything);
+        const v2::InitializeResponse* agent = s.client->agent();
+        REQUIRE(agent != nullptr);
+        // Where a v2 agent has them, for the host that reads the answer too.
+        CHECK(has_extra(agent->capabilities->session->extra_fields, "fork"));
+        CHECK(has_extra(agent->capabilities->extra_fields, "providers"));
+        REQUIRE(agent->capabilities->auth.has_value());
+        CHECK(has_extra(agent->capabilities->auth->extra_fields, "status"));
+        const acp::unstable::Offer offer = acp::unstable::offer(*s.client);
+        CHECK(offer.fork);
+        CHECK(offer.archive);
+        CHECK(offer.status);
+        CHECK(offer.title);
+        CHECK(offer.system_prompt);
+        CHECK_FALSE(offer.system_prompt_override);
+        CHECK(offer.auth_status);
+        CHECK(offer.providers);
+    }
+    // CLIENT-MUST-22: a malformed marker is not an offer.
+    Scripted s(v1_options(true));
+    initialize_with(s, R"({"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"fork":true},"providers":7}})");
+    CHECK_FALSE(acp::unstable::offer(*s.client).fork);
+    CHECK_FALSE(acp::unstable::offer(*s.client).providers);
+}
+
+TEST_CASE("unstable v1: answers are lifted: a fork's modes become its mode option, v2-only members are dropped") {
+    Scripted s(v1_options(true));
+    initialize_with(s, kV1Everything);
+
+    un::ForkSessionRequest fork;
+    fork.sessionId = "s-1";
+    fork.cwd = "/work";
+    fork.systemPrompt = text_prompt("append", "Be brief.");
+    std::optional<Result<un::ForkSessionResponse>> forked;
+    auto sent = round_trip(
+        s, [&](auto done) { acp::unstable::fork_session(*s.client, fork, done); },
+        R"({"sessionId":"s-2","modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"}]},)"
+        R"("availableCommands":[{"name":"x","description":"y"}]})",
+        forked);
+    CHECK(std::string(sent["method"].GetString()) == "session/fork");
+    CHECK(sent["params"]["systemPrompt"]["mode"] == "append");
+    REQUIRE(forked->ok());
+    REQUIRE(forked->value().configOptions.has_value());
+    REQUIRE(forked->value().configOptions->size() == 1);
+    CHECK(forked->value().configOptions->front().configId == "_v1_mode");
+    CHECK_FALSE(forked->value().availableCommands.has_value());  // not v1's to send
+    CHECK(s.client->sessions().find("s-2") != nullptr);
+
+    std::optional<Result<un::SessionStatusResponse>> status;
+    round_trip(
+        s, [&](auto done) { acp::unstable::session_status(*s.client, "s-2", done); },
+        R"({"status":"open","state":{"state":"running"}})", status);
+    REQUIRE(status->ok());
+    CHECK(status->value().status.value == "open");
+    CHECK_FALSE(status->value().state.has_value());
+
+    // An answer that is not v1's shape is a protocol error.
+    std::optional<Result<un::SetSessionTitleResponse>> titled;
+    round_trip(
+        s, [&](auto done) { acp::unstable::set_session_title(*s.client, "s-2", "T", done); }, R"({"title":7})",
+        titled);
+    CHECK(titled->status().code() == Errc::protocol_error);
+}
+
+TEST_CASE("unstable: strings that are not UTF-8 and _meta given as a request: refused, or sent whole") {
+    Scripted s(opted_in());
+    initialize_with(s, kEverything);
+    CHECK(refused<un::SetSessionTitleResponse>(s, [&](auto done) {
+              acp::unstable::set_session_title(*s.client, "s-1", "caf\xE9", done);
+          }).find("UTF-8") != std::string::npos);
+    un::ArchiveSessionRequest archive;
+    archive.sessionId = "s-1";
+    archive._meta = acp::RawJson{R"({"host":1})"};
+    std::optional<Result<un::ArchiveSessionResponse>> archived;
+    auto sent = round_trip(
+        s, [&](auto done) { acp::unstable::archive_session(*s.client, archive, done); }, "{}", archived);
+    CHECK(archived->ok());
+    CHECK(sent["params"]["_meta"]["host"] == 1);
+}
