@@ -5,8 +5,8 @@
 -- in the buffer, streamed text appended in place (no re-render), a turn cancelled.
 -- Phase "second": a fresh Neovim and agent on the same state directory resume that
 -- session through :AcpSessions and find its history in the buffer.
--- Phases "hostile", "peer", "remote", "background", "features", "context", "review", "fs",
--- "tools" and "unstable": see below.
+-- Phases "hostile", "peer", "remote", "background", "features", "treesitter", "context",
+-- "review", "fs", "v1review", "tools" and "unstable": see below.
 -- All: the agent's pid is recorded, and at VimLeave (after the plugin's VimLeavePre)
 -- it must be gone. Results go to $ACP_TEST_OUT/<phase>.result, one line per check.
 local phase = os.getenv("ACP_TEST_PHASE")
@@ -642,6 +642,45 @@ local function background()
   chat_module.shutdown_all()
 end
 
+-- Phase "treesitter": with a markdown parser on the runtimepath ($ACP_TEST_TS_RTP, the
+-- grammar nvim_test.sh compiled, with the grammar's highlights query) the chat buffer is
+-- highlighted by treesitter, not the syntax fallback, and the tree follows appended text.
+local function treesitter_phase()
+  local rtp = os.getenv("ACP_TEST_TS_RTP")
+  check(rtp and vim.loop.fs_stat(rtp .. "/parser/markdown.so"), "the compiled markdown parser is there", rtp)
+  vim.opt.runtimepath:append(rtp)
+  check(require("acp.highlight").has_parser(), "the plugin finds the markdown parser")
+  vim.cmd("AcpChat " .. agent .. " --delay-ms 0 --state-dir " .. state_dir .. "-treesitter")
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  local buf = chat.view.buf
+  chat:send("/markdown")
+  wait_for("the Markdown reply", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  local highlighter = vim.treesitter.highlighter.active[buf]
+  check(vim.b[buf].acp_markdown == "treesitter" and highlighter and highlighter.tree:lang() == "markdown",
+    "the chat buffer has a treesitter highlighter for markdown", vim.b[buf].acp_markdown)
+  check(api.nvim_buf_call(buf, function() return vim.b.current_syntax end) ~= "markdown",
+    "the markdown syntax (the fallback) is not loaded")
+  local lines = api.nvim_buf_get_lines(buf, 0, -1, false)
+  local root = highlighter.tree:parse()[1]:root()
+  check(root:end_() >= #lines - 1, "the tree covers the appended reply", root:end_() .. " of " .. #lines)
+  -- What the highlighter draws: the highlights query's captures over the chat's tree.
+  local query = vim.treesitter.query.get_query("markdown", "highlights")
+  local titles, literals = {}, 0
+  for id, node in query:iter_captures(root, buf, 0, -1) do
+    local row = node:range()
+    if query.captures[id] == "text.title" then titles[lines[row + 1]] = true end
+    if query.captures[id] == "text.literal" then literals = literals + 1 end
+  end
+  check(titles["## You"] and titles["## Agent"] and literals > 0, "headings are titles and the code block is literal",
+    vim.inspect(titles))
+  vim.cmd("checkhealth acp")
+  local health = table.concat(api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  check(health:find("OK: Markdown highlighting: treesitter", 1, true), ":checkhealth acp says treesitter", health)
+  chat_module.shutdown_all()
+end
+
 -- Phase "features": agents by name (setup{agents}, default_agent, :AcpChat completion with
 -- the catalogue's names), a multi-line prompt written in the prompt buffer and sent with
 -- its key, the history of prompts, slash-command completion from the session's available
@@ -760,8 +799,10 @@ local function features()
   check(yanked ~= "" and not yanked:find("```", 1, true) and text ~= yanked, "gy yanks the code block below, no fences", yanked)
   local line = require("acp.status").line(chat)
   check(line:find("libacp demo agent idle ", 1, true) and line:find("/", 1, true), "the status line item: agent, state, usage", line)
-  check(vim.b[chat.view.buf].acp_markdown == "syntax" and api.nvim_buf_call(chat.view.buf, function() return vim.b.current_syntax end) == "markdown",
-    "the chat is highlighted as Markdown (syntax on 0.7)")
+  check(not require("acp.highlight").has_parser() and vim.b[chat.view.buf].acp_markdown == "syntax"
+    and api.nvim_buf_call(chat.view.buf, function() return vim.b.current_syntax end) == "markdown"
+    and vim.treesitter.highlighter.active[chat.view.buf] == nil,
+    "without a markdown parser the chat is highlighted by the markdown syntax, no treesitter")
 
   -- :checkhealth acp.
   vim.cmd("checkhealth acp")
@@ -925,7 +966,7 @@ local function unstable_phase()
 end
 
 local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background,
-  features = features, context = context_phase, review = review_phase, fs = fs_phase, tools = tools_phase,
+  features = features, treesitter = treesitter_phase, context = context_phase, review = review_phase, fs = fs_phase, tools = tools_phase,
   unstable = unstable_phase }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end
