@@ -426,23 +426,35 @@ end
 -- oldText, newText, which libacp keeps in the model beside the lifted changes). Turn 1's
 -- diff, an excerpt of the file, opens as a review of the file's buffer against the excerpt
 -- replaced, and ga accepts it: the agent writes the file through the plugin's buffer.
--- Turn 2's, the whole file, is rejected with gr: the file stays as turn 1 left it.
+-- Turn 2's, the whole file, is rejected with gr: the file stays as turn 1 left it. Before
+-- them, :AcpMode chooses one of the peer's modes.
 local function v1review_phase()
   local dir = out .. "/v1review"
   vim.fn.mkdir(dir, "p")
   vim.cmd("cd " .. vim.fn.fnameescape(dir))
   local notes = dir .. "/NOTES.md"
   vim.fn.writefile({ "# Notes", "- (nothing yet)" }, notes)
-  local selects = 0
-  vim.ui.select = function(_, _, on_choice)
+  local selects, modes = 0, nil
+  vim.ui.select = function(items, opts, on_choice)
+    if opts.kind == "acp.config" then
+      modes = {}
+      for _, item in ipairs(items) do modes[#modes + 1] = item.value end
+      return on_choice(items[2])
+    end
     selects = selects + 1
     on_choice(nil)
   end
-  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " " .. os.getenv("ACP_TEST_TS_AGENT"):gsub("agent%.mjs$", "agent-v1.mjs"))
+  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " "
+    .. os.getenv("ACP_TEST_TS_AGENT"):gsub("agent%.mjs$", "agent-v1.mjs") .. " --modes")
   local chat = chat_module.current()
   wait_for("a session", function() return chat.session_id ~= nil end)
   recorded_pids = agent_pids()
   check(chat.client:negotiated_version() == 1, "the peer speaks v1")
+  -- The peer's v1 modes, a mode option in libacp's model, chosen from their list.
+  vim.cmd("AcpMode")
+  check(vim.deep_equal(modes, { "ask", "code" }), ":AcpMode offers the agent's modes", vim.inspect(modes))
+  check(wait_for("the mode set", function() return require("acp.choose").option(chat, "mode").currentValue == "code" end),
+    ":AcpMode sets the one chosen")
   local turns = {
     { prompt = "edit first", verdict = "ga", proposed = { "# Notes", "- first" } },
     { prompt = "rewrite second", verdict = "gr", proposed = { "# Notes", "- first", "- second" } },
