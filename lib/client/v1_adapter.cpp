@@ -106,7 +106,9 @@ void lift_tool_content(JsonValue& update, Allocator& allocator) {
         lifted.AddMember("changes", changes, allocator);
         if (const JsonValue* meta = find_member(entry, "_meta")) lifted.AddMember("_meta", JsonValue(*meta, allocator), allocator);
         if (path != nullptr) lifted.AddMember("path", JsonValue(*path, allocator), allocator);
-        if (old_text != nullptr && old_text->IsString()) lifted.AddMember("oldText", JsonValue(*old_text, allocator), allocator);
+        if (old_text != nullptr && old_text->IsString()) {
+            lifted.AddMember("oldText", JsonValue(*old_text, allocator), allocator);
+        }
         if (const JsonValue* new_text = find_member(entry, "newText")) {
             lifted.AddMember("newText", JsonValue(*new_text, allocator), allocator);
         }
