@@ -887,6 +887,10 @@ local function features()
   vim.cmd("normal gy")
   local yanked = vim.fn.getreg('"')
   check(yanked ~= "" and not yanked:find("```", 1, true) and text ~= yanked, "gy yanks the code block below, no fences", yanked)
+  vim.cmd("normal gl")
+  check(api.nvim_get_current_buf() == chat.log.buf and api.nvim_buf_get_name(0):find("^acp://log/"),
+    "gl opens the agent's log", api.nvim_buf_get_name(0))
+  vim.cmd("close")
   local line = require("acp.status").line(chat)
   check(line:find("libacp demo agent idle ", 1, true) and line:find("/", 1, true), "the status line item: agent, state, usage", line)
   check(not require("acp.highlight").has_parser() and vim.b[chat.view.buf].acp_markdown == "syntax"
