@@ -23,6 +23,8 @@ fi
 scripts/install-deps.sh
 # The peer agent on the official TypeScript SDK, pinned by the committed lockfile.
 (cd tests/peers/ts-agent && npm ci --no-audit --no-fund --loglevel=error)
+# The tree-sitter Markdown grammar the Neovim test compiles (C sources only, no scripts).
+(cd tests/lua/markdown-grammar && npm ci --no-audit --no-fund --loglevel=error)
 
 jobs=$(nproc)
 

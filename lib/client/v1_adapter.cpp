@@ -82,8 +82,11 @@ void drop_nulls(JsonValue& object) {
     }
 }
 
-// v1 diff {path, oldText?, newText} → v2 {changes: [{operation, path, fileType}]}; the
-// texts have no v2 member (a client may compute a patch from them: docs/v1.md).
+// v1 diff {path, oldText?, newText} → v2 {changes: [{operation, path, fileType}]}, with
+// v1's path, oldText (when a string) and newText kept beside it: v2 has no member for the
+// texts, and no patch can be made from them (some agents send the replaced excerpt of a
+// file, not the whole file: no line numbers). Hosts review edits with them (docs/v1.md);
+// they are bounded like all agent text, by the line size.
 void lift_tool_content(JsonValue& update, Allocator& allocator) {
     auto content = update.FindMember("content");
     if (content == update.MemberEnd() || !content->value.IsArray()) return;
@@ -102,6 +105,13 @@ void lift_tool_content(JsonValue& update, Allocator& allocator) {
         lifted.AddMember("type", "diff", allocator);
         lifted.AddMember("changes", changes, allocator);
         if (const JsonValue* meta = find_member(entry, "_meta")) lifted.AddMember("_meta", JsonValue(*meta, allocator), allocator);
+        if (path != nullptr) lifted.AddMember("path", JsonValue(*path, allocator), allocator);
+        if (old_text != nullptr && old_text->IsString()) {
+            lifted.AddMember("oldText", JsonValue(*old_text, allocator), allocator);
+        }
+        if (const JsonValue* new_text = find_member(entry, "newText")) {
+            lifted.AddMember("newText", JsonValue(*new_text, allocator), allocator);
+        }
         entry = lifted;
     }
 }

@@ -5,8 +5,8 @@
 -- in the buffer, streamed text appended in place (no re-render), a turn cancelled.
 -- Phase "second": a fresh Neovim and agent on the same state directory resume that
 -- session through :AcpSessions and find its history in the buffer.
--- Phases "hostile", "peer", "remote", "background", "features", "context", "review", "fs",
--- "tools" and "unstable": see below.
+-- Phases "hostile", "peer", "remote", "background", "features", "treesitter", "context",
+-- "review", "fs", "v1review", "tools" and "unstable": see below.
 -- All: the agent's pid is recorded, and at VimLeave (after the plugin's VimLeavePre)
 -- it must be gone. Results go to $ACP_TEST_OUT/<phase>.result, one line per check.
 local phase = os.getenv("ACP_TEST_PHASE")
@@ -422,6 +422,96 @@ local function fs_phase()
   chat_module.shutdown_all()
 end
 
+-- Phase "v1review": the TypeScript SDK's v1 peer edits NOTES.md with v1 diffs (path,
+-- oldText, newText, which libacp keeps in the model beside the lifted changes). Turn 1's
+-- diff, an excerpt of the file, opens as a review of the file's buffer against the excerpt
+-- replaced, and ga accepts it: the agent writes the file through the plugin's buffer.
+-- Turn 2's, the whole file, is rejected with gr: the file stays as turn 1 left it. Before
+-- them, :AcpMode chooses one of the peer's modes.
+local function v1review_phase()
+  local dir = out .. "/v1review"
+  vim.fn.mkdir(dir, "p")
+  vim.cmd("cd " .. vim.fn.fnameescape(dir))
+  local notes = dir .. "/NOTES.md"
+  vim.fn.writefile({ "# Notes", "- (nothing yet)" }, notes)
+  local selects, modes = 0, nil
+  vim.ui.select = function(items, opts, on_choice)
+    if opts.kind == "acp.config" then
+      modes = {}
+      for _, item in ipairs(items) do modes[#modes + 1] = item.value end
+      return on_choice(items[2])
+    end
+    selects = selects + 1
+    on_choice(nil)
+  end
+  vim.cmd("AcpChat " .. os.getenv("ACP_TEST_NODE") .. " "
+    .. os.getenv("ACP_TEST_TS_AGENT"):gsub("agent%.mjs$", "agent-v1.mjs") .. " --modes")
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  check(chat.client:negotiated_version() == 1, "the peer speaks v1")
+  -- The peer's v1 modes, a mode option in libacp's model, chosen from their list.
+  vim.cmd("AcpMode")
+  check(vim.deep_equal(modes, { "ask", "code" }), ":AcpMode offers the agent's modes", vim.inspect(modes))
+  check(wait_for("the mode set", function() return require("acp.choose").option(chat, "mode").currentValue == "code" end),
+    ":AcpMode sets the one chosen")
+  local turns = {
+    { prompt = "edit first", verdict = "ga", proposed = { "# Notes", "- first" } },
+    { prompt = "rewrite second", verdict = "gr", proposed = { "# Notes", "- first", "- second" } },
+  }
+  for turn, case in ipairs(turns) do
+    vim.cmd("AcpSend " .. case.prompt)
+    wait_for("the review of turn " .. turn, function() return chat.review ~= nil end)
+    local wins = api.nvim_tabpage_list_wins(0)
+    local proposed, file_win
+    for _, win in ipairs(wins) do
+      if api.nvim_buf_get_name(api.nvim_win_get_buf(win)):find("^acp://proposed/") then proposed = win else file_win = win end
+    end
+    check(#api.nvim_list_tabpages() == 2 and #wins == 2 and proposed and vim.wo[proposed].diff and vim.wo[file_win].diff
+      and api.nvim_buf_get_name(api.nvim_win_get_buf(file_win)) == notes,
+      "turn " .. turn .. ": the v1 diff opens as a diff of NOTES.md's buffer")
+    local lines = proposed and api.nvim_buf_get_lines(api.nvim_win_get_buf(proposed), 0, -1, false)
+    check(vim.deep_equal(lines, case.proposed), "turn " .. turn .. ": the proposed text is the v1 diff applied", vim.inspect(lines))
+    if proposed then api.nvim_set_current_win(proposed) end
+    vim.cmd("normal " .. case.verdict)
+    wait_for("the end of turn " .. turn, function()
+      local _, count = buffer_text(chat):gsub("%-%- turn ended: end_turn", "")
+      return count == turn
+    end)
+    check(#api.nvim_list_tabpages() == 1 and not vim.wo.diff, "turn " .. turn .. ": the review closed")
+  end
+  check(selects == 0, "no vim.ui.select: both v1 diffs are reviewed in buffers", selects)
+  local text = buffer_text(chat)
+  check(text:find("-- permission: accepted in review", 1, true) and text:find("Done: NOTES.md has - first", 1, true)
+    and text:find("## Tool: Edit NOTES.md (edit) [completed]", 1, true), "ga answered allow_once: the agent wrote", text)
+  check(text:find("-- permission: rejected in review", 1, true) and text:find("OK, I left NOTES.md alone (reject-once).", 1, true)
+    and text:find("## Tool: Edit NOTES.md (edit) [failed]", 1, true), "gr answered reject_once: the agent left the file", text)
+  check(vim.deep_equal(vim.fn.readfile(notes), { "# Notes", "- first" }), "NOTES.md has the accepted edit only",
+    vim.inspect(vim.fn.readfile(notes)))
+  check(text:find("  diff: modify " .. notes .. "\n  - - (nothing yet)\n  + - first\n", 1, true),
+    "the chat shows the v1 diff's texts", text)
+  local qf = vim.fn.getqflist({ items = 1 })
+  check(#qf.items == 1 and api.nvim_buf_get_name(qf.items[1].bufnr) == notes, "NOTES.md is in the quickfix list", vim.inspect(qf))
+  -- v1 diffs that cannot be shown (asked the usual way): the excerpt must be found once.
+  local review = require("acp.review")
+  local function diff(path, old_text, new_text)
+    return { data = { content = { { type = "diff", path = path, oldText = old_text, newText = new_text } } } }
+  end
+  local function proposed(tool_call)
+    local proposals = review.proposals(tool_call)
+    return proposals and proposals[1].lines
+  end
+  check(vim.deep_equal(proposed(diff(notes, "first", "last")), { "# Notes", "- last" }), "an excerpt within a line")
+  check(vim.deep_equal(proposed(diff(notes, nil, "all\nnew\n")), { "all", "new" }), "no oldText: newText is the file")
+  check(vim.deep_equal(proposed(diff(dir .. "/NEW.md", nil, "x\n")), { "x" }), "no oldText: a new file")
+  check(proposed(diff(notes, "- second\n", "x")) == nil, "an excerpt not in the file: no review")
+  check(proposed(diff(notes, "s", "x")) == nil, "an excerpt found twice: no review")
+  check(proposed(diff(dir .. "/NEW.md", "a", "b")) == nil, "an excerpt of a file that does not exist: no review")
+  check(proposed(diff("NOTES.md", nil, "b")) == nil, "a relative path: no review")
+  check(proposed(diff("/dev/zero", nil, "b")) == nil, "a device: no review")
+  chat_module.shutdown_all()
+end
+
 -- Phase "tools": the plugin offers the demo agent its editor tools (an MCP server "editor");
 -- "What is selected?" makes the agent call current_selection, which answers the last
 -- visual selection of the file the user worked in; /tool calls current_buffer (unsaved
@@ -642,6 +732,45 @@ local function background()
   chat_module.shutdown_all()
 end
 
+-- Phase "treesitter": with a markdown parser on the runtimepath ($ACP_TEST_TS_RTP, the
+-- grammar nvim_test.sh compiled, with the grammar's highlights query) the chat buffer is
+-- highlighted by treesitter, not the syntax fallback, and the tree follows appended text.
+local function treesitter_phase()
+  local rtp = os.getenv("ACP_TEST_TS_RTP")
+  check(rtp and vim.loop.fs_stat(rtp .. "/parser/markdown.so"), "the compiled markdown parser is there", rtp)
+  vim.opt.runtimepath:append(rtp)
+  check(require("acp.highlight").has_parser(), "the plugin finds the markdown parser")
+  vim.cmd("AcpChat " .. agent .. " --delay-ms 0 --state-dir " .. state_dir .. "-treesitter")
+  local chat = chat_module.current()
+  wait_for("a session", function() return chat.session_id ~= nil end)
+  recorded_pids = agent_pids()
+  local buf = chat.view.buf
+  chat:send("/markdown")
+  wait_for("the Markdown reply", function() return buffer_text(chat):find("-- turn ended: end_turn", 1, true) end)
+  local highlighter = vim.treesitter.highlighter.active[buf]
+  check(vim.b[buf].acp_markdown == "treesitter" and highlighter and highlighter.tree:lang() == "markdown",
+    "the chat buffer has a treesitter highlighter for markdown", vim.b[buf].acp_markdown)
+  check(api.nvim_buf_call(buf, function() return vim.b.current_syntax end) ~= "markdown",
+    "the markdown syntax (the fallback) is not loaded")
+  local lines = api.nvim_buf_get_lines(buf, 0, -1, false)
+  local root = highlighter.tree:parse()[1]:root()
+  check(root:end_() >= #lines - 1, "the tree covers the appended reply", root:end_() .. " of " .. #lines)
+  -- What the highlighter draws: the highlights query's captures over the chat's tree.
+  local query = vim.treesitter.query.get_query("markdown", "highlights")
+  local titles, literals = {}, 0
+  for id, node in query:iter_captures(root, buf, 0, -1) do
+    local row = node:range()
+    if query.captures[id] == "text.title" then titles[lines[row + 1]] = true end
+    if query.captures[id] == "text.literal" then literals = literals + 1 end
+  end
+  check(titles["## You"] and titles["## Agent"] and literals > 0, "headings are titles and the code block is literal",
+    vim.inspect(titles))
+  vim.cmd("checkhealth acp")
+  local health = table.concat(api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  check(health:find("OK: Markdown highlighting: treesitter", 1, true), ":checkhealth acp says treesitter", health)
+  chat_module.shutdown_all()
+end
+
 -- Phase "features": agents by name (setup{agents}, default_agent, :AcpChat completion with
 -- the catalogue's names), a multi-line prompt written in the prompt buffer and sent with
 -- its key, the history of prompts, slash-command completion from the session's available
@@ -758,10 +887,16 @@ local function features()
   vim.cmd("normal gy")
   local yanked = vim.fn.getreg('"')
   check(yanked ~= "" and not yanked:find("```", 1, true) and text ~= yanked, "gy yanks the code block below, no fences", yanked)
+  vim.cmd("normal gl")
+  check(api.nvim_get_current_buf() == chat.log.buf and api.nvim_buf_get_name(0):find("^acp://log/"),
+    "gl opens the agent's log", api.nvim_buf_get_name(0))
+  vim.cmd("close")
   local line = require("acp.status").line(chat)
   check(line:find("libacp demo agent idle ", 1, true) and line:find("/", 1, true), "the status line item: agent, state, usage", line)
-  check(vim.b[chat.view.buf].acp_markdown == "syntax" and api.nvim_buf_call(chat.view.buf, function() return vim.b.current_syntax end) == "markdown",
-    "the chat is highlighted as Markdown (syntax on 0.7)")
+  check(not require("acp.highlight").has_parser() and vim.b[chat.view.buf].acp_markdown == "syntax"
+    and api.nvim_buf_call(chat.view.buf, function() return vim.b.current_syntax end) == "markdown"
+    and vim.treesitter.highlighter.active[chat.view.buf] == nil,
+    "without a markdown parser the chat is highlighted by the markdown syntax, no treesitter")
 
   -- :checkhealth acp.
   vim.cmd("checkhealth acp")
@@ -925,7 +1060,7 @@ local function unstable_phase()
 end
 
 local phases = { first = first, second = second, hostile = hostile, peer = peer, remote = remote, background = background,
-  features = features, context = context_phase, review = review_phase, fs = fs_phase, tools = tools_phase,
+  features = features, treesitter = treesitter_phase, context = context_phase, review = review_phase, fs = fs_phase, v1review = v1review_phase, tools = tools_phase,
   unstable = unstable_phase }
 local ok, err = xpcall(phases[phase], debug.traceback)
 if not ok then check(false, "the test ran", err) end

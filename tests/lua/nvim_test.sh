@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The Neovim plugin in Debian's Neovim, headless: twelve Neovims one after the other, six
-# on the demo agent, four on TypeScript-SDK peers (one v1), one on a peer over WebSocket
-# and one on a scripted agent with background work (tests/lua/nvim_test.lua says what
-# each checks); no agent they started may still run.
+# The Neovim plugin in Debian's Neovim, headless: fourteen Neovims one after the other,
+# seven on the demo agent, five on TypeScript-SDK peers (two v1), one on a peer over
+# WebSocket and one on a scripted agent with background work (tests/lua/nvim_test.lua says
+# what each checks); no agent they started may still run.
 # Usage: nvim_test.sh NVIM PLUGIN_DIR LIBACP_SO DEMO_AGENT SCRATCH_DIR NODE TS_AGENT_MJS
+# (ACP_TEST_PHASES="review fs" runs only those phases, while working on them.)
 set -u
 nvim=$1 plugin=$2 library=$3 agent=$4 scratch=$5 node=$6 ts_agent=$7
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,9 +15,23 @@ if ! command -v "$nvim" >/dev/null 2>&1; then
 fi
 rm -rf "$scratch" && mkdir -p "$scratch/state"
 status=0
-for phase in first second hostile peer remote background features context review fs tools unstable; do
+# Debian's Neovim 0.7 ships no markdown parser: the phase "treesitter" gets one compiled
+# from the grammar pinned in markdown-grammar/package.json (`npm ci` there installs it),
+# with the grammar's highlights query, on a runtimepath of its own. Its ABI (14) is one
+# 0.7's tree-sitter (0.20) loads.
+grammar=$here/markdown-grammar/node_modules/@tree-sitter-grammars/tree-sitter-markdown
+ts_rtp=$scratch/ts-rtp
+mkdir -p "$ts_rtp/parser" "$ts_rtp/queries/markdown"
+if [ ! -f "$grammar/tree-sitter-markdown/src/parser.c" ]; then
+    echo "FAIL  no markdown grammar in $grammar: run npm ci in tests/lua/markdown-grammar"; status=1
+elif ! "${CC:-cc}" -O1 -w -shared -fPIC -I "$grammar/tree-sitter-markdown/src" "$grammar/tree-sitter-markdown/src/parser.c" \
+        "$grammar/tree-sitter-markdown/src/scanner.c" -o "$ts_rtp/parser/markdown.so"; then
+    echo "FAIL  the markdown grammar did not compile"; status=1
+fi
+cp "$grammar/tree-sitter-markdown/queries/highlights.scm" "$ts_rtp/queries/markdown/" 2>/dev/null
+for phase in ${ACP_TEST_PHASES:-first second hostile peer remote background features treesitter context review fs v1review tools unstable}; do
     ACP_TEST_PHASE=$phase ACP_TEST_OUT=$scratch ACP_TEST_AGENT=$agent ACP_LIBRARY=$library \
-        ACP_TEST_NODE=$node ACP_TEST_TS_AGENT=$ts_agent \
+        ACP_TEST_NODE=$node ACP_TEST_TS_AGENT=$ts_agent ACP_TEST_TS_RTP=$ts_rtp \
         timeout 120 "$nvim" --headless -u NONE -i NONE -n \
         --cmd "set runtimepath^=$plugin" --cmd "runtime! plugin/acp.lua" \
         -c "luafile $here/nvim_test.lua" </dev/null

@@ -45,6 +45,10 @@
 //                reversed, when advertised; reports what it could do
 //   term         terminal/create `echo hi`, output, wait_for_exit, release, when
 //                advertised; a tool call shows the terminal
+//   edit LINE    reads CWD/NOTES.md, a tool call with a v1 diff replacing its last line
+//                by "- LINE" (oldText/newText the excerpt), session/request_permission;
+//                allowed, fs/write_text_file of the result, else the call fails
+//   rewrite LINE the same, appending "- LINE", the diff's oldText/newText the whole file
 //   anything else one chunk "Echo: <text>"
 
 import * as acpStable from "@agentclientprotocol/sdk";
@@ -375,6 +379,19 @@ const SCRIPTS = {
     await t.emit(chunk("agent_message_chunk", m, text(`read ${read.content.length} chars, wrote them reversed`)));
   },
 
+  // An edit of <cwd>/NOTES.md reviewed the v1 way: the file is read (fs/read_text_file),
+  // a tool call carries the diff, session/request_permission asks about it; allowed, the
+  // file is written (fs/write_text_file) and the call completes; rejected, the call fails.
+  // `edit <line>` replaces the last line, its diff an excerpt of the file (oldText/newText
+  // are the edit tool's old and new strings, as some agents send them); `rewrite <line>`
+  // appends <line>, its diff the whole file (oldText the text read).
+  async edit(t, promptText) {
+    await editNotes(t, promptText, false);
+  },
+  async rewrite(t, promptText) {
+    await editNotes(t, promptText, true);
+  },
+
   async term(t) {
     const s = t.s;
     const m = s.nextId("m");
@@ -400,6 +417,52 @@ const SCRIPTS = {
     await t.emit(chunk("agent_message_chunk", m, text(`terminal said ${JSON.stringify(output.output)}, exit ${exit.exitCode}`)));
   },
 };
+
+async function editNotes(t, promptText, whole) {
+  const s = t.s;
+  const m = s.nextId("m");
+  const fs = clientInit.clientCapabilities?.fs ?? {};
+  if (!fs.readTextFile || !fs.writeTextFile) {
+    await t.emit(chunk("agent_message_chunk", m, text("The client has no file system.")));
+    return;
+  }
+  const path = `${s.cwd.replace(/\/$/, "")}/NOTES.md`;
+  const line = `- ${promptText.trim().split(/\s+/).slice(1).join(" ")}`;
+  const before = (await t.request(acp.methods.client.fs.readTextFile, { sessionId: s.sessionId, path })).content;
+  const lines = before.replace(/\n$/, "").split("\n");
+  const oldText = whole ? before : `${lines[lines.length - 1]}\n`;
+  const after = whole ? `${before.replace(/\n?$/, "\n")}${line}\n` : `${lines.slice(0, -1).join("\n")}\n${line}\n`;
+  const newText = whole ? after : `${line}\n`;
+  const tc = s.nextId("tc");
+  await t.emit({
+    sessionUpdate: "tool_call",
+    toolCallId: tc,
+    title: "Edit NOTES.md",
+    kind: "edit",
+    status: "pending",
+    locations: [{ path }],
+    content: [{ type: "diff", path, oldText, newText }],
+  });
+  const options = [
+    { optionId: "allow-once", name: "Allow once", kind: "allow_once" },
+    { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+  ];
+  const response = await t.request(acp.methods.client.session.requestPermission, {
+    sessionId: s.sessionId,
+    toolCall: { toolCallId: tc, title: "Edit NOTES.md" },
+    options,
+  });
+  const outcome = response.outcome;
+  const chosen = outcome?.outcome === "selected" ? options.find((o) => o.optionId === outcome.optionId) : undefined;
+  if (!chosen || chosen.kind !== "allow_once") {
+    await t.emit({ sessionUpdate: "tool_call_update", toolCallId: tc, status: "failed" });
+    await t.emit(chunk("agent_message_chunk", s.nextId("m"), text(`OK, I left NOTES.md alone (${chosen?.optionId ?? "cancelled"}).`)));
+    return;
+  }
+  await t.request(acp.methods.client.fs.writeTextFile, { sessionId: s.sessionId, path, content: after });
+  await t.emit({ sessionUpdate: "tool_call_update", toolCallId: tc, status: "completed" });
+  await t.emit(chunk("agent_message_chunk", s.nextId("m"), text(`Done: NOTES.md has ${line}`)));
+}
 
 async function echo(t, promptText) {
   const m = t.s.nextId("m");

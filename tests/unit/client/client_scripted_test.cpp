@@ -435,6 +435,55 @@ TEST_CASE("client v1: an update kind v1 does not define is kept in the model as 
     REQUIRE(s.loop.run_until([&] { return s.logged("invalid v1 session/update ignored"); }));
 }
 
+TEST_CASE("client v1: a v1 diff's path and texts are kept in the model and in the permission's tool call") {
+    // v2 has no member for them: they stay beside the lifted changes, so a host can show
+    // the edit for review (docs/v1.md).
+    Scripted s;
+    std::optional<v2::RequestPermissionRequest> asked;
+    std::optional<acp::PermissionResponder> held;
+    s.client->on_permission_request([&](const v2::RequestPermissionRequest& request, acp::PermissionResponder r) {
+        asked = request;
+        held = r;
+    });
+    std::optional<Result<v2::InitializeResponse>> done;
+    s.client->initialize([&](Result<v2::InitializeResponse> r) { done.emplace(std::move(r)); });
+    s.answer_next(R"({"protocolVersion":1,"agentCapabilities":{}})");
+    s.answer_next(R"({"protocolVersion":1,"agentInfo":{"name":"v1","version":"1"},"agentCapabilities":{}})");
+    REQUIRE(s.loop.run_until([&] { return done.has_value(); }));
+    REQUIRE(s.client->negotiated_version() == 1);
+    s.open_session("s-1");
+    s.update("s-1", R"({"sessionUpdate":"tool_call","toolCallId":"c1","title":"Edit a.md","kind":"edit",)"
+                    R"("status":"pending","content":[{"type":"diff","path":"/w/a.md","oldText":"- one\n","newText":"- two\n"}]})");
+    s.agent->send_line(
+        R"({"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s-1",)"
+        R"("toolCall":{"toolCallId":"c2","title":"Write b.md","content":[{"type":"diff","path":"/w/b.md","oldText":null,)"
+        R"("newText":"new file"}]},"options":[{"optionId":"y","name":"Yes","kind":"allow_once"}]}})");
+    REQUIRE(s.loop.run_until([&] { return held.has_value(); }));
+    const acp::SessionState* state = s.client->sessions().find("s-1");
+    REQUIRE(state != nullptr);
+    REQUIRE(state->items().size() == 2);
+    // What the C API hands out as the items' JSON.
+    const std::string edit = acp::to_json(state->items()[0]);
+    CHECK(edit.find(R"("changes":[{"fileType":"text","operation":"modify","path":"/w/a.md"}],"path":"/w/a.md",)"
+                    R"("oldText":"- one\n","newText":"- two\n")") != std::string::npos);
+    const std::string write = acp::to_json(state->items()[1]);
+    CHECK(write.find(R"("operation":"add","path":"/w/b.md"}],"path":"/w/b.md","newText":"new file")") != std::string::npos);
+    CHECK(write.find("oldText") == std::string::npos);
+    // The request's own tool call has them too.
+    REQUIRE(asked.has_value());
+    REQUIRE(asked->subject.has_value());
+    const auto* subject = asked->subject->tool_call();
+    REQUIRE(subject != nullptr);
+    REQUIRE(subject->toolCall.content.has_value());
+    const auto& content = *subject->toolCall.content;
+    REQUIRE(content.size() == 1);
+    REQUIRE(content[0].diff() != nullptr);
+    std::vector<std::string> kept;
+    for (const auto& [key, raw] : content[0].diff()->extra_fields) kept.push_back(key + "=" + raw.text);
+    CHECK(kept == std::vector<std::string>{R"(path="/w/b.md")", R"(newText="new file")"});
+    held->cancel();
+}
+
 TEST_CASE("client: a replay that goes on after the resume answer is complete when the callback runs") {
     // Real agents' quirk; the replay ends once the session has been quiet for replay_settle.
     Scripted s;

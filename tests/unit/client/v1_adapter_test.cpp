@@ -82,15 +82,17 @@ TEST_CASE("v1 adapter: the user message of a prompt gets the next synthetic id a
 }
 
 TEST_CASE("v1 adapter: tool_call creates through tool_call_update - nulls mean unchanged, diffs become changes") {
+    // The v1 texts stay beside the changes (no v2 member holds them): hosts review with them.
     V1Lifter lifter;
     auto created = lift(lifter, R"({"sessionUpdate":"tool_call","toolCallId":"tc1","title":"Edit","kind":"edit",)"
                                 R"("status":"pending","content":[{"type":"diff","path":"/a","oldText":"x","newText":"y"},)"
-                                R"({"type":"diff","path":"/b","newText":"new"}]})");
+                                R"({"type":"diff","path":"/b","oldText":null,"newText":"new"}]})");
     REQUIRE(created.size() == 1);
     CHECK(created[0] == R"({"sessionUpdate":"tool_call_update","toolCallId":"tc1","title":"Edit","kind":"edit",)"
                         R"("status":"pending","content":[{"type":"diff","changes":[{"fileType":"text",)"
-                        R"("operation":"modify","path":"/a"}]},{"type":"diff","changes":[{"fileType":"text",)"
-                        R"("operation":"add","path":"/b"}]}]})");
+                        R"("operation":"modify","path":"/a"}],"path":"/a","oldText":"x","newText":"y"},)"
+                        R"({"type":"diff","changes":[{"fileType":"text","operation":"add","path":"/b"}],)"
+                        R"("path":"/b","newText":"new"}]})");
     auto updated = lift(lifter, R"({"sessionUpdate":"tool_call_update","toolCallId":"tc1","title":null,"status":"completed"})");
     CHECK(updated[0] == R"({"sessionUpdate":"tool_call_update","toolCallId":"tc1","status":"completed"})");
 }

@@ -60,11 +60,13 @@ local function content_lines(block)
       append_all(lines, render.lines(block.patch.text, "  "))
       if lines[#lines] == "  " then lines[#lines] = nil end
     end
-    -- ACP v1 diffs: path, oldText, newText.
+    -- ACP v1 diffs: path, oldText, newText (libacp keeps them beside the lifted changes).
     if block.path and block.newText then
-      lines[#lines + 1] = "  diff: " .. render.clean(block.path, true)
-      if type(block.oldText) == "string" then append_all(lines, render.lines(block.oldText, "  - ")) end
-      append_all(lines, render.lines(block.newText, "  + "))
+      if type(block.changes) ~= "table" then lines[#lines + 1] = "  diff: " .. render.clean(block.path, true) end
+      -- A file's text ends with a newline, which is no line of its own.
+      local function text_lines(text, prefix) return render.lines(tostring(text):gsub("\n$", ""), prefix) end
+      if type(block.oldText) == "string" then append_all(lines, text_lines(block.oldText, "  - ")) end
+      append_all(lines, text_lines(block.newText, "  + "))
     end
   elseif block.type == "terminal" then
     lines[#lines + 1] = "  terminal " .. render.clean(block.terminalId, true)

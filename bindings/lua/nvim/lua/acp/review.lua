@@ -83,6 +83,22 @@ local function apply(old, hunks)
   return new
 end
 
+-- A v1 diff's proposed lines: newText replaces oldText, which is the whole file or (as
+-- some agents send) an excerpt found once in it; without oldText newText is the whole
+-- file. nil when oldText is not in the file as it is now, or found more than once.
+local function apply_v1(path, old_text, new_text)
+  local exists = vim.loop.fs_stat(path) ~= nil
+  local lines = exists and current_lines(path)
+  if exists and not lines then return nil end
+  if type(old_text) ~= "string" then return split(new_text) end
+  if not lines then return nil end
+  local text = table.concat(lines, "\n") .. "\n"
+  if old_text == text or old_text .. "\n" == text then return split(new_text) end
+  local at = old_text ~= "" and text:find(old_text, 1, true)
+  if not at or text:find(old_text, at + 1, true) then return nil end
+  return split(text:sub(1, at - 1) .. new_text .. text:sub(at + #old_text))
+end
+
 -- The files a tool call's diffs propose: { {path, lines} }, or nil when one of them cannot
 -- be shown (no text, a patch that does not apply to the file as it is).
 function review.proposals(tool_call)
@@ -91,11 +107,10 @@ function review.proposals(tool_call)
   local out = {}
   for _, block in ipairs(content) do
     if type(block) == "table" and block.type == "diff" then
-      if type(block.path) == "string" and type(block.newText) == "string" then  -- v1's shape
-        if block.path:sub(1, 1) ~= "/" or (vim.loop.fs_stat(block.path) and not current_lines(block.path)) then
-          return nil
-        end
-        out[#out + 1] = { path = block.path, lines = split(block.newText) }
+      if type(block.path) == "string" and type(block.newText) == "string" then  -- v1's texts
+        local lines = block.path:sub(1, 1) == "/" and apply_v1(block.path, block.oldText, block.newText)
+        if not lines then return nil end
+        out[#out + 1] = { path = block.path, lines = lines }
       elseif type(block.patch) == "table" and block.patch.format == "git_patch" and type(block.patch.text) == "string" then
         for _, file in ipairs(parse_patch(block.patch.text) or { {} }) do
           if type(file.path) ~= "string" or file.path == "/dev/null" or file.path:sub(1, 1) ~= "/" then return nil end
