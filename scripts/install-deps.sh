@@ -24,6 +24,8 @@ if [ "${1:-}" != "--build" ] && [ "${1:-}" != "--nvim" ]; then
     packages+=(doctest-dev python3)
     # The FFI tests load the generated acp_cdef.h with LuaJIT and Python cffi.
     packages+=(luajit python3-cffi)
+    # The host loop examples embed libacp in a GLib main loop and a Qt 6 event loop.
+    packages+=(libglib2.0-dev qt6-base-dev)
     # The Neovim plugin's tests run it in Debian's Neovim (headless) and tmux.
     packages+=(neovim)
     # The wheel test installs the Python package into a fresh virtual environment.
