@@ -32,6 +32,8 @@ if [ "${1:-}" != "--build" ] && [ "${1:-}" != "--nvim" ]; then
     packages+=(python3-venv python3-pip)
     # scripts/fuzz.sh builds the libFuzzer targets with clang.
     packages+=(clang)
+    # scripts/check-style.sh: the repository's .clang-format and .clang-tidy.
+    packages+=(clang-format clang-tidy)
     # The remote transport tests make a throwaway TLS certificate.
     packages+=(openssl)
     # The package test checks the .debs with lintian (dpkg-shlibdeps computes their
