@@ -99,8 +99,7 @@ static void on_session_changed(const acp_event *event, void *userdata) {
         fflush(stdout);
     }
     if (acp_event_change(event) == ACP_CHANGE_TURN_ENDED) {
-        g_strlcpy(stop_reason, acp_event_stop_reason(event) ? acp_event_stop_reason(event) : "?",
-                  sizeof stop_reason);
+        g_strlcpy(stop_reason, acp_event_stop_reason(event) ? acp_event_stop_reason(event) : "?", sizeof stop_reason);
         g_main_loop_quit(main_loop);
     }
 }
@@ -142,7 +141,8 @@ int main(int argc, char **argv) {
     if (argc < 2) return fprintf(stderr, "usage: glib-loop AGENT [ARGS...]\n"), 2;
     agent.argv = (const char *const *)(argv + 1);
     options.queue_events = 0; /* every event this host wants has a handler; drop the rest */
-    if (acp_client_spawn(&client, &agent, &options) < 0) return fprintf(stderr, "error: spawn: %s\n", acp_error_last()), 1;
+    if (acp_client_spawn(&client, &agent, &options) < 0)
+        return fprintf(stderr, "error: spawn: %s\n", acp_error_last()), 1;
     /* Follow the session model only: streamed text coalesces, no update is re-encoded. */
     acp_client_report_updates(client, 0);
     acp_client_observe_sessions(client, 1);

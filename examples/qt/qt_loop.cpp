@@ -38,10 +38,11 @@ private:
         // -1: nothing pending but the descriptor; 0: work is ready (or libuv has watchers
         // to hand to the kernel), so come back at once.
         int timeout = runtime_.timeout_ms().value_or(0);
-        if (timeout < 0)
+        if (timeout < 0) {
             timer_.stop();
-        else
+        } else {
             timer_.start(timeout);
+        }
     }
 
     acp::Runtime& runtime_;
@@ -75,14 +76,15 @@ int main(int argc, char** argv) {
         failure = why;
         QCoreApplication::exit(1);
     };
-    client->on_permission_request([](const acp::v2::RequestPermissionRequest& request, acp::PermissionResponder answer) {
-        for (const auto& option : request.options) {
-            if (option.kind.value != acp::v2::PermissionOptionKind::allow_once) continue;
-            std::cout << "\n[" << request.title << ": " << option.name << "]\n";
-            return answer.select(option.optionId);
-        }
-        answer.cancel();
-    });
+    client->on_permission_request(
+        [](const acp::v2::RequestPermissionRequest& request, acp::PermissionResponder answer) {
+            for (const auto& option : request.options) {
+                if (option.kind.value != acp::v2::PermissionOptionKind::allow_once) continue;
+                std::cout << "\n[" << request.title << ": " << option.name << "]\n";
+                return answer.select(option.optionId);
+            }
+            answer.cancel();
+        });
     auto on_text = [](const acp::TurnText& t) { std::cout << (t.starts_message ? "\n" : "") << t.text << std::flush; };
     auto on_end = [&](acp::Result<acp::TurnEnd> turn) {
         if (!turn) return give_up(turn.status());
