@@ -70,6 +70,12 @@ if [ "$all" = 0 ]; then
     tidy=()
     for file in "${files[@]}"; do
         case "$file" in *.cpp) ;; *) continue ;; esac
+        # A change that is only clang-format's (the one reformat commit) has nothing new
+        # for clang-tidy.
+        if git cat-file -e "$base:$file" 2>/dev/null &&
+            git show "$base:$file" | "$clang_format" --style=file --assume-filename="$file" | cmp -s - "$file"; then
+            continue
+        fi
         if grep -qF "\"file\": \"$PWD/$file\"" "$database"; then
             tidy+=("$file")
         else
