@@ -24,6 +24,8 @@ if [ "${1:-}" != "--build" ] && [ "${1:-}" != "--nvim" ]; then
     packages+=(doctest-dev python3)
     # The FFI tests load the generated acp_cdef.h with LuaJIT and Python cffi.
     packages+=(luajit python3-cffi)
+    # The host loop examples embed libacp in a GLib main loop and a Qt 6 event loop.
+    packages+=(libglib2.0-dev qt6-base-dev)
     # The Neovim plugin's tests run it in Debian's Neovim (headless) and tmux.
     packages+=(neovim)
     # The wheel test installs the Python package into a fresh virtual environment.
@@ -32,6 +34,8 @@ if [ "${1:-}" != "--build" ] && [ "${1:-}" != "--nvim" ]; then
     packages+=(mypy)
     # scripts/fuzz.sh builds the libFuzzer targets with clang.
     packages+=(clang)
+    # scripts/check-style.sh: the repository's .clang-format and .clang-tidy.
+    packages+=(clang-format clang-tidy)
     # The remote transport tests make a throwaway TLS certificate.
     packages+=(openssl)
     # The package test checks the .debs with lintian (dpkg-shlibdeps computes their

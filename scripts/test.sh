@@ -33,6 +33,10 @@ cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACP_WARNIN
 cmake --build build/test -j "$jobs"
 ctest --test-dir build/test -j "$jobs" --output-on-failure --timeout 600
 
+# clang-format and clang-tidy on the files this change touched (the last commit on main).
+echo "== style"
+scripts/check-style.sh build/test
+
 if [ "${ACP_SKIP_SANITIZERS:-0}" != "1" ]; then
     # The whole suite again, the TypeScript-SDK peer tests included; only the published
     # agents from npm (interop, network and minutes) are left to the first build.
