@@ -116,6 +116,11 @@ private:
     void gutter_lines(const std::string& text);
     void render_terminal(const acp::TerminalItem& terminal, Shown& shown);
     void render_plan(const acp::PlanItem& plan, Shown& shown);
+    // The session's history as the model holds it: its last `turns` turns (a turn starts
+    // at a message of the user's; kAllTurns: all of them) under a line that begins with
+    // title and says how many earlier turns are left out.
+    void show_history(const acp::SessionState& state, std::size_t turns, const std::string& title);
+    static constexpr std::size_t kAllTurns = static_cast<std::size_t>(-1);
     void status_line(const acp::SessionState& state);
     // "1044/200000 tokens | 0.0010 USD" as the agent last reported it ("" before it did).
     static std::string usage_text(const acp::SessionState& state);
@@ -140,6 +145,7 @@ private:
     void new_session();
     void list_sessions();
     void resume(const std::string& id);
+    void history(const std::vector<std::string>& words);  // /history [N]
     void close_session();
     void delete_session(const std::string& id);
     void config(const std::vector<std::string>& words);
@@ -207,6 +213,8 @@ private:
     unsigned turns_sent_ = 0;        // numbers each prompt, so a late answer knows its turn
     bool cancel_sent_ = false;       // session/cancel went out for the running turn
     bool expect_new_ = false;
+    bool hiding_replay_ = false;     // a resume's replay goes into the model, not on screen
+    bool showing_history_ = false;   // show_history: the user's messages are shown too
     bool prompt_shown_ = false;
     bool waiting_shown_ = false;  // "waiting for the agent..." is on screen, no newline
     bool interrupt_armed_ = false;

@@ -39,6 +39,9 @@ void Chat::on_event(const acp::SessionEvent& event) {
             break;
         case acp::SessionEvent::Type::item_inserted:
         case acp::SessionEvent::Type::item_changed:
+            // A resumed session's history is shown from the model when the replay is over,
+            // only its last turns (show_history).
+            if (hiding_replay_ && state.replaying()) break;
             render(state, state.items()[event.index], event.appended_text);
             break;
         case acp::SessionEvent::Type::notice_added:
@@ -92,7 +95,7 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
                           std::optional<std::string_view> appended, Shown& shown) {
     // The user's own message is on screen already (typed, or echoed from the script); a
     // replay shows it.
-    if (item.kind() == acp::ItemKind::user_message && !state.replaying()) return;
+    if (item.kind() == acp::ItemKind::user_message && !state.replaying() && !showing_history_) return;
     const std::string key = std::string(acp::item_kind_name(item.kind())) + ":" + item.id();
     const std::vector<v2::ContentBlock>& content = item.message()->content;
     // Only the new part is cleaned and printed, so a long reply costs its length, not its
@@ -266,6 +269,31 @@ void Chat::render_plan(const acp::PlanItem& plan, Shown& shown) {
     shown.plan = text;
     end_stream();
     write(text);
+}
+
+void Chat::show_history(const acp::SessionState& state, std::size_t turns, const std::string& title) {
+    const std::vector<acp::SessionItem>& items = state.items();
+    std::vector<std::size_t> starts;  // where each turn begins: a message of the user's
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (items[i].kind() == acp::ItemKind::user_message) starts.push_back(i);
+    }
+    const auto count = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " turn" : " turns"); };
+    std::size_t from = 0;
+    std::string head = title;
+    if (items.empty()) {
+        head += ", no history yet";
+    } else if (starts.size() > turns) {
+        const std::size_t left_out = starts.size() - turns;
+        from = turns == 0 ? items.size() : starts[left_out];
+        head += ", its last " + count(turns) + " (" + count(left_out) + " before not shown; /history shows all):";
+    } else {
+        head += ", its history (" + count(starts.size()) + "):";
+    }
+    line(style_.paint(Color::dim, head));
+    showing_history_ = true;
+    for (std::size_t i = from; i < items.size(); ++i) render(state, items[i], std::nullopt);
+    end_stream();
+    showing_history_ = false;
 }
 
 void Chat::status_line(const acp::SessionState& state) {

@@ -151,9 +151,9 @@ class Scripted(ChatCase):
                                r'\* demo-2  \(untitled\)  /tmp/project')
         replay = text[text.index("> /resume demo-1"):]
         # The history on screen: the user's messages too, and no permission question.
-        self.assertIn("resuming demo-1, its history:\nyou: hello there\nthinking: ", replay)
+        self.assertIn("resuming demo-1\nresumed demo-1, its history (2 turns):\nyou: hello there\nthinking: ", replay)
         self.assertIn("  | +- hello there\n", replay)
-        self.assertIn("you: /echo more\nmore\nresumed demo-1", replay)
+        self.assertIn("you: /echo more\nmore\n> /quit", replay)
         self.assertNotIn("permission:", replay)
         with open(first_dump) as f:
             first = json.load(f)
@@ -545,8 +545,8 @@ class CommandLine(ChatCase):
     def test_help_covers_every_option_and_command(self):
         result = subprocess.run([CHAT, "--help"], capture_output=True, text=True, timeout=GUARD_SECONDS)
         self.assertEqual(result.returncode, 0)
-        for word in ["--connect URL", "--header", "--ca-file FILE", "--cwd DIR", "--resume SESSION", "--login METHOD", "--log FILE", "--dump-state FILE",
-                     "--no-color", "--plain", "--max-line-bytes N", "--version", "--help", "/new", "/sessions", "/resume ID", "/close",
+        for word in ["--connect URL", "--header", "--ca-file FILE", "--cwd DIR", "--resume SESSION", "--resume-turns N", "--login METHOD", "--log FILE", "--dump-state FILE",
+                     "--no-color", "--plain", "--max-line-bytes N", "--version", "--help", "/new", "/sessions", "/resume ID", "/history [N]", "/close",
                      "/delete ID", "/config", "/cwd", "/add-dir PATH", "/mcp NAME", "/stderr", "/help, /quit",
                      "--agent NAME", "--registry FILE|URL", "--registry-max-age SECONDS", "/agents", "/image PATH",
                      "exit codes:"]:
@@ -567,7 +567,7 @@ class CommandLine(ChatCase):
                                     agent=self.agent()[1:])
         self.assertEqual(code, 0)
         text = "\n".join(lines)
-        self.assertIn("resuming demo-1, its history:\nyou: /echo first\nfirst\nresumed demo-1\n", text)
+        self.assertIn("resuming demo-1\nresumed demo-1, its history (1 turn):\nyou: /echo first\nfirst\n", text)
         self.assertIn("> /echo again\nagain\n-- end_turn | demo-1", text)
         self.assertNotIn("demo-2", text)
         with open(log) as f:
@@ -1655,6 +1655,39 @@ class DailyDriver(ChatCase):
         s.type("1\r")
         at = s.wait_for(r"first run", at)  # its history replayed
         at = s.wait_for(r"> ", at)
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+
+    def test_resume_shows_the_last_turns_and_history_all_of_them(self):
+        words = ["one", "two", "three", "four", "five"]
+        code, lines = self.run_chat(["/echo turn " + w for w in words], "--cwd", self.project)
+        self.assertEqual(code, 0, lines)
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        env["TERM"] = "xterm-256color"
+        s = Screen([CHAT, "--cwd", self.project, "--resume", "demo-1", *self.agent()], env)
+        at = s.wait_for(r"resumed demo-1, its last 3 turns \(2 turns before not shown; /history shows all\):")
+        at = s.wait_for(r"\nturn five\r\n", at)
+        at = s.wait_for(r"> ", at)
+        resumed = s.output[:at].decode(errors="replace")
+        # A summary, not the whole history: the first two turns are not on screen.
+        self.assertNotIn("turn one", resumed)
+        self.assertNotIn("turn two", resumed)
+        self.assertLess(resumed.index("/echo turn three"), resumed.index("/echo turn four"))
+        self.assertLess(resumed.index("/echo turn four"), resumed.index("/echo turn five"))
+        # /history: every turn, in order.
+        s.type("/history\r")
+        start = s.wait_for(r"session demo-1, its history \(5 turns\):", at)
+        at = s.wait_for(r"\nturn five\r\n", start)
+        shown = s.output[start:at].decode(errors="replace")
+        positions = [shown.index("/echo turn " + w) for w in words]
+        self.assertEqual(positions, sorted(positions), shown)
+        for w in words:
+            self.assertIn("\nturn " + w + "\r\n", shown)
+        # /history N: the last N.
+        s.type("/history 1\r")
+        start = s.wait_for(r"session demo-1, its last 1 turn \(4 turns before not shown; /history shows all\):", at)
+        at = s.wait_for(r"\nturn five\r\n", start)
+        self.assertNotIn("turn four", s.output[start:at].decode(errors="replace"))
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
 
