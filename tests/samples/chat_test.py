@@ -168,7 +168,7 @@ class Scripted(ChatCase):
         log = os.path.join(self.dir, "traffic.ndjson")
         code, lines = self.run_chat(["/resume demo-2", "/quit"], "--log", log)
         self.assertEqual(code, 0)
-        self.assertIn("resumed demo-2", lines)
+        self.assertIn("resumed demo-2, its history (1 turn):", lines)
         with open(log) as f:
             resume = [json.loads(line)["msg"] for line in f if '"session/resume"' in line][-1]
         self.assertEqual(resume["params"]["additionalDirectories"], ["/srv"])
