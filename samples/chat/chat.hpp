@@ -28,6 +28,7 @@
 #include "terminal.hpp"
 #include "traffic_log.hpp"
 #include "words.hpp"
+#include "wrap.hpp"
 
 namespace chat {
 
@@ -70,10 +71,17 @@ private:
     }
     void end_stream() {
         end_markdown();
+        std::string held;
+        wrap_.flush(held);
+        if (!held.empty()) write(held);
         if (open_line_) write("\n");
         open_line_ = false;
+        wrap_.reset();
         stream_key_.clear();
     }
+    // The agent's message text (sanitised, maybe styled), wrapped at word boundaries to
+    // the terminal's width.
+    void write_wrapped(const std::string& text);
     // A whole line, after whatever was streaming.
     void line(const std::string& text) {
         end_stream();
@@ -203,6 +211,7 @@ private:
     std::set<std::string> listed_;        // session ids from session/list, for completion
     std::map<std::string, Shown> shown_;  // per item of the current session: what is on screen
     std::string stream_key_;              // the item whose text is streaming on the open line
+    Wrapper wrap_;                        // its words, for the terminal's width
     bool open_line_ = false;
 
     std::deque<std::string> queue_;  // input lines not processed yet

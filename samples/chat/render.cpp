@@ -2,6 +2,9 @@
 // acp-chat: the session model on screen.
 #include "chat.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <sstream>
 
 namespace chat {
@@ -129,8 +132,8 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
     if (delta.empty()) return;
     if (stream_key_ != key) {
         end_stream();
-        if (item.kind() == acp::ItemKind::user_message) write(style_.paint(Color::bold, "you: "));
-        if (item.kind() == acp::ItemKind::agent_thought) write(style_.paint(Color::dim, "thinking: "));
+        if (item.kind() == acp::ItemKind::user_message) write_wrapped(style_.paint(Color::bold, "you: "));
+        if (item.kind() == acp::ItemKind::agent_thought) write_wrapped(style_.paint(Color::dim, "thinking: "));
         stream_key_ = key;
     }
     if (markdown_ && item.kind() == acp::ItemKind::agent_message) {
@@ -140,13 +143,22 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
         shown.markdown->feed(delta, rendered);
         // Outside a turn, under the prompt, nothing may wait: the prompt goes below it now.
         if (editor_.active()) shown.markdown->flush(rendered);
-        if (rendered.empty()) return;
-        write(rendered);
-        open_line_ = rendered.back() != '\n';
+        if (!rendered.empty()) write_wrapped(rendered);
         return;
     }
-    write(item.kind() == acp::ItemKind::agent_thought ? style_.paint(Color::dim, delta) : delta);
-    open_line_ = delta.back() != '\n';
+    write_wrapped(item.kind() == acp::ItemKind::agent_thought ? style_.paint(Color::dim, delta) : delta);
+}
+
+void Chat::write_wrapped(const std::string& text) {
+    winsize size{};
+    // Only where the terminal says its width: never into a pipe or a file.
+    const std::size_t width =
+        tty_ && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 ? static_cast<std::size_t>(size.ws_col) : 0;
+    std::string out;
+    wrap_.feed(text, width, out);
+    if (editor_.active()) wrap_.flush(out);  // under the prompt nothing may wait
+    if (!out.empty()) write(out);
+    open_line_ = wrap_.open();
 }
 
 void Chat::gutter_lines(const std::string& text) {
@@ -160,9 +172,7 @@ void Chat::end_markdown() {
     if (shown == shown_.end() || !shown->second.markdown) return;
     std::string rest;
     shown->second.markdown->flush(rest);
-    if (rest.empty()) return;
-    write(rest);
-    open_line_ = rest.back() != '\n';
+    if (!rest.empty()) write_wrapped(rest);
 }
 
 void Chat::render_tool_call(const acp::ToolCallItem& call, Shown& shown) {

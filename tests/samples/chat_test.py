@@ -1658,6 +1658,25 @@ class DailyDriver(ChatCase):
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
 
+    def test_agent_text_wraps_at_word_boundaries_at_60_columns(self):
+        text = " ".join("word%d" % i + "x" * (i % 7) for i in range(40))  # 40 words of 5 to 12 letters
+        s = self.screen()
+        fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))
+        at = s.wait_for(r"session demo-1 in ")
+        at = s.wait_for(r"> ", at)
+        s.type("/echo " + text + "\r")
+        start = s.wait_for(r"\r {24}\r", at)  # the sign of work erased: the reply follows
+        end = s.wait_for(r"-- end_turn \| demo-1", start)
+        reply = re.sub(r"\x1b\[[0-9;]*m", "", s.output[start:end].decode(errors="replace"))
+        rows = [row for row in reply.split("\r\n") if row and not row.startswith("--")]
+        self.assertGreater(len(rows), 2, rows)
+        for row in rows:
+            self.assertLessEqual(len(row), 60, rows)
+        # Broken only between words: every word whole, in order.
+        self.assertEqual(" ".join(rows).split(), text.split())
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+
     def test_resume_shows_the_last_turns_and_history_all_of_them(self):
         words = ["one", "two", "three", "four", "five"]
         code, lines = self.run_chat(["/echo turn " + w for w in words], "--cwd", self.project)
