@@ -9,6 +9,7 @@
 #include <acp/session.hpp>
 #include <uv.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <deque>
 #include <fstream>
@@ -230,6 +231,7 @@ private:
     bool pasting_to_permission_ = false;  // inside a paste while a question waits for a key
     bool quitting_ = false;
     std::string usage_shown_;        // the last live usage line, not repeated
+    std::uint64_t turn_started_ms_ = 0;  // uv_now() when the prompt went out, for the elapsed time
     bool initialized_ = false;       // initialize was answered: the agent is there
     int stop_requests_ = 0;          // Ctrl-C presses while quitting
     int exit_code_ = exit_ok;

@@ -126,6 +126,8 @@ void Chat::send_prompt(const std::string& text, std::optional<v2::ContentBlock> 
     }
     busy_ = true;
     turn_running_ = true;
+    uv_update_time(loop_);
+    turn_started_ms_ = uv_now(loop_);
     const unsigned turn = ++turns_sent_;
     cancel_sent_ = false;
     client_->prompt(request, [this, turn](acp::Result<v2::PromptResponse> r) {

@@ -313,6 +313,13 @@ void Chat::status_line(const acp::SessionState& state) {
     text += " | " + sanitize(state.session_id());
     if (state.info().title.has_value()) text += " | " + sanitize(*state.info().title);
     if (const std::string usage = usage_text(state); !usage.empty()) text += " | " + usage;
+    if (tty_ && turn_started_ms_ != 0) {  // how long the turn took (scripted output stays the same each run)
+        uv_update_time(loop_);
+        char elapsed[32];
+        std::snprintf(elapsed, sizeof elapsed, "%.1f s", static_cast<double>(uv_now(loop_) - turn_started_ms_) / 1000.0);
+        text += std::string(" | ") + elapsed;
+        turn_started_ms_ = 0;
+    }
     line(style_.paint(Color::dim, text + " --"));
 }
 

@@ -997,7 +997,8 @@ class Terminal(ChatCase):
         at = s.wait_for(r"\| \x1b\[0m1 file checked, 0 problems", at)  # terminal output
         # Usage and cost as the agent reports them, during the turn (before its status line).
         at = s.wait_for(r"\x1b\[2musage: 1044/200000 tokens \| 0.0010 USD\x1b\[0m", at)
-        at = s.wait_for(r"-- end_turn \| demo-1 \| hello there \| 1044/200000 tokens \| 0.0010 USD --", at)
+        # On a terminal the status line also says how long the turn took.
+        at = s.wait_for(r"-- end_turn \| demo-1 \| hello there \| 1044/200000 tokens \| 0.0010 USD \| \d+\.\d s --", at)
         at = s.wait_for(r"> ", at)
 
         # A long streaming turn: numbers arrive one by one until Ctrl-C cancels it.
@@ -1175,7 +1176,7 @@ for line in sys.stdin:
         s = self.screen(no_color=True, delay=0)
         at = s.wait_for(r"session demo-1 in /tmp/project")
         s.type("/echo plain\r")
-        at = s.wait_for(r"-- end_turn \| demo-1 --", at)
+        at = s.wait_for(r"-- end_turn \| demo-1 \| \d+\.\d s --", at)
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
         # Only the bracketed paste mode, on and off: that is not a colour.
