@@ -1748,6 +1748,22 @@ class DailyDriver(ChatCase):
         self.assertEqual(resource["resource"]["uri"], "file://" + os.path.realpath(self.project) + "/notes-file.md")
         self.assertEqual(blocks[1][1]["resource"]["text"], "int main(void) { return 0; }\n")
 
+    @unittest.skipUnless(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer")
+    def test_a_file_arrives_as_a_resource_at_the_typescript_sdk_peer(self):
+        # The peer advertises embeddedContext and refuses a resource block otherwise: the
+        # turn ending is the TypeScript SDK taking the block; its record shows what came.
+        record = os.path.join(self.dir, "peer.ndjson")
+        code, lines = self.run_chat(["hello @notes-file.md"], "--cwd", self.project,
+                                    agent=["--", NODE, TS_AGENT, "--record=" + record])
+        self.assertEqual(code, 0, lines)
+        self.assertTrue(any(line.startswith("-- end_turn | sess-1") for line in lines), lines)
+        with open(record) as f:
+            received = [json.loads(line)["msg"] for line in f if json.loads(line)["dir"] == "in"]
+        prompt = [m["params"]["prompt"] for m in received if m.get("method") == "session/prompt"][0]
+        self.assertEqual(prompt[0], {"type": "text", "text": "hello @notes-file.md"})
+        self.assertEqual(prompt[1]["type"], "resource")
+        self.assertEqual(prompt[1]["resource"]["text"], "# Notes\nremember the milk\n")
+
     def test_a_file_is_a_link_without_embedded_context_and_never_from_outside(self):
         os.symlink(os.path.join(self.dir, "secret.txt"), os.path.join(self.project, "escape.txt"))
         # /echo: the demo agent asks no permission question, which would take the next lines.
