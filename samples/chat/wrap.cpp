@@ -28,7 +28,7 @@ std::size_t utf8_length(unsigned char lead) {
 
 void Wrapper::place_word(std::size_t width, std::string& out) {
     if (word_.empty()) return;
-    if (width != 0 && column_ != 0 && column_ + spaces_ + word_columns_ > width) {
+    if (width != 0 && column_ != 0 && !long_word_ && column_ + spaces_ + word_columns_ > width) {
         out += '\n';  // the spaces before it end the line unprinted
         column_ = 0;
     } else {
@@ -45,6 +45,13 @@ void Wrapper::place_word(std::size_t width, std::string& out) {
 
 void Wrapper::feed(std::string_view text, std::size_t width, std::string& out) {
     width_ = width;
+    if (width == 0) {  // not wrapped: nothing is held
+        flush(out);
+        out.append(text.data(), text.size());
+        const std::size_t nl = text.rfind('\n');
+        column_ = nl == std::string_view::npos ? column_ + text.size() : text.size() - nl - 1;
+        return;
+    }
     for (const char ch : text) {
         const auto byte = static_cast<unsigned char>(ch);
         if (escape_) {
@@ -62,15 +69,23 @@ void Wrapper::feed(std::string_view text, std::size_t width, std::string& out) {
             }
         } else if (ch == '\n') {
             place_word(width, out);
+            long_word_ = false;
             spaces_ = 0;
             out += '\n';
             column_ = 0;
         } else if (ch == ' ') {
             place_word(width, out);
+            long_word_ = false;
             ++spaces_;
         } else {
             word_ += ch;
             word_columns_ += ch == '\t' ? 8 : 1;
+        }
+        // A word longer than a line is the terminal's to break: out now, not held (an
+        // agent's text without a space is bounded here by the width, not by its length).
+        if (word_columns_ > width && utf8_.empty() && !escape_) {
+            place_word(width, out);
+            long_word_ = true;
         }
     }
 }

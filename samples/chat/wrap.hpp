@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The agent's text on a terminal, wrapped at word boundaries to the terminal's width as it
 // streams in: a word is held until the space or line end after it shows whether it still
-// fits on the line; one longer than a line is left to the terminal. The text is already
+// fits on the line; one longer than a line is left to the terminal and not held. The text is already
 // sanitised (and maybe styled by markdown.cpp): the only escape sequences in it are
 // acp-chat's own colours, which take no columns.
 //   Wrapper wrap;
@@ -35,6 +35,7 @@ private:
     std::size_t column_ = 0;       // of the printed part of the line
     std::size_t width_ = 0;        // the last feed's
     bool escape_ = false;          // inside an escape sequence (ESC [ ... final byte)
+    bool long_word_ = false;       // the word goes on from one longer than a line: no break
     std::string utf8_;             // an incomplete UTF-8 character
 };
 

@@ -29,6 +29,11 @@ TEST_CASE("wrap: colours take no columns, a word longer than a line is left whol
     CHECK(wrapped({"\x1b[1mbold\x1b[0m text here"}, 9) == "\x1b[1mbold\x1b[0m text\nhere");
     // The terminal breaks the long word; what follows goes on after its last row.
     CHECK(wrapped({"a verylongword b"}, 5) == "a\nverylongword b");
+    // Not held whole: what is past a line's width is out before the word ends.
+    chat::Wrapper wrap;
+    std::string out;
+    wrap.feed(std::string(1000, 'x'), 60, out);
+    CHECK(out.size() >= 940);
 }
 
 TEST_CASE("wrap: width 0 leaves the text as it is, wide characters count two columns") {
