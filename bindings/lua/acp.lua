@@ -736,6 +736,32 @@ function acp.catalogue(registry_json, user_agents_path)
   return setmetatable({ handle = ffi.gc(out[0], lib.acp_catalogue_free) }, Catalogue)
 end
 
+-- The ACP registry fetched over https (options.url, https:// only; nil: the ACP registry's),
+-- kept in options.cache_file (nil: $XDG_CACHE_HOME/acp/registry.json) and taken from there
+-- while younger than options.max_age_seconds (nil: a day; 0: always fetch); options.ca_file,
+-- options.timeout_ms, options.user_agents_path as for acp.catalogue. A failed fetch falls
+-- back to the cache of any age, then to the bundled snapshot: catalogue.fetched says which
+-- ({ source = "network"|"cache"|"bundled", age_seconds, notes }). Blocks for the fetch.
+function acp.fetch_catalogue(options)
+  local ok, err = ensure_loaded()
+  if not ok then return nil, err end
+  options = options or {}
+  local c_options = ffi.new("acp_registry_fetch_options")
+  lib.acp_registry_fetch_options_init(c_options, lib.ACP_REGISTRY_FETCH_OPTIONS_VERSION)
+  c_options.url = options.url
+  c_options.cache_file = options.cache_file
+  if options.max_age_seconds then c_options.max_age_seconds = options.max_age_seconds end
+  c_options.ca_file = options.ca_file
+  c_options.timeout_ms = options.timeout_ms or 0
+  local out = ffi.new("acp_catalogue*[1]")
+  local info = ffi.new("char*[1]")
+  local code = lib.acp_catalogue_fetch(out, info, c_options, options.user_agents_path)
+  if code < 0 then return fail(code) end
+  local text = ffi.string(info[0])
+  lib.acp_string_free(info[0])
+  return setmetatable({ handle = ffi.gc(out[0], lib.acp_catalogue_free), fetched = json.decode(text) }, Catalogue)
+end
+
 -- { default, problems, agents = { { id, name, version, description, icon, user, kinds } } }
 function Catalogue:list()
   return json_out(function(out) return lib.acp_catalogue_list_json(out, self.handle) end)

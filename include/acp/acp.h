@@ -137,7 +137,8 @@ typedef enum acp_options_version_t {
     ACP_CLIENT_OPTIONS_VERSION = 4, /* 1 ended before protocol_version, 2 before unstable, 3 before session_updates */
     ACP_SPAWN_OPTIONS_VERSION = 1,
     ACP_REMOTE_OPTIONS_VERSION = 1,
-    ACP_TOOL_SERVER_OPTIONS_VERSION = 1
+    ACP_TOOL_SERVER_OPTIONS_VERSION = 1,
+    ACP_REGISTRY_FETCH_OPTIONS_VERSION = 1
 } acp_options_version_t;
 
 /* Whether session/update notifications become ACP_EVENT_SESSION_UPDATE events
@@ -743,6 +744,32 @@ typedef enum acp_resolve_flags_t {
  * run here (the message says what is missing: "npx is not on the PATH (...)"),
  * ACP_EINVAL for an unknown id. Free with acp_string_free. */
 ACP_API int acp_catalogue_resolve_json(char **out, acp_catalogue *catalogue, const char *id, int flags);
+
+/* Where acp_catalogue_fetch gets the registry: start from ACP_REGISTRY_FETCH_OPTIONS_INIT
+ * or acp_registry_fetch_options_init(). */
+typedef struct acp_registry_fetch_options {
+    unsigned int version;      /* ACP_REGISTRY_FETCH_OPTIONS_VERSION */
+    const char *url;           /* https:// only; NULL: the ACP registry's latest registry.json */
+    const char *cache_file;    /* NULL: $XDG_CACHE_HOME/acp/registry.json; its mtime is its age */
+    long max_age_seconds;      /* a cached copy younger than this is used without fetching
+                                  (0: always fetch); the INIT value is 86400 */
+    const char *ca_file;       /* PEM file of CAs to trust; NULL: the system's */
+    unsigned long timeout_ms;  /* 0: 30000, for the whole fetch */
+} acp_registry_fetch_options;
+#define ACP_REGISTRY_FETCH_OPTIONS_INIT {ACP_REGISTRY_FETCH_OPTIONS_VERSION, NULL, NULL, 86400L, NULL, 0}
+ACP_API int acp_registry_fetch_options_init(acp_registry_fetch_options *options, unsigned int version);
+
+/* A catalogue of the ACP registry fetched over https (libcurl, loaded on first use), kept
+ * in the cache file; the cached copy while it is younger than max_age_seconds. A failed
+ * fetch (no network, not https, a bad certificate, not a registry, over 4 MiB) is not an
+ * error: the cached copy of any age is used, else the snapshot built into libacp.
+ * info_json (NULL if not wanted) says which: {"source": "network"|"cache"|"bundled",
+ * "age_seconds": n (of the cached copy), "notes": [why it is not the network's]}; free it
+ * with acp_string_free. options may be NULL (ACP_REGISTRY_FETCH_OPTIONS_INIT);
+ * user_agents_path as for acp_catalogue_new. Blocks the calling thread for the fetch.
+ * ACP_EINVAL for bad options or an unusable agents file. */
+ACP_API int acp_catalogue_fetch(acp_catalogue **out, char **info_json, const acp_registry_fetch_options *options,
+                                const char *user_agents_path);
 
 
 #ifdef __cplusplus

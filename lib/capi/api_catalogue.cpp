@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // acp_catalogue_*: the agent catalogue (acp/catalogue.hpp) behind the C API, its answers
 // as JSON.
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -53,7 +54,74 @@ std::string resolution_json(const Resolution& r) {
     return std::string(buffer.GetString(), buffer.GetSize());
 }
 
+const char* source_name(RegistrySource source) {
+    switch (source) {
+        case RegistrySource::network: return "network";
+        case RegistrySource::cache: return "cache";
+        case RegistrySource::bundled: break;
+    }
+    return "bundled";
+}
+
+std::string fetch_info_json(const FetchedRegistry& fetched) {
+    rapidjson::StringBuffer buffer;
+    detail::JsonWriter w(buffer);
+    w.StartObject();
+    w.Key("source");
+    w.String(source_name(fetched.source));
+    w.Key("age_seconds");
+    w.Int64(static_cast<int64_t>(fetched.age.count()));
+    w.Key("notes");
+    write_strings(w, fetched.notes);
+    w.EndObject();
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+// The user's agents beside the registry (NULL: the default file, "": none).
+Status add_user_agents(Catalogue& catalogue, const char* user_agents_path) {
+    const std::string path = user_agents_path != nullptr ? user_agents_path : acp::user_agents_path();
+    return path.empty() ? Status{} : catalogue.add_user_agents_file(path);
+}
+
 }  // namespace
+
+int acp_registry_fetch_options_init(acp_registry_fetch_options* options, unsigned int version) {
+    if (options == nullptr) return fail(ACP_EINVAL, "options is NULL");
+    if (version != ACP_REGISTRY_FETCH_OPTIONS_VERSION) return fail(ACP_EINVAL, "unknown acp_registry_fetch_options version");
+    const acp_registry_fetch_options defaults = ACP_REGISTRY_FETCH_OPTIONS_INIT;
+    *options = defaults;
+    return ACP_OK;
+}
+
+int acp_catalogue_fetch(acp_catalogue** out, char** info_json, const acp_registry_fetch_options* options,
+                        const char* user_agents_path) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        if (out == nullptr) return fail(ACP_EINVAL, "out is NULL");
+        *out = nullptr;
+        if (info_json != nullptr) *info_json = nullptr;
+        const acp_registry_fetch_options defaults = ACP_REGISTRY_FETCH_OPTIONS_INIT;
+        const acp_registry_fetch_options& given = options != nullptr ? *options : defaults;
+        if (given.version != ACP_REGISTRY_FETCH_OPTIONS_VERSION) {
+            return fail(ACP_EINVAL, "unknown acp_registry_fetch_options version");
+        }
+        if (given.max_age_seconds < 0) return fail(ACP_EINVAL, "max_age_seconds is negative");
+        RegistryFetchOptions fetch;
+        if (given.url != nullptr) fetch.url = given.url;
+        if (given.cache_file != nullptr) fetch.cache_file = given.cache_file;
+        fetch.max_age = std::chrono::seconds(given.max_age_seconds);
+        if (given.ca_file != nullptr) fetch.ca_file = given.ca_file;
+        if (given.timeout_ms != 0) fetch.timeout = std::chrono::milliseconds(given.timeout_ms);
+        FetchedRegistry fetched = fetch_registry(fetch);
+        auto made = std::make_unique<acp_catalogue>();
+        made->catalogue = std::move(fetched.catalogue);
+        if (Status added = add_user_agents(made->catalogue, user_agents_path); !added) {
+            return fail(code_of(added), added.message());
+        }
+        if (info_json != nullptr) *info_json = copy_string(fetch_info_json(fetched));
+        *out = made.release();
+        return ACP_OK;
+    });
+}
 
 int acp_catalogue_new(acp_catalogue** out, const char* registry_json, const char* user_agents_path) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
@@ -67,10 +135,8 @@ int acp_catalogue_new(acp_catalogue** out, const char* registry_json, const char
             if (!parsed) return fail(code_of(parsed.status()), parsed.status().message());
             made->catalogue = std::move(parsed.value());
         }
-        std::string path = user_agents_path != nullptr ? user_agents_path : acp::user_agents_path();
-        if (!path.empty()) {
-            Status added = made->catalogue.add_user_agents_file(path);
-            if (!added) return fail(code_of(added), added.message());
+        if (Status added = add_user_agents(made->catalogue, user_agents_path); !added) {
+            return fail(code_of(added), added.message());
         }
         *out = made.release();
         return ACP_OK;

@@ -9,6 +9,7 @@
 #include <acp/session.hpp>
 #include <uv.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <deque>
 #include <fstream>
@@ -28,6 +29,7 @@
 #include "terminal.hpp"
 #include "traffic_log.hpp"
 #include "words.hpp"
+#include "wrap.hpp"
 
 namespace chat {
 
@@ -70,10 +72,17 @@ private:
     }
     void end_stream() {
         end_markdown();
+        std::string held;
+        wrap_.flush(held);
+        if (!held.empty()) write(held);
         if (open_line_) write("\n");
         open_line_ = false;
+        wrap_.reset();
         stream_key_.clear();
     }
+    // The agent's message text (sanitised, maybe styled), wrapped at word boundaries to
+    // the terminal's width.
+    void write_wrapped(const std::string& text);
     // A whole line, after whatever was streaming.
     void line(const std::string& text) {
         end_stream();
@@ -116,6 +125,11 @@ private:
     void gutter_lines(const std::string& text);
     void render_terminal(const acp::TerminalItem& terminal, Shown& shown);
     void render_plan(const acp::PlanItem& plan, Shown& shown);
+    // The session's history as the model holds it: its last `turns` turns (a turn starts
+    // at a message of the user's; kAllTurns: all of them) under a line that begins with
+    // title and says how many earlier turns are left out.
+    void show_history(const acp::SessionState& state, std::size_t turns, const std::string& title);
+    static constexpr std::size_t kAllTurns = static_cast<std::size_t>(-1);
     void status_line(const acp::SessionState& state);
     // "1044/200000 tokens | 0.0010 USD" as the agent last reported it ("" before it did).
     static std::string usage_text(const acp::SessionState& state);
@@ -140,6 +154,7 @@ private:
     void new_session();
     void list_sessions();
     void resume(const std::string& id);
+    void history(const std::vector<std::string>& words);  // /history [N]
     void close_session();
     void delete_session(const std::string& id);
     void config(const std::vector<std::string>& words);
@@ -197,6 +212,7 @@ private:
     std::set<std::string> listed_;        // session ids from session/list, for completion
     std::map<std::string, Shown> shown_;  // per item of the current session: what is on screen
     std::string stream_key_;              // the item whose text is streaming on the open line
+    Wrapper wrap_;                        // its words, for the terminal's width
     bool open_line_ = false;
 
     std::deque<std::string> queue_;  // input lines not processed yet
@@ -207,12 +223,15 @@ private:
     unsigned turns_sent_ = 0;        // numbers each prompt, so a late answer knows its turn
     bool cancel_sent_ = false;       // session/cancel went out for the running turn
     bool expect_new_ = false;
+    bool hiding_replay_ = false;     // a resume's replay goes into the model, not on screen
+    bool showing_history_ = false;   // show_history: the user's messages are shown too
     bool prompt_shown_ = false;
     bool waiting_shown_ = false;  // "waiting for the agent..." is on screen, no newline
     bool interrupt_armed_ = false;
     bool pasting_to_permission_ = false;  // inside a paste while a question waits for a key
     bool quitting_ = false;
     std::string usage_shown_;        // the last live usage line, not repeated
+    std::uint64_t turn_started_ms_ = 0;  // uv_now() when the prompt went out, for the elapsed time
     bool initialized_ = false;       // initialize was answered: the agent is there
     int stop_requests_ = 0;          // Ctrl-C presses while quitting
     int exit_code_ = exit_ok;

@@ -45,6 +45,8 @@ void Chat::handle(const std::string& text) {
         list_sessions();
     } else if (command == "/resume" && words.size() == 2) {
         resume(words[1]);
+    } else if (command == "/history") {
+        history(words);
     } else if (command == "/close") {
         close_session();
     } else if (command == "/delete" && words.size() == 2) {
@@ -124,6 +126,8 @@ void Chat::send_prompt(const std::string& text, std::optional<v2::ContentBlock> 
     }
     busy_ = true;
     turn_running_ = true;
+    uv_update_time(loop_);
+    turn_started_ms_ = uv_now(loop_);
     const unsigned turn = ++turns_sent_;
     cancel_sent_ = false;
     client_->prompt(request, [this, turn](acp::Result<v2::PromptResponse> r) {
@@ -166,7 +170,7 @@ std::vector<std::string> Chat::complete(const std::string& word, bool first, con
         return matching;
     }
     if (!first || word.empty() || word[0] != '/') return {};
-    std::vector<std::string> names = {"/agents", "/image", "/new", "/sessions", "/resume", "/close", "/delete", "/config", "/cwd",
+    std::vector<std::string> names = {"/agents", "/image", "/new", "/sessions", "/resume", "/history", "/close", "/delete", "/config", "/cwd",
                                       "/add-dir", "/mcp", "/stderr", "/help", "/quit"};
     for (auto& name : unstable_commands()) names.push_back(std::move(name));
     if (const acp::SessionState* s = session_.empty() ? nullptr : client_->sessions().find(session_);
@@ -228,21 +232,49 @@ void Chat::resume(const std::string& id) {
         if (!mcp_servers_.empty()) request.mcpServers = mcp_servers_;
         request.replayFrom = v2::ReplayFrom::make_start({});
         const std::string previous = session_;
-        session_ = id;  // the replay renders as it arrives
+        session_ = id;
         shown_.clear();
-        line(style_.paint(Color::dim, "resuming " + sanitize(id) + ", its history:"));
+        // The whole history goes into the model; the screen gets its last turns at the end.
+        hiding_replay_ = true;
+        line(style_.paint(Color::dim, "resuming " + sanitize(id)));
         Roots roots{request.cwd, request.additionalDirectories.value_or(std::vector<std::string>{})};
         client_->resume_session(request, [this, id, previous, roots](acp::Result<v2::ResumeSessionResponse> r) {
+            hiding_replay_ = false;
             if (!r) {
                 error("cannot resume " + sanitize(id) + ": " + failure(r.status()));
                 session_ = previous;
             } else {
                 roots_ = roots;
-                line(style_.paint(Color::dim, "resumed " + sanitize(id)));
+                if (const acp::SessionState* s = client_->sessions().find(id)) {
+                    show_history(*s, options_.resume_turns, "resumed " + sanitize(id));
+                } else {
+                    line(style_.paint(Color::dim, "resumed " + sanitize(id)));
+                }
             }
             done();
         });
     });
+}
+
+void Chat::history(const std::vector<std::string>& words) {
+    const acp::SessionState* s = session_.empty() ? nullptr : client_->sessions().find(session_);
+    if (s == nullptr) {
+        error("no session: /new or /resume ID first");
+        return;
+    }
+    std::size_t turns = kAllTurns;
+    if (words.size() > 2 || (words.size() == 2 && (words[1].find_first_not_of("0123456789") != std::string::npos ||
+                                                   words[1].size() > 9))) {
+        error("usage: /history [N]");
+        return;
+    }
+    if (words.size() == 2) turns = std::stoul(words[1]);
+    // Drawn afresh: what is on screen of the live items stays as it was for their updates.
+    end_stream();
+    std::map<std::string, Shown> live = std::move(shown_);
+    shown_.clear();
+    show_history(*s, turns, "session " + sanitize(session_));
+    shown_ = std::move(live);
 }
 
 void Chat::close_session() {

@@ -30,7 +30,9 @@ const char* const kUsage =
     "                     e.g. 'Authorization: Bearer ...'; values are never shown or logged)\n"
     "  --ca-file FILE     with --connect or a --registry URL: trust the CAs in this PEM file, not the system's\n"
     "  --cwd DIR          working directory of new sessions (default: the current directory)\n"
-    "  --resume SESSION   resume this session (replaying its history) instead of starting one\n"
+    "  --resume SESSION   resume this session instead of starting one; its last turns are shown\n"
+    "  --resume-turns N   the turns of a resumed session's history shown (default 3; /history\n"
+    "                     shows them all)\n"
     "  --login METHOD     log in with this auth method if the agent asks for authentication\n"
     "  --log FILE         write the protocol traffic, the agent's stderr and libacp's warnings\n"
     "                     to FILE (one JSON record per line)\n"
@@ -57,7 +59,8 @@ const char* const kCommands =
     "  /image PATH [TEXT]  send an image (PNG, JPEG, GIF, WebP; if the agent takes images)\n"
     "  /new              start a new session (with the /cwd, /add-dir and /mcp settings)\n"
     "  /sessions         list the agent's sessions\n"
-    "  /resume ID        resume a session and replay its history\n"
+    "  /resume ID        resume a session and show its last turns (--resume-turns)\n"
+    "  /history [N]      the current session's whole history, or its last N turns\n"
     "  /close            close the current session\n"
     "  /delete ID        delete a session\n"
     "  /config [ID VALUE]  list the session's options, or set one\n"
@@ -80,7 +83,7 @@ const char* unstable_help(const std::string& name) {
 }
 
 bool parse(int argc, char** argv, Options& options) {
-    enum { agent_name = 800, registry, registry_max_age, connect = 900, header, ca_file, cwd = 1000, resume, login, log, dump_state, no_color, plain, markdown, unstable, max_line, version, help };
+    enum { agent_name = 800, registry, registry_max_age, connect = 900, header, ca_file, cwd = 1000, resume, resume_turns, login, log, dump_state, no_color, plain, markdown, unstable, max_line, version, help };
     static const option kLong[] = {
         {"agent", required_argument, nullptr, agent_name},
         {"registry", required_argument, nullptr, registry},
@@ -90,6 +93,7 @@ bool parse(int argc, char** argv, Options& options) {
         {"ca-file", required_argument, nullptr, ca_file},
         {"cwd", required_argument, nullptr, cwd},
         {"resume", required_argument, nullptr, resume},
+        {"resume-turns", required_argument, nullptr, resume_turns},
         {"login", required_argument, nullptr, login},
         {"log", required_argument, nullptr, log},
         {"dump-state", required_argument, nullptr, dump_state},
@@ -131,6 +135,16 @@ bool parse(int argc, char** argv, Options& options) {
             case ca_file: options.ca_file = optarg; break;
             case cwd: options.cwd = optarg; break;
             case resume: options.resume = optarg; break;
+            case resume_turns: {
+                char* end = nullptr;
+                const unsigned long turns = std::strtoul(optarg, &end, 10);
+                if (end == optarg || *end != '\0' || optarg[0] == '-') {
+                    std::fprintf(stderr, "acp-chat: --resume-turns takes a number of turns\n");
+                    return false;
+                }
+                options.resume_turns = turns;
+                break;
+            }
             case login: options.login = optarg; break;
             case log: options.log_file = optarg; break;
             case dump_state: options.dump_file = optarg; break;

@@ -43,6 +43,7 @@ struct Options {
     std::string log_file;
     std::string dump_file;
     std::string resume;   // a session to resume at start instead of creating one
+    std::size_t resume_turns = 3;  // --resume-turns N: the turns of a resumed history shown
     bool color = true;
     bool plain = false;              // agent text exactly as sent (sanitised): no colours, no formatting
     bool unstable = false;           // --unstable: the agent's unstable ACP surface (/fork, /title, ...)

@@ -2,6 +2,9 @@
 // acp-chat: the session model on screen.
 #include "chat.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <sstream>
 
 namespace chat {
@@ -39,6 +42,9 @@ void Chat::on_event(const acp::SessionEvent& event) {
             break;
         case acp::SessionEvent::Type::item_inserted:
         case acp::SessionEvent::Type::item_changed:
+            // A resumed session's history is shown from the model when the replay is over,
+            // only its last turns (show_history).
+            if (hiding_replay_ && state.replaying()) break;
             render(state, state.items()[event.index], event.appended_text);
             break;
         case acp::SessionEvent::Type::notice_added:
@@ -92,7 +98,7 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
                           std::optional<std::string_view> appended, Shown& shown) {
     // The user's own message is on screen already (typed, or echoed from the script); a
     // replay shows it.
-    if (item.kind() == acp::ItemKind::user_message && !state.replaying()) return;
+    if (item.kind() == acp::ItemKind::user_message && !state.replaying() && !showing_history_) return;
     const std::string key = std::string(acp::item_kind_name(item.kind())) + ":" + item.id();
     const std::vector<v2::ContentBlock>& content = item.message()->content;
     // Only the new part is cleaned and printed, so a long reply costs its length, not its
@@ -126,8 +132,8 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
     if (delta.empty()) return;
     if (stream_key_ != key) {
         end_stream();
-        if (item.kind() == acp::ItemKind::user_message) write(style_.paint(Color::bold, "you: "));
-        if (item.kind() == acp::ItemKind::agent_thought) write(style_.paint(Color::dim, "thinking: "));
+        if (item.kind() == acp::ItemKind::user_message) write_wrapped(style_.paint(Color::bold, "you: "));
+        if (item.kind() == acp::ItemKind::agent_thought) write_wrapped(style_.paint(Color::dim, "thinking: "));
         stream_key_ = key;
     }
     if (markdown_ && item.kind() == acp::ItemKind::agent_message) {
@@ -137,13 +143,22 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
         shown.markdown->feed(delta, rendered);
         // Outside a turn, under the prompt, nothing may wait: the prompt goes below it now.
         if (editor_.active()) shown.markdown->flush(rendered);
-        if (rendered.empty()) return;
-        write(rendered);
-        open_line_ = rendered.back() != '\n';
+        if (!rendered.empty()) write_wrapped(rendered);
         return;
     }
-    write(item.kind() == acp::ItemKind::agent_thought ? style_.paint(Color::dim, delta) : delta);
-    open_line_ = delta.back() != '\n';
+    write_wrapped(item.kind() == acp::ItemKind::agent_thought ? style_.paint(Color::dim, delta) : delta);
+}
+
+void Chat::write_wrapped(const std::string& text) {
+    winsize size{};
+    // Only where the terminal says its width: never into a pipe or a file.
+    const std::size_t width =
+        tty_ && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 ? static_cast<std::size_t>(size.ws_col) : 0;
+    std::string out;
+    wrap_.feed(text, width, out);
+    if (editor_.active()) wrap_.flush(out);  // under the prompt nothing may wait
+    if (!out.empty()) write(out);
+    open_line_ = wrap_.open();
 }
 
 void Chat::gutter_lines(const std::string& text) {
@@ -157,9 +172,7 @@ void Chat::end_markdown() {
     if (shown == shown_.end() || !shown->second.markdown) return;
     std::string rest;
     shown->second.markdown->flush(rest);
-    if (rest.empty()) return;
-    write(rest);
-    open_line_ = rest.back() != '\n';
+    if (!rest.empty()) write_wrapped(rest);
 }
 
 void Chat::render_tool_call(const acp::ToolCallItem& call, Shown& shown) {
@@ -268,6 +281,31 @@ void Chat::render_plan(const acp::PlanItem& plan, Shown& shown) {
     write(text);
 }
 
+void Chat::show_history(const acp::SessionState& state, std::size_t turns, const std::string& title) {
+    const std::vector<acp::SessionItem>& items = state.items();
+    std::vector<std::size_t> starts;  // where each turn begins: a message of the user's
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (items[i].kind() == acp::ItemKind::user_message) starts.push_back(i);
+    }
+    const auto count = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " turn" : " turns"); };
+    std::size_t from = 0;
+    std::string head = title;
+    if (items.empty()) {
+        head += ", no history yet";
+    } else if (starts.size() > turns) {
+        const std::size_t left_out = starts.size() - turns;
+        from = turns == 0 ? items.size() : starts[left_out];
+        head += ", its last " + count(turns) + " (" + count(left_out) + " before not shown; /history shows all):";
+    } else {
+        head += ", its history (" + count(starts.size()) + "):";
+    }
+    line(style_.paint(Color::dim, head));
+    showing_history_ = true;
+    for (std::size_t i = from; i < items.size(); ++i) render(state, items[i], std::nullopt);
+    end_stream();
+    showing_history_ = false;
+}
+
 void Chat::status_line(const acp::SessionState& state) {
     const auto& fg = state.foreground();
     std::string text = "-- " + (fg.stop_reason ? sanitize(*fg.stop_reason) : std::string("idle"));
@@ -275,6 +313,13 @@ void Chat::status_line(const acp::SessionState& state) {
     text += " | " + sanitize(state.session_id());
     if (state.info().title.has_value()) text += " | " + sanitize(*state.info().title);
     if (const std::string usage = usage_text(state); !usage.empty()) text += " | " + usage;
+    if (tty_ && turn_started_ms_ != 0) {  // how long the turn took (scripted output stays the same each run)
+        uv_update_time(loop_);
+        char elapsed[32];
+        std::snprintf(elapsed, sizeof elapsed, "%.1f s", static_cast<double>(uv_now(loop_) - turn_started_ms_) / 1000.0);
+        text += std::string(" | ") + elapsed;
+        turn_started_ms_ = 0;
+    }
     line(style_.paint(Color::dim, text + " --"));
 }
 

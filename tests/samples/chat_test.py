@@ -151,9 +151,9 @@ class Scripted(ChatCase):
                                r'\* demo-2  \(untitled\)  /tmp/project')
         replay = text[text.index("> /resume demo-1"):]
         # The history on screen: the user's messages too, and no permission question.
-        self.assertIn("resuming demo-1, its history:\nyou: hello there\nthinking: ", replay)
+        self.assertIn("resuming demo-1\nresumed demo-1, its history (2 turns):\nyou: hello there\nthinking: ", replay)
         self.assertIn("  | +- hello there\n", replay)
-        self.assertIn("you: /echo more\nmore\nresumed demo-1", replay)
+        self.assertIn("you: /echo more\nmore\n> /quit", replay)
         self.assertNotIn("permission:", replay)
         with open(first_dump) as f:
             first = json.load(f)
@@ -168,7 +168,7 @@ class Scripted(ChatCase):
         log = os.path.join(self.dir, "traffic.ndjson")
         code, lines = self.run_chat(["/resume demo-2", "/quit"], "--log", log)
         self.assertEqual(code, 0)
-        self.assertIn("resumed demo-2", lines)
+        self.assertIn("resumed demo-2, its history (1 turn):", lines)
         with open(log) as f:
             resume = [json.loads(line)["msg"] for line in f if '"session/resume"' in line][-1]
         self.assertEqual(resume["params"]["additionalDirectories"], ["/srv"])
@@ -545,8 +545,8 @@ class CommandLine(ChatCase):
     def test_help_covers_every_option_and_command(self):
         result = subprocess.run([CHAT, "--help"], capture_output=True, text=True, timeout=GUARD_SECONDS)
         self.assertEqual(result.returncode, 0)
-        for word in ["--connect URL", "--header", "--ca-file FILE", "--cwd DIR", "--resume SESSION", "--login METHOD", "--log FILE", "--dump-state FILE",
-                     "--no-color", "--plain", "--max-line-bytes N", "--version", "--help", "/new", "/sessions", "/resume ID", "/close",
+        for word in ["--connect URL", "--header", "--ca-file FILE", "--cwd DIR", "--resume SESSION", "--resume-turns N", "--login METHOD", "--log FILE", "--dump-state FILE",
+                     "--no-color", "--plain", "--max-line-bytes N", "--version", "--help", "/new", "/sessions", "/resume ID", "/history [N]", "/close",
                      "/delete ID", "/config", "/cwd", "/add-dir PATH", "/mcp NAME", "/stderr", "/help, /quit",
                      "--agent NAME", "--registry FILE|URL", "--registry-max-age SECONDS", "/agents", "/image PATH",
                      "exit codes:"]:
@@ -567,7 +567,7 @@ class CommandLine(ChatCase):
                                     agent=self.agent()[1:])
         self.assertEqual(code, 0)
         text = "\n".join(lines)
-        self.assertIn("resuming demo-1, its history:\nyou: /echo first\nfirst\nresumed demo-1\n", text)
+        self.assertIn("resuming demo-1\nresumed demo-1, its history (1 turn):\nyou: /echo first\nfirst\n", text)
         self.assertIn("> /echo again\nagain\n-- end_turn | demo-1", text)
         self.assertNotIn("demo-2", text)
         with open(log) as f:
@@ -997,7 +997,8 @@ class Terminal(ChatCase):
         at = s.wait_for(r"\| \x1b\[0m1 file checked, 0 problems", at)  # terminal output
         # Usage and cost as the agent reports them, during the turn (before its status line).
         at = s.wait_for(r"\x1b\[2musage: 1044/200000 tokens \| 0.0010 USD\x1b\[0m", at)
-        at = s.wait_for(r"-- end_turn \| demo-1 \| hello there \| 1044/200000 tokens \| 0.0010 USD --", at)
+        # On a terminal the status line also says how long the turn took.
+        at = s.wait_for(r"-- end_turn \| demo-1 \| hello there \| 1044/200000 tokens \| 0.0010 USD \| \d+\.\d s --", at)
         at = s.wait_for(r"> ", at)
 
         # A long streaming turn: numbers arrive one by one until Ctrl-C cancels it.
@@ -1175,7 +1176,7 @@ for line in sys.stdin:
         s = self.screen(no_color=True, delay=0)
         at = s.wait_for(r"session demo-1 in /tmp/project")
         s.type("/echo plain\r")
-        at = s.wait_for(r"-- end_turn \| demo-1 --", at)
+        at = s.wait_for(r"-- end_turn \| demo-1 \| \d+\.\d s --", at)
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
         # Only the bracketed paste mode, on and off: that is not a colour.
@@ -1658,6 +1659,58 @@ class DailyDriver(ChatCase):
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
 
+    def test_agent_text_wraps_at_word_boundaries_at_60_columns(self):
+        text = " ".join("word%d" % i + "x" * (i % 7) for i in range(40))  # 40 words of 5 to 12 letters
+        s = self.screen()
+        fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))
+        at = s.wait_for(r"session demo-1 in ")
+        at = s.wait_for(r"> ", at)
+        s.type("/echo " + text + "\r")
+        start = s.wait_for(r"\r {24}\r", at)  # the sign of work erased: the reply follows
+        end = s.wait_for(r"-- end_turn \| demo-1", start)
+        reply = re.sub(r"\x1b\[[0-9;]*m", "", s.output[start:end].decode(errors="replace"))
+        rows = [row for row in reply.split("\r\n") if row and not row.startswith("--")]
+        self.assertGreater(len(rows), 2, rows)
+        for row in rows:
+            self.assertLessEqual(len(row), 60, rows)
+        # Broken only between words: every word whole, in order.
+        self.assertEqual(" ".join(rows).split(), text.split())
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+
+    def test_resume_shows_the_last_turns_and_history_all_of_them(self):
+        words = ["one", "two", "three", "four", "five"]
+        code, lines = self.run_chat(["/echo turn " + w for w in words], "--cwd", self.project)
+        self.assertEqual(code, 0, lines)
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        env["TERM"] = "xterm-256color"
+        s = Screen([CHAT, "--cwd", self.project, "--resume", "demo-1", *self.agent()], env)
+        at = s.wait_for(r"resumed demo-1, its last 3 turns \(2 turns before not shown; /history shows all\):")
+        at = s.wait_for(r"\nturn five\r\n", at)
+        at = s.wait_for(r"> ", at)
+        resumed = s.output[:at].decode(errors="replace")
+        # A summary, not the whole history: the first two turns are not on screen.
+        self.assertNotIn("turn one", resumed)
+        self.assertNotIn("turn two", resumed)
+        self.assertLess(resumed.index("/echo turn three"), resumed.index("/echo turn four"))
+        self.assertLess(resumed.index("/echo turn four"), resumed.index("/echo turn five"))
+        # /history: every turn, in order.
+        s.type("/history\r")
+        start = s.wait_for(r"session demo-1, its history \(5 turns\):", at)
+        at = s.wait_for(r"\nturn five\r\n", start)
+        shown = s.output[start:at].decode(errors="replace")
+        positions = [shown.index("/echo turn " + w) for w in words]
+        self.assertEqual(positions, sorted(positions), shown)
+        for w in words:
+            self.assertIn("\nturn " + w + "\r\n", shown)
+        # /history N: the last N.
+        s.type("/history 1\r")
+        start = s.wait_for(r"session demo-1, its last 1 turn \(4 turns before not shown; /history shows all\):", at)
+        at = s.wait_for(r"\nturn five\r\n", start)
+        self.assertNotIn("turn four", s.output[start:at].decode(errors="replace"))
+        s.type("/quit\r")
+        self.assertEqual(s.exit_code(), 0)
+
     def test_image_sends_an_image_block_typed_by_its_bytes(self):
         png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 20
         with open(os.path.join(self.project, "shot.dat"), "wb") as f:
@@ -1694,6 +1747,22 @@ class DailyDriver(ChatCase):
         self.assertEqual(resource["resource"]["text"], "# Notes\nremember the milk\n")
         self.assertEqual(resource["resource"]["uri"], "file://" + os.path.realpath(self.project) + "/notes-file.md")
         self.assertEqual(blocks[1][1]["resource"]["text"], "int main(void) { return 0; }\n")
+
+    @unittest.skipUnless(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer")
+    def test_a_file_arrives_as_a_resource_at_the_typescript_sdk_peer(self):
+        # The peer advertises embeddedContext and refuses a resource block otherwise: the
+        # turn ending is the TypeScript SDK taking the block; its record shows what came.
+        record = os.path.join(self.dir, "peer.ndjson")
+        code, lines = self.run_chat(["hello @notes-file.md"], "--cwd", self.project,
+                                    agent=["--", NODE, TS_AGENT, "--record=" + record])
+        self.assertEqual(code, 0, lines)
+        self.assertTrue(any(line.startswith("-- end_turn | sess-1") for line in lines), lines)
+        with open(record) as f:
+            received = [json.loads(line)["msg"] for line in f if json.loads(line)["dir"] == "in"]
+        prompt = [m["params"]["prompt"] for m in received if m.get("method") == "session/prompt"][0]
+        self.assertEqual(prompt[0], {"type": "text", "text": "hello @notes-file.md"})
+        self.assertEqual(prompt[1]["type"], "resource")
+        self.assertEqual(prompt[1]["resource"]["text"], "# Notes\nremember the milk\n")
 
     def test_a_file_is_a_link_without_embedded_context_and_never_from_outside(self):
         os.symlink(os.path.join(self.dir, "secret.txt"), os.path.join(self.project, "escape.txt"))

@@ -7,6 +7,9 @@
     with libacp.Client(agent["argv"], env=agent["env"], cwd=agent["cwd"] or None) as client:
         ...
 
+    agents = libacp.Catalogue.fetch()        # the registry over https, cached for a day
+    print(agents.fetched["source"], agents.fetched["notes"])
+
 A catalogue never starts anything: resolve() gives the command line, and raises
 Unsupported naming what is missing ("npx is not on the PATH (...)").
 """
@@ -22,6 +25,20 @@ lib = native.lib
 RESOLVE_LOGIN_SHELL = 1
 
 
+class _FetchOptions(ctypes.Structure):
+    """acp_registry_fetch_options, version 1; the library fills in its defaults."""
+    VERSION = 1
+    _fields_ = [("version", ctypes.c_uint), ("url", ctypes.c_char_p), ("cache_file", ctypes.c_char_p),
+                ("max_age_seconds", ctypes.c_long), ("ca_file", ctypes.c_char_p), ("timeout_ms", ctypes.c_ulong)]
+
+
+lib.acp_registry_fetch_options_init.restype = ctypes.c_int
+lib.acp_registry_fetch_options_init.argtypes = [ctypes.POINTER(_FetchOptions), ctypes.c_uint]
+lib.acp_catalogue_fetch.restype = ctypes.c_int
+lib.acp_catalogue_fetch.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p),
+                                    ctypes.POINTER(_FetchOptions), ctypes.c_char_p]
+
+
 def _check(code: int) -> int:
     if code < 0:
         raise error_for(code, native.text(lib.acp_error_last()) or native.text(lib.acp_error_name(code)))
@@ -33,12 +50,46 @@ class Catalogue:
     user_agents_path: the user's agents file (None: $XDG_CONFIG_HOME/acp/agents.json,
     "": none)."""
 
-    def __init__(self, registry_json: Optional[str] = None, user_agents_path: Optional[str] = None) -> None:
+    def __init__(self, registry_json: Optional[str] = None, user_agents_path: Optional[str] = None, *,
+                 _handle: Optional[ctypes.c_void_p] = None) -> None:
+        # How fetch() got the registry: {"source": "network"|"cache"|"bundled",
+        # "age_seconds", "notes"}; None for a catalogue made from JSON.
+        self.fetched: Optional[Dict[str, Any]] = None
+        if _handle is not None:
+            self._handle: Optional[ctypes.c_void_p] = _handle
+            return
         handle = ctypes.c_void_p()
         _check(lib.acp_catalogue_new(ctypes.byref(handle),
                                      None if registry_json is None else registry_json.encode(),
                                      None if user_agents_path is None else user_agents_path.encode()))
-        self._handle: Optional[ctypes.c_void_p] = handle
+        self._handle = handle
+
+    @classmethod
+    def fetch(cls, url: Optional[str] = None, *, cache_file: Optional[str] = None,
+              max_age_seconds: Optional[int] = None, ca_file: Optional[str] = None, timeout_ms: int = 0,
+              user_agents_path: Optional[str] = None) -> "Catalogue":
+        """The ACP registry fetched over https (url: https:// only; None: the ACP registry's),
+        kept in cache_file (None: $XDG_CACHE_HOME/acp/registry.json) and taken from there
+        while younger than max_age_seconds (None: a day; 0: always fetch). A failed fetch
+        falls back to the cache of any age, then to the bundled snapshot: .fetched says
+        which and why. Blocks for the fetch."""
+        options = _FetchOptions()
+        _check(lib.acp_registry_fetch_options_init(ctypes.byref(options), _FetchOptions.VERSION))
+        if url is not None:
+            options.url = url.encode()
+        if cache_file is not None:
+            options.cache_file = cache_file.encode()
+        if max_age_seconds is not None:
+            options.max_age_seconds = max_age_seconds
+        if ca_file is not None:
+            options.ca_file = ca_file.encode()
+        options.timeout_ms = timeout_ms
+        handle, info = ctypes.c_void_p(), ctypes.c_void_p()
+        _check(lib.acp_catalogue_fetch(ctypes.byref(handle), ctypes.byref(info), ctypes.byref(options),
+                                       None if user_agents_path is None else user_agents_path.encode()))
+        catalogue = cls(_handle=handle)
+        catalogue.fetched = json.loads(native.take_string(info))
+        return catalogue
 
     def __del__(self) -> None:
         self.close()
