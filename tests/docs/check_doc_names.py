@@ -61,6 +61,7 @@ FILE_SUFFIXES = {"so", "a", "pc", "abixml", "txt", "map", "h"}
 python = read_all(sorted((ROOT / "bindings" / "python" / "libacp").rglob("*.py")))
 python_defined = set(re.findall(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)", python, flags=re.M))
 python_defined |= set(re.findall(r"^\s*(?:self\.)?(\w+)\s*(?::[^=\n]+)?=", python, flags=re.M))
+python_defined |= {f.stem for f in (ROOT / "bindings" / "python" / "libacp").glob("*.py")}  # modules
 
 problems = []
 
