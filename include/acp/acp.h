@@ -64,8 +64,10 @@ extern "C" {
 
 /* "MAJOR.MINOR.PATCH" of the library actually loaded. */
 ACP_API const char *acp_version(void);
+/* MAJOR of the library actually loaded, as a number. */
 ACP_API int acp_version_major(void);
 
+/* What calls return and acp_status.code carries: ACP_OK or a negative ACP_E* code. */
 typedef enum acp_error_t {
     ACP_OK = 0,
     ACP_EINVAL = -1,       /* refused before sending: bad argument or JSON */
@@ -105,6 +107,7 @@ typedef struct acp_responder acp_responder; /* the answer owed to one agent requ
 typedef struct acp_session acp_session;     /* a snapshot of one session's model */
 typedef struct acp_item acp_item;           /* a copy of one item of a session's model */
 
+/* Ends a handler's userdata: called once, after the handler's last call (acp_client_set_handler). */
 typedef void (*acp_release_cb)(void *userdata);
 /* Handlers receive events they do not own: the event is freed when the handler returns. */
 typedef void (*acp_event_cb)(const acp_event *event, void *userdata);
@@ -113,12 +116,14 @@ typedef void (*acp_result_cb)(const acp_event *result, void *userdata);
 
 /* ---- creating a client ----------------------------------------------------------------- */
 
+/* Where a client's event loop runs (acp_client_options.mode). */
 typedef enum acp_mode_t {
     ACP_MODE_POLLED = 0, /* libacp owns a loop; the host watches acp_client_fd() and calls run_nowait */
     ACP_MODE_THREAD = 1, /* libacp runs its loop on its own thread; callbacks run there */
     ACP_MODE_LOOP = 2    /* the host's uv_loop_t (same libuv as libacp); host thread only */
 } acp_mode_t;
 
+/* The severity of a log record (acp_client_options.log_level, acp_event_log_level). */
 typedef enum acp_log_level_t {
     ACP_LOG_DEBUG = 0,
     ACP_LOG_INFO = 1,
@@ -126,6 +131,7 @@ typedef enum acp_log_level_t {
     ACP_LOG_ERROR = 3
 } acp_log_level_t;
 
+/* The ACP version initialize asks for first (acp_client_options.protocol_version). */
 typedef enum acp_protocol_t {
     ACP_PROTOCOL_AUTO = 0, /* ask for v2; continue in v1 when the agent answers 1 */
     ACP_PROTOCOL_V1 = 1,   /* send the v1 initialize first (agents known to speak only v1) */
@@ -201,7 +207,9 @@ typedef struct acp_remote_options {
  * struct of that version (an older, shorter version only up to its last member) and sets
  * its version member. ACP_EINVAL for a NULL struct or a version this library does not know. */
 ACP_API int acp_client_options_init(acp_client_options *options, unsigned int version);
+/* The same for acp_spawn_options (ACP_SPAWN_OPTIONS_INIT). */
 ACP_API int acp_spawn_options_init(acp_spawn_options *options, unsigned int version);
+/* The same for acp_remote_options (ACP_REMOTE_OPTIONS_INIT). */
 ACP_API int acp_remote_options_init(acp_remote_options *options, unsigned int version);
 
 /* Spawns the agent and connects to it. options may be NULL (ACP_CLIENT_OPTIONS_INIT). */
@@ -228,6 +236,7 @@ ACP_API void acp_client_free(acp_client *client);
  * acp_client_timeout_ms() elapsed (-1: no timeout). Also call run_nowait after calling
  * into the client (calls post work that the timeout then reports as 0). */
 ACP_API int acp_client_fd(const acp_client *client);
+/* How long that wait may last, in milliseconds: -1 for no timeout, 0 when work is due now. */
 ACP_API int acp_client_timeout_ms(const acp_client *client);
 /* Runs what is ready without blocking; handlers run inside. Returns 1 while the loop has
  * work left, 0 when it has none, or a negative code (wrong mode). */
@@ -241,6 +250,7 @@ ACP_API int acp_client_event_fd(const acp_client *client);
 
 /* ---- events -------------------------------------------------------------------------------- */
 
+/* What an event is (acp_event_type) and which of its accessors carry what. */
 typedef enum acp_event_type_t {
     ACP_EVENT_RESULT = 1,               /* an asynchronous call completed: status, json, session_id */
     ACP_EVENT_SESSION_UPDATE = 2,       /* json: the session/update params; session_id */
@@ -284,6 +294,7 @@ typedef enum acp_change_t {
     ACP_CHANGE_REPLAY_ENDED = 12
 } acp_change_t;
 
+/* Which way an ACP_EVENT_TRAFFIC line went (acp_event_direction). */
 typedef enum acp_direction_t {
     ACP_DIRECTION_INCOMING = 0,
     ACP_DIRECTION_OUTGOING = 1
@@ -296,6 +307,7 @@ ACP_API int acp_client_next_event(acp_event **out, acp_client *client);
 /* The number of queued events. */
 ACP_API int acp_client_pending_events(const acp_client *client);
 
+/* ACP_EVENT_* (0 for a NULL event). */
 ACP_API int acp_event_type(const acp_event *event);
 /* RESULT: the request id the call returned; PERMISSION/ELICITATION/CLIENT_REQUEST/EXT_REQUEST,
  * TOOL_CALL and REQUEST_WITHDRAWN: the responder's id; 0 otherwise. */
@@ -314,7 +326,9 @@ ACP_API const char *acp_event_session_id(const acp_event *event);
 ACP_API const char *acp_event_method(const acp_event *event);
 /* LOG: the message; TRAFFIC: the line; NULL otherwise. */
 ACP_API const char *acp_event_text(const acp_event *event);
+/* LOG: the record's ACP_LOG_* level; 0 otherwise. */
 ACP_API int acp_event_log_level(const acp_event *event);
+/* TRAFFIC: the line's ACP_DIRECTION_*; 0 otherwise. */
 ACP_API int acp_event_direction(const acp_event *event);
 /* SESSION_CHANGED: the ACP_CHANGE_*; -1 for other events. */
 ACP_API int acp_event_change(const acp_event *event);
@@ -322,7 +336,9 @@ ACP_API int acp_event_change(const acp_event *event);
  * entity id; PERMISSION_REQUEST about a tool call: that tool call (read it with
  * acp_client_item). Index -1 and id NULL for other changes and events. */
 ACP_API int acp_event_item_index(const acp_event *event);
+/* The item's ACP_ITEM_* kind; ACP_ITEM_UNKNOWN when the event is about no item. */
 ACP_API int acp_event_item_kind(const acp_event *event);
+/* The item's entity id; NULL when the event is about no item. */
 ACP_API const char *acp_event_item_id(const acp_event *event);
 /* SESSION_CHANGED caused by a chunk that only appended to the item's text (a message
  * chunk, a terminal output chunk): the UTF-8 text it appended (valid as long as the event;
@@ -337,17 +353,22 @@ ACP_API const char *acp_event_appended_text(const acp_event *event, size_t *size
 /* SESSION_CHANGED STATE and TURN_ENDED: the foreground state ("idle", "running",
  * "requires_action" or an unrecognised one) and the idle state's stop reason, or NULL. */
 ACP_API const char *acp_event_state(const acp_event *event);
+/* The idle state's stop reason ("end_turn", "cancelled", ...), or NULL. */
 ACP_API const char *acp_event_stop_reason(const acp_event *event);
 /* PERMISSION_REQUEST: the options offered, in order (0 for other events). Id (what
  * acp_responder_select takes), name (the label to show) and kind ("allow_once",
  * "allow_always", "reject_once", "reject_always" or one this version does not know);
  * NULL for an index out of range. */
 ACP_API int acp_event_option_count(const acp_event *event);
+/* The id of option index, what acp_responder_select takes. */
 ACP_API const char *acp_event_option_id(const acp_event *event, int index);
+/* The label of option index, to show the user. */
 ACP_API const char *acp_event_option_name(const acp_event *event, int index);
+/* The kind of option index ("allow_once", ...). */
 ACP_API const char *acp_event_option_kind(const acp_event *event, int index);
-/* TOOL_CALL: the name of the tool server and of the tool called; NULL for other events. */
+/* TOOL_CALL: the name of the tool server called (acp_tool_server_new); NULL for other events. */
 ACP_API const char *acp_event_tool_server(const acp_event *event);
+/* TOOL_CALL: the name of the tool called; NULL for other events. */
 ACP_API const char *acp_event_tool_name(const acp_event *event);
 /* Moves the event's responder to the caller, who must free it with acp_responder_free()
  * (answering or not). Without this, the request is answered when the event is freed or
@@ -355,6 +376,8 @@ ACP_API const char *acp_event_tool_name(const acp_event *event);
  * client method -32603, tool call the MCP error -32603.
  * ACP_ENOTFOUND if the event has none (or it was taken). */
 ACP_API int acp_event_take_responder(acp_responder **out, const acp_event *event);
+/* Frees an event taken from the pull queue (never one a handler received); an untaken
+ * responder answers its default first. NULL is allowed. */
 ACP_API void acp_event_free(acp_event *event);
 
 /* Registers fn for events of one type (ACP_EVENT_*): they are passed to it instead of
@@ -379,6 +402,7 @@ typedef enum acp_client_method_t {
     ACP_CLIENT_METHOD_WRITE_TEXT_FILE = 2, /* fs/write_text_file */
     ACP_CLIENT_METHOD_TERMINAL = 4         /* terminal/create, output, wait_for_exit, kill, release */
 } acp_client_method_t;
+/* methods: ACP_CLIENT_METHOD_* flags, or-ed; ACP_EINVAL for an unknown flag. */
 ACP_API int acp_client_serve_client_methods(acp_client *client, unsigned int methods);
 /* Before initialize: libacp itself serves fs/read_text_file and/or fs/write_text_file
  * (methods: ACP_CLIENT_METHOD_READ_TEXT_FILE, _WRITE_TEXT_FILE) from disk, for absolute
@@ -433,11 +457,13 @@ ACP_API int acp_responder_cancel(acp_responder *responder);
  * does not fit the elicitation's schema is answered "cancel" (never a bad answer); the
  * check runs on the loop thread, so it cannot be reported here. */
 ACP_API int acp_responder_accept(acp_responder *responder, const char *content_json);
+/* Elicitation: "decline". */
 ACP_API int acp_responder_decline(acp_responder *responder);
 /* Extension request: the result (a JSON object) or a JSON-RPC error. Client method
  * request: the response of its method, validated against the v1 schema (ACP_EINVAL, and
  * the request stays unanswered, when it does not fit), or a JSON-RPC error. */
 ACP_API int acp_responder_respond(acp_responder *responder, const char *result_json);
+/* Extension or client method request: the JSON-RPC error rpc_code with message (NULL: ""). */
 ACP_API int acp_responder_fail(acp_responder *responder, int rpc_code, const char *message);
 /* 1 once an answer was given through this handle, 0 otherwise. */
 ACP_API int acp_responder_answered(const acp_responder *responder);
@@ -465,10 +491,13 @@ ACP_API int acp_client_negotiated_version(acp_client *client);
  * acp_string_free(). ACP_ENOTFOUND when the agent speaks v2, ACP_ESTATE before
  * initialize succeeded. */
 ACP_API int acp_client_agent_v1_json(char **out, acp_client *client);
+/* Frees a string libacp handed out through a char **out. NULL is allowed. */
 ACP_API void acp_string_free(char *text);
 
+/* auth/login with method_id, the id of one of the agent's authMethods. */
 ACP_API int acp_client_login(unsigned long *out_request, acp_client *client, const char *method_id, acp_result_cb done,
                              void *userdata);
+/* auth/logout. */
 ACP_API int acp_client_logout(unsigned long *out_request, acp_client *client, acp_result_cb done, void *userdata);
 
 /* request_json: a NewSessionRequest, e.g. {"cwd":"/abs/path","mcpServers":[]} */
@@ -487,8 +516,10 @@ ACP_API int acp_client_list_sessions(unsigned long *out_request, acp_client *cli
 /* Every page: the result is a JSON array of SessionInfo. cwd may be NULL. */
 ACP_API int acp_client_list_all_sessions(unsigned long *out_request, acp_client *client, const char *cwd,
                                          acp_result_cb done, void *userdata);
+/* session/close: the agent ends the session; the tool servers offered to it stop. */
 ACP_API int acp_client_close_session(unsigned long *out_request, acp_client *client, const char *session_id,
                                      acp_result_cb done, void *userdata);
+/* session/delete: the agent deletes the session; the tool servers offered to it stop. */
 ACP_API int acp_client_delete_session(unsigned long *out_request, acp_client *client, const char *session_id,
                                       acp_result_cb done, void *userdata);
 /* request_json: a PromptRequest {"sessionId":..., "prompt":[content blocks]}. The result
@@ -503,13 +534,17 @@ ACP_API int acp_client_cancel(acp_client *client, const char *session_id);
 /* request_json: a SetSessionConfigOptionRequest {"sessionId","configId","type"?,"value"}. */
 ACP_API int acp_client_set_config_option(unsigned long *out_request, acp_client *client, const char *request_json,
                                          acp_result_cb done, void *userdata);
+/* tool_call/cancel: asks the agent to stop one running tool call of the session. */
 ACP_API int acp_client_cancel_tool_call(unsigned long *out_request, acp_client *client, const char *session_id,
                                         const char *tool_call_id, acp_result_cb done, void *userdata);
+/* terminal/cancel: asks the agent to stop one terminal of the session. */
 ACP_API int acp_client_cancel_terminal(unsigned long *out_request, acp_client *client, const char *session_id,
                                        const char *terminal_id, acp_result_cb done, void *userdata);
 /* An extension request ("_vendor/x"); params_json a JSON object or NULL. */
 ACP_API int acp_client_ext_request(unsigned long *out_request, acp_client *client, const char *method,
                                    const char *params_json, acp_result_cb done, void *userdata);
+/* An extension notification ("_vendor/x"), sent before this returns; params_json a JSON
+ * object or NULL. ACP_EINVAL for a method without the leading '_', ACP_ECLOSED once closed. */
 ACP_API int acp_client_ext_notify(acp_client *client, const char *method, const char *params_json);
 /* ACP's unstable surface (CLIENT-GUIDE 4.14; docs/unstable.md), with the opt-in
  * acp_client_options.unstable only: method is one of "session/fork", "session/archive",
@@ -563,6 +598,7 @@ typedef struct acp_tool_server_options {
     size_t max_message_bytes;    /* 0: 1 MiB; a larger MCP message is refused unparsed */
 } acp_tool_server_options;
 #define ACP_TOOL_SERVER_OPTIONS_INIT {ACP_TOOL_SERVER_OPTIONS_VERSION, NULL, 0, 0}
+/* The defaults of ACP_TOOL_SERVER_OPTIONS_INIT, as acp_client_options_init does. */
 ACP_API int acp_tool_server_options_init(acp_tool_server_options *options, unsigned int version);
 
 /* name: what the agent sees as the server's name (e.g. "editor"), not empty. options may
@@ -581,6 +617,7 @@ ACP_API int acp_tool_server_new(acp_tool_server **out, const char *name, const a
 ACP_API int acp_tool_server_add_tool(acp_tool_server *server, const char *name, const char *title,
                                      const char *description, const char *input_schema_json,
                                      const char *output_schema_json, const char *annotations_json);
+/* The number of tools added so far. */
 ACP_API int acp_tool_server_tool_count(const acp_tool_server *server);
 /* Sessions it was offered to keep serving it. */
 ACP_API void acp_tool_server_free(acp_tool_server *server);
@@ -595,6 +632,7 @@ ACP_API void acp_tool_server_free(acp_tool_server *server);
 ACP_API int acp_client_new_session_with_tools(unsigned long *out_request, acp_client *client, const char *request_json,
                                               acp_tool_server *const *servers, size_t count, acp_result_cb done,
                                               void *userdata);
+/* The same for acp_client_resume_session. */
 ACP_API int acp_client_resume_session_with_tools(unsigned long *out_request, acp_client *client,
                                                  const char *request_json, acp_tool_server *const *servers,
                                                  size_t count, acp_result_cb done, void *userdata);
@@ -617,8 +655,11 @@ ACP_API int acp_client_unstable_call_with_tools(unsigned long *out_request, acp_
  * An answer after the call was withdrawn (acp_responder_withdrawn) returns 0 and goes
  * nowhere. A responder freed unanswered answers the MCP error -32603. */
 ACP_API int acp_responder_tool_text(acp_responder *responder, const char *text);
+/* The structured answer (see above). */
 ACP_API int acp_responder_tool_structured(acp_responder *responder, const char *structured_json);
+/* The error answer (see above). */
 ACP_API int acp_responder_tool_error(acp_responder *responder, const char *message);
+/* The whole CallToolResult answer (see above). */
 ACP_API int acp_responder_tool_result(acp_responder *responder, const char *call_tool_result_json);
 /* notifications/progress for the call before its answer, when the agent asked for progress
  * (else nothing is sent; 0 all the same). total <= 0: unknown; message may be NULL.
@@ -628,10 +669,12 @@ ACP_API int acp_responder_tool_progress(acp_responder *responder, double progres
 /* Closes the connection (stdin, then the shutdown ladder); ACP_EVENT_CLOSED follows.
  * Asynchronous, idempotent, legal inside any callback. Later calls fail with ACP_ECLOSED. */
 ACP_API int acp_client_close(acp_client *client);
+/* 1 once the client is closing or closed (and for NULL), 0 while it is open. */
 ACP_API int acp_client_is_closed(const acp_client *client);
 
 /* ---- the session model ---------------------------------------------------------------------- */
 
+/* The kind of an item of a session's model (docs/session-model.md). */
 typedef enum acp_item_kind_t {
     ACP_ITEM_USER_MESSAGE = 0,
     ACP_ITEM_AGENT_MESSAGE = 1,
@@ -650,8 +693,10 @@ typedef enum acp_item_kind_t {
 ACP_API int acp_client_session(acp_session **out, acp_client *client, const char *session_id);
 /* The ids of every session the model holds, as a JSON array. Free with acp_string_free. */
 ACP_API int acp_client_session_ids(char **out, acp_client *client);
+/* Frees the snapshot; the strings read from it go with it. NULL is allowed. */
 ACP_API void acp_session_free(acp_session *session);
 
+/* The session's id. The strings below are valid until the snapshot is freed. */
 ACP_API const char *acp_session_id(const acp_session *session);
 /* The canonical JSON dump (docs/session-model.md). */
 ACP_API const char *acp_session_json(const acp_session *session);
@@ -662,10 +707,13 @@ ACP_API const char *acp_session_stop_reason(const acp_session *session);
 ACP_API const char *acp_session_title(const acp_session *session); /* or NULL */
 /* 0 and the context window figures, or ACP_ENOTFOUND when not reported. */
 ACP_API int acp_session_usage(const acp_session *session, double *used, double *size);
-/* JSON arrays (SessionConfigOption, AvailableCommand), or NULL when not reported. */
+/* The session's config options as a JSON array of SessionConfigOption, or NULL when not
+ * reported. */
 ACP_API const char *acp_session_config_options_json(const acp_session *session);
+/* Its commands as a JSON array of AvailableCommand, or NULL when not reported. */
 ACP_API const char *acp_session_commands_json(const acp_session *session);
 
+/* The number of items in the snapshot; their indexes run from 0. */
 ACP_API int acp_session_item_count(const acp_session *session);
 /* ACP_ITEM_*, or ACP_ENOTFOUND for an index out of range (likewise below: NULL). */
 ACP_API int acp_session_item_kind(const acp_session *session, int index);
@@ -689,10 +737,13 @@ ACP_API int acp_client_item_count(acp_client *client, const char *session_id);
 /* By index (an item never moves, so the index of an ACP_EVENT_SESSION_CHANGED stays good)
  * or by ACP_ITEM_* kind and entity id. ACP_ENOTFOUND for no such session or item. */
 ACP_API int acp_client_item(acp_item **out, acp_client *client, const char *session_id, int index);
+/* The same by ACP_ITEM_* kind (not ACP_ITEM_UNKNOWN) and entity id. */
 ACP_API int acp_client_find_item(acp_item **out, acp_client *client, const char *session_id, int kind,
                                  const char *item_id);
+/* Frees the copy; the strings read from it go with it. NULL is allowed. */
 ACP_API void acp_item_free(acp_item *item);
 
+/* The item's index in its session. The strings below are valid until the copy is freed. */
 ACP_API int acp_item_index(const acp_item *item);
 ACP_API int acp_item_kind(const acp_item *item); /* ACP_ITEM_* */
 /* The entity id (messageId, toolCallId, ...; an unknown item's sessionUpdate tag). */
@@ -709,6 +760,7 @@ ACP_API const char *acp_item_tool_kind(const acp_item *item);
 /* Content blocks (messages, tool calls) or summary blocks (compactions): their number,
  * and one as JSON (a ContentBlock, or a ToolCallContent for tool calls). */
 ACP_API int acp_item_content_count(const acp_item *item);
+/* Block index as JSON; NULL (ACP_ENOTFOUND) for an index out of range. */
 ACP_API const char *acp_item_content_json(const acp_item *item, int index);
 /* One member of the item's canonical dump as JSON ("rawInput", "locations", "command",
  * "exitStatus", "plan", ...; docs/session-model.md), or NULL when it has no such member. */
@@ -727,6 +779,7 @@ typedef struct acp_catalogue acp_catalogue;
  * ($XDG_CONFIG_HOME/acp/agents.json), "" for none; a file that does not exist is fine.
  * ACP_EINVAL when the registry or the agents file is unusable, naming the problem. */
 ACP_API int acp_catalogue_new(acp_catalogue **out, const char *registry_json, const char *user_agents_path);
+/* Frees the catalogue. NULL is allowed. */
 ACP_API void acp_catalogue_free(acp_catalogue *catalogue);
 /* The agents as JSON: {"default": name or null, "problems": [...], "agents": [{"id",
  * "name", "version", "description", "icon", "user": bool, "kinds": ["npx", "uvx",
@@ -734,6 +787,7 @@ ACP_API void acp_catalogue_free(acp_catalogue *catalogue);
  * Free with acp_string_free. */
 ACP_API int acp_catalogue_list_json(char **out, const acp_catalogue *catalogue);
 
+/* Flags of acp_catalogue_resolve_json, or-ed. */
 typedef enum acp_resolve_flags_t {
     ACP_RESOLVE_LOGIN_SHELL = 1 /* take PATH from the user's login shell (once per catalogue) */
 } acp_resolve_flags_t;
