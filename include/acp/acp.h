@@ -811,6 +811,8 @@ typedef struct acp_registry_fetch_options {
     unsigned long timeout_ms;  /* 0: 30000, for the whole fetch */
 } acp_registry_fetch_options;
 #define ACP_REGISTRY_FETCH_OPTIONS_INIT {ACP_REGISTRY_FETCH_OPTIONS_VERSION, NULL, NULL, 86400L, NULL, 0}
+/* Fills options with the defaults of that version (ACP_REGISTRY_FETCH_OPTIONS_VERSION):
+ * ACP_OK, or ACP_EINVAL for NULL or an unknown version. */
 ACP_API int acp_registry_fetch_options_init(acp_registry_fetch_options *options, unsigned int version);
 
 /* A catalogue of the ACP registry fetched over https (libcurl, loaded on first use), kept
