@@ -17,7 +17,7 @@ build=${ACP_WINDOWS_BUILD:-build/windows}
 cache=$root/build/windows-deps
 
 install_tools() {
-    local packages=(g++-mingw-w64-x86-64-posix wine64 dpkg-dev cmake ninja-build rapidjson-dev)
+    local packages=(g++-mingw-w64-x86-64-posix wine64 dpkg-dev cmake ninja-build rapidjson-dev doctest-dev)
     local missing=()
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -60,6 +60,11 @@ if [ ! -f "$uv_prefix/lib/pkgconfig/libuv.pc" ]; then
     cp "$cache/libuv-build/libuv_a.a" "$uv_prefix/lib/"
     sed 's/^Name: libuv-static/Name: libuv/' "$cache/libuv-build/libuv-static.pc" >"$uv_prefix/lib/pkgconfig/libuv.pc"
 fi
+# RapidJSON and doctest are header-only: Debian's /usr/include copies serve, but from a
+# folder of their own, as -isystem /usr/include would put glibc's headers before mingw's.
+mkdir -p "$cache/headers"
+ln -sfn /usr/include/rapidjson "$cache/headers/rapidjson"
+ln -sfn /usr/include/doctest "$cache/headers/doctest"
 [ "${1:-}" = "--deps" ] && exit 0
 
 # pkg-config looks only at the cross-built prefix, never at the build machine's libraries.
@@ -67,5 +72,23 @@ export PKG_CONFIG_LIBDIR=$uv_prefix/lib/pkgconfig
 export PKG_CONFIG_PATH=
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACP_WARNINGS_AS_ERRORS=ON \
     -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/$triple.cmake" -DCMAKE_PREFIX_PATH="$uv_prefix" \
+    -DRAPIDJSON_INCLUDE_DIR="$cache/headers" -DACP_DOCTEST_INCLUDE_DIR="$cache/headers" \
     -DACP_WITH_REMOTE=OFF -DACP_WITH_HTTP_TOOLS=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)"
+
+# Wine: one prefix per run, made once before the tests (wineboot), and one wineserver
+# kept running across them (-p), so each test pays only for starting its process.
+# Headless: no display, no debug chatter on stderr.
+wine=$(command -v wine || command -v wine64 || echo /usr/lib/wine/wine64)
+wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver64)
+export WINEPREFIX
+WINEPREFIX=$(mktemp -d "${TMPDIR:-/tmp}/acp-wine.XXXXXX")
+export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" DISPLAY=
+cleanup() {
+    "$wineserver" -k >/dev/null 2>&1 || true
+    rm -rf "$WINEPREFIX"
+}
+trap cleanup EXIT
+"$wineserver" -p
+"$wine" wineboot --init >/dev/null 2>&1
+ctest --test-dir "$build" -j "$(nproc)" --output-on-failure --timeout 300
