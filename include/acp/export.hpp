@@ -19,6 +19,13 @@
 // __attribute__ before a standard [[attribute]] in a class head, so both go in one list.
 #if defined(ACP_STATIC_DEFINE)
 #define ACP_NODISCARD_EXPORT [[nodiscard]]
+#elif defined(_WIN32) && defined(__GNUC__)
+// mingw-w64: __declspec is a GNU __attribute__ there, so the same rule applies.
+#if defined(ACP_BUILDING_LIBRARY)
+#define ACP_NODISCARD_EXPORT [[nodiscard, gnu::dllexport]]
+#else
+#define ACP_NODISCARD_EXPORT [[nodiscard, gnu::dllimport]]
+#endif
 #elif defined(_WIN32)
 #define ACP_NODISCARD_EXPORT [[nodiscard]] ACP_EXPORT
 #else

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transport/pipe_stream.hpp"
 
-#include <csignal>
-#include <mutex>
 #include <utility>
 
+#include "platform/broken_pipe.hpp"
 #include "support/uv_handle.hpp"
 
 namespace acp::detail {
@@ -12,18 +11,6 @@ namespace acp::detail {
 namespace {
 
 constexpr std::size_t kReadBufferBytes = 64 * 1024;
-
-// Writing to a pipe whose reader died raises SIGPIPE, which would kill the host. libacp
-// sees the failed write as an error instead; a host that installed a handler keeps it.
-void ignore_sigpipe_unless_handled() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        struct sigaction current {};
-        if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
-            std::signal(SIGPIPE, SIG_IGN);
-        }
-    });
-}
 
 }  // namespace
 
@@ -33,7 +20,7 @@ struct PipeStream::WriteRequest {
 };
 
 PipeStream::PipeStream(uv_loop_t* loop) : pipe_(new uv_pipe_t{}) {
-    ignore_sigpipe_unless_handled();
+    ignore_broken_pipe_signal();
     uv_pipe_init(loop, pipe_, 0);
     pipe_->data = this;
 }

@@ -18,9 +18,9 @@
 
 #include "support/deferred_queue.hpp"
 #include "support/uv_handle.hpp"
-#include "transport/agent_guard.hpp"
+#include "platform/linux/agent_guard.hpp"
 #include "transport/pipe_stream.hpp"
-#include "transport/process_sweep.hpp"
+#include "platform/linux/process_sweep.hpp"
 #include "transport/read_throttle.hpp"
 #include "transport/stderr_collector.hpp"
 
@@ -223,7 +223,7 @@ public:
         return Status();
     }
 
-    // Runs the agent under the guard (lib/transport/guard/agent_guard.c), which gets one
+    // Runs the agent under the guard (lib/platform/linux/guard/agent_guard.c), which gets one
     // end of the control socket as its descriptor 3. When the guard cannot be run here,
     // says so and leaves control_fd_ at -1 (the caller then spawns the agent itself).
     int spawn_guarded(const std::string& program, std::vector<char*>& envp) {

@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "support/logger.hpp"
 #include "transport/remote/remote_headers.hpp"
 #include "transport/remote/remote_url.hpp"
 #if ACP_WITH_REMOTE

@@ -2,7 +2,7 @@
 // Stops an agent's whole process tree from the host, for when the agent guard cannot:
 // the agent stopped it (SIGSTOP), killed it, or it no longer answers (internal).
 //
-// The guard normally sweeps the tree itself (lib/transport/guard/agent_guard.c). Once it
+// The guard normally sweeps the tree itself (lib/platform/linux/guard/agent_guard.c). Once it
 // is gone, orphans are re-parented away from it, so the host finds the tree by every mark
 // a process keeps: descent from the guard or the agent, the guard's session and the
 // agent's process group, and a per-spawn marker in the environment the agent started

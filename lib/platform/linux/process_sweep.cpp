@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "transport/process_sweep.hpp"
+#include "platform/linux/process_sweep.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

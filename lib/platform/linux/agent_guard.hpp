@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Where the agent guard (lib/transport/guard/agent_guard.c) is run from.
+// Where the agent guard (lib/platform/linux/guard/agent_guard.c) is run from.
 //
 // The guard's executable is embedded in libacp at build time and written once per
 // process into a sealed memfd, then executed as /proc/self/fd/N. That works the same for

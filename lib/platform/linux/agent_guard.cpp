@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "transport/agent_guard.hpp"
+#include "platform/linux/agent_guard.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -25,7 +25,7 @@
  * none is left, so processes forked meanwhile are caught too.
  *
  * Plain C and libc only: libacp embeds this executable and runs it from a sealed memfd
- * (lib/transport/agent_guard.cpp). */
+ * (lib/platform/linux/agent_guard.cpp). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// A stubborn agent for the Job Object tests (agent_job_test.cpp).
+//
+//   acp_windows_child          waits for a line on stdin, starts `acp_windows_child sleep`,
+//                              prints that grandchild's pid, then ignores EOF and stays
+//   acp_windows_child sleep    sleeps until killed
+#include <windows.h>
+
+#include <cstdio>
+#include <cstring>
+#include <cwchar>
+
+int main(int argc, char** argv) {
+    if (argc > 1 && std::strcmp(argv[1], "sleep") == 0) {
+        ::Sleep(INFINITE);
+        return 0;
+    }
+    // Only after the go-ahead: the test puts this process in its job first, so the
+    // grandchild is born inside it.
+    char line[16];
+    if (std::fgets(line, sizeof line, stdin) == nullptr) return 2;
+    wchar_t self[MAX_PATH];
+    if (::GetModuleFileNameW(nullptr, self, MAX_PATH) == 0) return 3;
+    wchar_t command[MAX_PATH + 16];
+    std::swprintf(command, MAX_PATH + 16, L"\"%ls\" sleep", self);
+    STARTUPINFOW startup{};
+    startup.cb = sizeof startup;
+    PROCESS_INFORMATION info{};
+    if (!::CreateProcessW(nullptr, command, nullptr, nullptr, FALSE, 0, nullptr, nullptr, &startup, &info)) return 4;
+    std::printf("%lu\n", static_cast<unsigned long>(info.dwProcessId));
+    std::fflush(stdout);
+    while (std::fgets(line, sizeof line, stdin) != nullptr) {
+    }
+    ::Sleep(INFINITE);  // EOF on stdin, and still here
+    return 0;
+}
