@@ -49,9 +49,7 @@ void require(bool ok, const char* what) {
     std::exit(1);
 }
 
-std::string reply_prompt() {
-    return "reply " + std::to_string(kReplyBytes) + " " + std::to_string(kChunkBytes);
-}
+std::string reply_prompt() { return "reply " + std::to_string(kReplyBytes) + " " + std::to_string(kChunkBytes); }
 
 // --- the C API ------------------------------------------------------------------------------
 
@@ -109,9 +107,9 @@ Measure follow_with_c_api(int history, bool report_updates) {
     unsigned long request = 0;
     require(acp_client_initialize(&request, host.client, nullptr, nullptr) == ACP_OK, "initialize");
     host.wait_result(request);
-    require(acp_client_new_session(&request, host.client, R"({"cwd":"/tmp","mcpServers":[]})", nullptr, nullptr) ==
-                ACP_OK,
-            "new session");
+    require(
+        acp_client_new_session(&request, host.client, R"({"cwd":"/tmp","mcpServers":[]})", nullptr, nullptr) == ACP_OK,
+        "new session");
     host.wait_result(request);
     const std::string history_prompt = "history " + std::to_string(history);
     require(acp_client_prompt_text(nullptr, host.client, host.session.c_str(), history_prompt.c_str(), nullptr,
@@ -174,9 +172,8 @@ Measure follow_with_cpp_observer(int history) {
         content.text = text;
         request.prompt.push_back(acp::v2::ContentBlock::make_text(std::move(content)));
         turn_ended = false;
-        client->prompt(std::move(request), [&](acp::Result<acp::v2::PromptResponse> r) {
-            require(r.ok(), "prompt refused");
-        });
+        client->prompt(std::move(request),
+                       [&](acp::Result<acp::v2::PromptResponse> r) { require(r.ok(), "prompt refused"); });
         require((*runtime)->run_until([&] { return turn_ended; }).ok(), "turn");
     };
     prompt("history " + std::to_string(history));
@@ -201,13 +198,16 @@ void keep_best(Measure& best, const Measure& m) {
     if (best.chunks == 0 || m.seconds < best.seconds) best = m;
 }
 
-double ns_per_chunk(const Measure& m) { return m.seconds * 1e9 / static_cast<double>(std::max<std::size_t>(m.chunks, 1)); }
+double ns_per_chunk(const Measure& m) {
+    return m.seconds * 1e9 / static_cast<double>(std::max<std::size_t>(m.chunks, 1));
+}
 
 }  // namespace
 
 int main() {
-    std::printf("a %zu KiB reply in %zu-byte chunks, followed by appended text (CPU time, best of %d interleaved runs)\n",
-                kReplyBytes / 1024, kChunkBytes, kRuns);
+    std::printf(
+        "a %zu KiB reply in %zu-byte chunks, followed by appended text (CPU time, best of %d interleaved runs)\n",
+        kReplyBytes / 1024, kChunkBytes, kRuns);
     // Interleaved, so that both sides meet the same load on a shared machine.
     Measure cpp, cpp1000, c10, c1000, quiet;
     for (int run = 0; run < kRuns; ++run) {
@@ -217,8 +217,9 @@ int main() {
         keep_best(cpp1000, follow_with_cpp_observer(1000));
         keep_best(c1000, follow_with_c_api(1000, true));
     }
-    std::printf("  C++ observer (SessionStore::subscribe), 10 turns of history: %7.1f ms  %6.0f ns/chunk  (%zu chunks)\n",
-                cpp.seconds * 1e3, ns_per_chunk(cpp), cpp.chunks);
+    std::printf(
+        "  C++ observer (SessionStore::subscribe), 10 turns of history: %7.1f ms  %6.0f ns/chunk  (%zu chunks)\n",
+        cpp.seconds * 1e3, ns_per_chunk(cpp), cpp.chunks);
     std::printf("  C++ observer (SessionStore::subscribe), 1000 turns of history: %5.1f ms  %6.0f ns/chunk\n",
                 cpp1000.seconds * 1e3, ns_per_chunk(cpp1000));
     std::printf("  C API change events,                   10 turns of history: %7.1f ms  %6.0f ns/chunk\n",

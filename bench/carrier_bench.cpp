@@ -149,8 +149,8 @@ double run_libacp_acp(uv_loop_t* loop, const std::string& calls) {
     auto init = acp::wait_for<acp::v2::InitializeResponse>(loop, [&](auto done) { c.initialize(done); });
     acp::v2::NewSessionRequest request;
     request.cwd = "/tmp";
-    auto session = acp::wait_for<acp::v2::NewSessionResponse>(
-        loop, [&](auto done) { c.new_session(request, {*server}, done); });
+    auto session =
+        acp::wait_for<acp::v2::NewSessionResponse>(loop, [&](auto done) { c.new_session(request, {*server}, done); });
     if (!init || !session) {
         std::fprintf(stderr, "the ACP pair: %s\n", (!init ? init.status() : session.status()).to_string().c_str());
         std::exit(1);
@@ -161,11 +161,12 @@ double run_libacp_acp(uv_loop_t* loop, const std::string& calls) {
     long answers = 0;
     const auto started = std::chrono::steady_clock::now();
     auto end = acp::wait_for<acp::TurnEnd>(loop, [&](auto done) {
-        acp::prompt_turn(c, session->sessionId, script,
-                         [&](const acp::TurnText& t) {
-                             if (t.text.find("\"result\"") != std::string_view::npos) ++answers;
-                         },
-                         done);
+        acp::prompt_turn(
+            c, session->sessionId, script,
+            [&](const acp::TurnText& t) {
+                if (t.text.find("\"result\"") != std::string_view::npos) ++answers;
+            },
+            done);
     });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!end || answers != count) {
@@ -211,8 +212,9 @@ int main(int argc, char** argv) {
     const double sdk_http = run_sdk_http(loop, calls);
     const double carrier_http =
         run_client(loop, {"--http=" + (*http)->url(), "--token=" + (*http)->bearer_token(), "--calls=" + calls});
-    const double sdk_stdio = run_client(loop, {"--stdio=" ACP_NODE, "--arg=" + std::string(ACP_TS_AGENT_DIR) + "/mcp-client.mjs",
-                                               "--arg=--serve-stdio", "--calls=" + calls});
+    const double sdk_stdio =
+        run_client(loop, {"--stdio=" ACP_NODE, "--arg=" + std::string(ACP_TS_AGENT_DIR) + "/mcp-client.mjs",
+                          "--arg=--serve-stdio", "--calls=" + calls});
     std::vector<std::string> flags = {"--stdio=" + (*bridge)->command(), "--calls=" + calls};
     for (const auto& arg : (*bridge)->args()) flags.push_back("--arg=" + arg);
     for (const auto& [name, value] : (*bridge)->env()) flags.push_back("--env=" + name + "=" + value);

@@ -22,14 +22,14 @@
 //   acp_bench_chat [--quick] [--chat PATH]
 // The paths of acp-chat and the agent are built in; --chat runs another acp-chat build
 // (an older one, to compare) against the same bare host.
-#include <acp/client.hpp>
-#include <acp/session.hpp>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <uv.h>
+#include <acp/client.hpp>
+#include <acp/session.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -55,7 +55,9 @@ struct Measure {
 double cpu_seconds(int who) {
     rusage usage{};
     getrusage(who, &usage);
-    const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    const auto seconds = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 

@@ -53,8 +53,9 @@ std::string base64(const std::string& bytes) {
 }
 
 void terminal(std::size_t bytes, std::size_t chunk) {
-    update(R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Print","kind":"execute","status":"in_progress",)"
-           R"("content":[{"type":"terminal","terminalId":"t1"}]})");
+    update(
+        R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Print","kind":"execute","status":"in_progress",)"
+        R"("content":[{"type":"terminal","terminalId":"t1"}]})");
     update(R"({"sessionUpdate":"terminal_update","terminalId":"t1","command":"print"})");
     std::string line;  // the chunk's update, the same for every chunk of the same size
     std::size_t line_size = 0;
@@ -87,7 +88,8 @@ void turn(const std::string& text) {
     } else if (std::sscanf(text.c_str(), "images %zu", &bytes) == 1) {
         images(bytes);
     } else if (std::sscanf(text.c_str(), "reply %zu %zu", &bytes, &chunk) == 2 && chunk > 0) {
-        const std::string head = R"({"sessionUpdate":"agent_message_chunk","messageId":"reply","content":{"type":"text","text":")";
+        const std::string head =
+            R"({"sessionUpdate":"agent_message_chunk","messageId":"reply","content":{"type":"text","text":")";
         std::string line;  // the chunk's update, the same for every chunk of the same shape
         std::size_t line_size = 0, line_offset = 64;
         for (std::size_t sent = 0; sent < bytes; sent += chunk) {
@@ -110,8 +112,9 @@ void answer(const rapidjson::Document& request) {
     const std::string id = std::to_string(request["id"].GetInt64());
     const std::string method = request["method"].GetString();
     if (method == "initialize") {
-        send(R"({"jsonrpc":"2.0","id":)" + id +
-             R"(,"result":{"protocolVersion":2,"info":{"name":"bench-agent","version":"1.0"},"capabilities":{"session":{}}}})");
+        send(
+            R"({"jsonrpc":"2.0","id":)" + id +
+            R"(,"result":{"protocolVersion":2,"info":{"name":"bench-agent","version":"1.0"},"capabilities":{"session":{}}}})");
     } else if (method == "session/new") {
         send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"sessionId":"s1"}})");
     } else if (method == "session/prompt") {

@@ -41,7 +41,9 @@ std::string flood(const std::string& session, const std::string& message_id, lon
     for (long i = 0; i < count; ++i) {
         out += update(session, R"({"sessionUpdate":"agent_message_chunk","messageId":")" + message_id +
                                    R"(","content":{"type":"text","text":"token )" + std::to_string(i) +
-                                   R"( of a flood, caf)" "\xC3\xA9" R"( "}})");
+                                   R"( of a flood, caf)"
+                                   "\xC3\xA9"
+                                   R"( "}})");
     }
     return out;
 }
@@ -54,11 +56,14 @@ void answer(const rapidjson::Document& request, int& prompts) {
     const std::string id = std::to_string(request["id"].GetInt64());
     const std::string method = request["method"].GetString();
     if (method == "initialize") {
-        write_all(R"({"jsonrpc":"2.0","id":)" + id +
-                  R"(,"result":{"protocolVersion":2,"info":{"name":"flood-agent","version":"1.0"},"capabilities":{"session":{}}}})"
-                  "\n");
+        write_all(
+            R"({"jsonrpc":"2.0","id":)" + id +
+            R"(,"result":{"protocolVersion":2,"info":{"name":"flood-agent","version":"1.0"},"capabilities":{"session":{}}}})"
+            "\n");
     } else if (method == "session/new") {
-        write_all(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"sessionId":"s1"}})" "\n");
+        write_all(R"({"jsonrpc":"2.0","id":)" + id +
+                  R"(,"result":{"sessionId":"s1"}})"
+                  "\n");
     } else if (method == "session/prompt") {
         const auto& params = request["params"];
         const std::string session = params["sessionId"].GetString();
@@ -76,11 +81,15 @@ void answer(const rapidjson::Document& request, int& prompts) {
         }
         // Three writes, not one concatenation: a copy of a prepared flood of 1M lines (185 MB,
         // page faults and all) would hold the client's clock for a quarter of a second.
-        write_all(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"messageId":"u)" + k + R"("}})" "\n");
+        write_all(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"messageId":"u)" + k +
+                  R"("}})"
+                  "\n");
         write_all(body);
         write_all(update(session, R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})"));
     } else {
-        write_all(R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":{"code":-32601,"message":"not in the flood agent"}})" "\n");
+        write_all(R"({"jsonrpc":"2.0","id":)" + id +
+                  R"(,"error":{"code":-32601,"message":"not in the flood agent"}})"
+                  "\n");
     }
 }
 
@@ -90,7 +99,8 @@ int main() {
     // A pipe of 64 KiB (Linux's default) wakes the client every 430 lines; with ACP_FLOOD_PIPE_BYTES
     // the agent's stdout pipe holds that much (up to /proc/sys/fs/pipe-max-size), so a
     // client that keeps up sleeps less often. Both clients of a benchmark get the same pipe.
-    if (const char* pipe_bytes = std::getenv("ACP_FLOOD_PIPE_BYTES"); pipe_bytes != nullptr && std::atoi(pipe_bytes) > 0) {
+    if (const char* pipe_bytes = std::getenv("ACP_FLOOD_PIPE_BYTES");
+        pipe_bytes != nullptr && std::atoi(pipe_bytes) > 0) {
 #if defined(F_SETPIPE_SZ)
         (void)::fcntl(STDOUT_FILENO, F_SETPIPE_SZ, std::atoi(pipe_bytes));
 #endif

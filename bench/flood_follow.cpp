@@ -3,8 +3,8 @@
 // session and follows one "flood N" turn with libacp's C++ API (Client + SessionStore,
 // appending the text each change event carries), then prints one JSON line:
 //   {"updates": N, "seconds": wall time prompt->idle, "cpu": this process's CPU time in
-//    that span, "runqueue_wait": time in that span it was ready to run but had no CPU, "bytes": text followed, "peak_rss_kib": peak RSS of this process (VmHWM),
-//    "page_faults": minor page faults of this process in that span}
+//    that span, "runqueue_wait": time in that span it was ready to run but had no CPU, "bytes": text followed,
+//    "peak_rss_kib": peak RSS of this process (VmHWM), "page_faults": minor page faults of this process in that span}
 //
 //   acp_bench_flood_follow AGENT N [AGENT ARGS...]   (run by bench/python_follow_bench.py,
 //                                                      e2e_ts_bench.py, remote_flood_bench.py)
@@ -148,9 +148,10 @@ int main(int argc, char** argv) {
             "the model does not hold the text the changes appended");
     require(!copy || reply.size() == followed, "the copy differs");
 
-    std::printf("{\"updates\": %ld, \"seconds\": %.6f, \"cpu\": %.6f, \"runqueue_wait\": %.6f, \"bytes\": %zu, "
-                "\"peak_rss_kib\": %ld, \"page_faults\": %ld}\n",
-                updates, seconds, cpu, runqueue_wait, followed, peak_rss_kib(), page_faults);
+    std::printf(
+        "{\"updates\": %ld, \"seconds\": %.6f, \"cpu\": %.6f, \"runqueue_wait\": %.6f, \"bytes\": %zu, "
+        "\"peak_rss_kib\": %ld, \"page_faults\": %ld}\n",
+        updates, seconds, cpu, runqueue_wait, followed, peak_rss_kib(), page_faults);
     bool closed = false;
     client->on_closed([&](const acp::Status&) { closed = true; });
     client->close();

@@ -26,9 +26,11 @@ namespace {
 std::string make_stream(std::size_t messages) {
     std::string stream;
     for (std::size_t i = 0; i < messages; ++i) {
-        stream += R"({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","messageId":"m)";
+        stream +=
+            R"({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","messageId":"m)";
         stream += std::to_string(i / 50);
-        stream += R"(","content":{"type":"text","text":"token )" + std::to_string(i) + R"( of a streamed reply \u00e9\n"}}}})";
+        stream += R"(","content":{"type":"text","text":"token )" + std::to_string(i) +
+                  R"( of a streamed reply \u00e9\n"}}}})";
         stream += '\n';
     }
     return stream;
@@ -43,9 +45,7 @@ struct CountingSink : LineSink {
     void on_oversized_line(std::string_view, std::size_t) override {}
 };
 
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 }  // namespace
 

@@ -80,29 +80,38 @@ Stream make_stream(std::size_t count) {
     while (s.lines.size() < count) {
         const std::string t = std::to_string(turn++);
         add(R"({"sessionUpdate":"state_update","state":"running"})");
-        add(R"({"sessionUpdate":"user_message","messageId":"u)" + t + R"(","content":[{"type":"text","text":"Please fix the flaky test in src/net"}]})");
+        add(R"({"sessionUpdate":"user_message","messageId":"u)" + t +
+            R"(","content":[{"type":"text","text":"Please fix the flaky test in src/net"}]})");
         s.text_bytes += 36;
         for (int i = 0; i < 20; ++i) {
-            add(R"({"sessionUpdate":"agent_thought_chunk","messageId":"th)" + t + R"(","content":{"type":"text","text":"thinking about step )" +
-                std::to_string(i) + R"( "}})");
+            add(R"({"sessionUpdate":"agent_thought_chunk","messageId":"th)" + t +
+                R"(","content":{"type":"text","text":"thinking about step )" + std::to_string(i) + R"( "}})");
             s.text_bytes += 20 + std::to_string(i).size();
         }
         for (int call = 0; call < 3; ++call) {
             const std::string id = "c" + t + "-" + std::to_string(call);
-            add(R"({"sessionUpdate":"tool_call_update","toolCallId":")" + id + R"(","title":"Run the tests","kind":"execute","status":"pending","rawInput":{"command":"make test"}})");
-            add(R"({"sessionUpdate":"tool_call_update","toolCallId":")" + id + R"(","status":"in_progress","content":[{"type":"terminal","terminalId":"t)" + id + R"("}]})");
+            add(R"({"sessionUpdate":"tool_call_update","toolCallId":")" + id +
+                R"(","title":"Run the tests","kind":"execute","status":"pending","rawInput":{"command":"make test"}})");
+            add(R"({"sessionUpdate":"tool_call_update","toolCallId":")" + id +
+                R"(","status":"in_progress","content":[{"type":"terminal","terminalId":"t)" + id + R"("}]})");
             for (int out = 0; out < 8; ++out) {
-                const std::string bytes = "PASS test_" + std::to_string(out) + " (0.0" + std::to_string(out) + "s) \xE2\x9C\x93\n";
-                add(R"({"sessionUpdate":"terminal_output_chunk","terminalId":"t)" + id + R"(","data":")" + base64(bytes) + R"("})");
+                const std::string bytes =
+                    "PASS test_" + std::to_string(out) + " (0.0" + std::to_string(out) + "s) \xE2\x9C\x93\n";
+                add(R"({"sessionUpdate":"terminal_output_chunk","terminalId":"t)" + id + R"(","data":")" +
+                    base64(bytes) + R"("})");
                 s.text_bytes += bytes.size();
             }
-            add(R"({"sessionUpdate":"tool_call_content_chunk","toolCallId":")" + id + R"(","content":{"type":"content","content":{"type":"text","text":"8 passed"}}})");
-            add(R"({"sessionUpdate":"tool_call_update","toolCallId":")" + id + R"(","status":"completed","rawOutput":{"exitCode":0}})");
+            add(R"({"sessionUpdate":"tool_call_content_chunk","toolCallId":")" + id +
+                R"(","content":{"type":"content","content":{"type":"text","text":"8 passed"}}})");
+            add(R"({"sessionUpdate":"tool_call_update","toolCallId":")" + id +
+                R"(","status":"completed","rawOutput":{"exitCode":0}})");
         }
-        add(R"({"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p)" + t + R"(","entries":[{"content":"Reproduce","priority":"high","status":"completed"},{"content":"Fix","priority":"high","status":"in_progress"},{"content":"Verify","priority":"medium","status":"pending"}]}})");
+        add(R"({"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p)" + t +
+            R"(","entries":[{"content":"Reproduce","priority":"high","status":"completed"},{"content":"Fix","priority":"high","status":"in_progress"},{"content":"Verify","priority":"medium","status":"pending"}]}})");
         for (int i = 0; i < 300; ++i) {
             const std::string token = "token " + std::to_string(i) + " of a streamed reply, caf\xC3\xA9 ";
-            add(R"({"sessionUpdate":"agent_message_chunk","messageId":"a)" + t + R"(","content":{"type":"text","text":")" + token + R"("}})");
+            add(R"({"sessionUpdate":"agent_message_chunk","messageId":"a)" + t +
+                R"(","content":{"type":"text","text":")" + token + R"("}})");
             s.text_bytes += token.size();
         }
         add(R"({"sessionUpdate":"usage_update","used":12000,"size":200000})");
@@ -118,8 +127,8 @@ Stream make_flood(std::size_t count) {
     const std::string head = R"({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":)";
     for (std::size_t i = 0; s.lines.size() < count; ++i) {
         const std::string token = "token " + std::to_string(i % 10000) + " of a flood, caf\xC3\xA9 ";
-        s.lines.push_back(head + R"({"sessionUpdate":"agent_message_chunk","messageId":"m)" + std::to_string(i / 10000) +
-                          R"(","content":{"type":"text","text":")" + token + R"("}}}})");
+        s.lines.push_back(head + R"({"sessionUpdate":"agent_message_chunk","messageId":"m)" +
+                          std::to_string(i / 10000) + R"(","content":{"type":"text","text":")" + token + R"("}}}})");
         s.json_bytes += s.lines.back().size() + 1;
         s.text_bytes += token.size();
     }
@@ -164,7 +173,8 @@ struct ReceivePath {
         const acp::detail::JsonValue* message = parser.parse(buffer.data(), line.size());
         if (message == nullptr) return false;
         const acp::detail::JsonValue* params = acp::detail::find_member(*message, "params");
-        return params != nullptr && acp::v2::codec::decode(*params, notification).ok() && store.apply(notification).ok();
+        return params != nullptr && acp::v2::codec::decode(*params, notification).ok() &&
+               store.apply(notification).ok();
     }
     bool decode(const std::string& line) {
         const acp::detail::JsonValue* message = parse(line);
@@ -219,9 +229,8 @@ bool run_round(const Stream& stream, Best& best) {
     double typed = 0;
     {
         acp::SessionStore store;
-        typed = timed_pass(stream, [&](const std::string& line) {
-            return path.decode(line) && store.apply(path.notification).ok();
-        });
+        typed = timed_pass(
+            stream, [&](const std::string& line) { return path.decode(line) && store.apply(path.notification).ok(); });
     }
 
     // The model as the Client builds it.
@@ -249,8 +258,9 @@ void report(const char* name, const Stream& stream, const Best& best, int rounds
     auto row = [&](const char* what, double seconds) {
         std::printf("  %-52s %9.0f upd/s %7.1f MiB/s\n", what, n / seconds, megabytes / seconds);
     };
-    std::printf("%s: %zu updates (%.1f MiB of JSON, %.1f MiB of text held), items in the model: %zu, best of %d rounds\n",
-                name, n, megabytes, static_cast<double>(stream.text_bytes) / (1024.0 * 1024.0), best.items, rounds);
+    std::printf(
+        "%s: %zu updates (%.1f MiB of JSON, %.1f MiB of text held), items in the model: %zu, best of %d rounds\n", name,
+        n, megabytes, static_cast<double>(stream.text_bytes) / (1024.0 * 1024.0), best.items, rounds);
     row("bare parse (RapidJSON Document per line):", best.bare_parse);
     row("libacp parse (MessageParser, in place):", best.libacp_parse);
     row("libacp parse + decode:", best.libacp_decode);

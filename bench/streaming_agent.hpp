@@ -69,8 +69,9 @@ private:
             std::sscanf(text.c_str(), "reply %zu %zu", &bytes, &chunk);
             const std::string piece(chunk, 'x');
             for (std::size_t sent = 0; sent < bytes; sent += chunk) {
-                update(R"({"sessionUpdate":"agent_message_chunk","messageId":"reply","content":{"type":"text","text":")" +
-                       piece + R"("}})");
+                update(
+                    R"({"sessionUpdate":"agent_message_chunk","messageId":"reply","content":{"type":"text","text":")" +
+                    piece + R"("}})");
             }
         }
         update(R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})");
@@ -80,8 +81,9 @@ private:
         const std::string id = std::to_string(request["id"].GetInt64());
         const std::string method = request["method"].GetString();
         if (method == "initialize") {
-            send(R"({"jsonrpc":"2.0","id":)" + id +
-                 R"(,"result":{"protocolVersion":2,"info":{"name":"bench-agent","version":"1.0"},"capabilities":{"session":{}}}})");
+            send(
+                R"({"jsonrpc":"2.0","id":)" + id +
+                R"(,"result":{"protocolVersion":2,"info":{"name":"bench-agent","version":"1.0"},"capabilities":{"session":{}}}})");
         } else if (method == "session/new") {
             send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"sessionId":"s1"}})");
         } else if (method == "session/prompt") {

@@ -14,7 +14,7 @@ static acp_client *client;
 static unsigned long waiting_for; /* the request whose result the host waits for */
 static int result_code = 1;       /* its outcome, once it came */
 static char session_id[256];
-static char stop_reason[64];      /* set when the turn ended */
+static char stop_reason[64]; /* set when the turn ended */
 
 static int fail(const char *what) {
     fprintf(stderr, "error: %s: %s\n", what, acp_error_last());
@@ -40,33 +40,31 @@ static void handle(const acp_event *event) {
     size_t size;
     const char *text;
     switch (acp_event_type(event)) {
-    case ACP_EVENT_RESULT:
-        if (acp_event_request(event) != waiting_for) break;
-        result_code = acp_event_status(event)->code;
-        if (result_code != ACP_OK) fprintf(stderr, "error: %s\n", acp_event_status(event)->message);
-        if (acp_event_session_id(event) != NULL && session_id[0] == '\0')
-            strncpy(session_id, acp_event_session_id(event), sizeof session_id - 1);
-        waiting_for = 0;
-        break;
-    case ACP_EVENT_PERMISSION_REQUEST:
-        answer_permission(event);
-        break;
-    case ACP_EVENT_SESSION_CHANGED:
-        text = acp_event_appended_text(event, &size);
-        if (text != NULL && acp_event_item_kind(event) == ACP_ITEM_AGENT_MESSAGE) {
-            if (acp_event_change(event) == ACP_CHANGE_ITEM_INSERTED) putchar('\n');
-            fwrite(text, 1, size, stdout);
-            fflush(stdout);
-        }
-        if (acp_event_change(event) == ACP_CHANGE_TURN_ENDED)
-            strncpy(stop_reason, acp_event_stop_reason(event) ? acp_event_stop_reason(event) : "?",
-                    sizeof stop_reason - 1);
-        break;
-    case ACP_EVENT_CLOSED:
-        fprintf(stderr, "error: the agent went away: %s\n", acp_event_status(event)->message);
-        waiting_for = 0;
-        stop_reason[0] = '!';
-        break;
+        case ACP_EVENT_RESULT:
+            if (acp_event_request(event) != waiting_for) break;
+            result_code = acp_event_status(event)->code;
+            if (result_code != ACP_OK) fprintf(stderr, "error: %s\n", acp_event_status(event)->message);
+            if (acp_event_session_id(event) != NULL && session_id[0] == '\0')
+                strncpy(session_id, acp_event_session_id(event), sizeof session_id - 1);
+            waiting_for = 0;
+            break;
+        case ACP_EVENT_PERMISSION_REQUEST: answer_permission(event); break;
+        case ACP_EVENT_SESSION_CHANGED:
+            text = acp_event_appended_text(event, &size);
+            if (text != NULL && acp_event_item_kind(event) == ACP_ITEM_AGENT_MESSAGE) {
+                if (acp_event_change(event) == ACP_CHANGE_ITEM_INSERTED) putchar('\n');
+                fwrite(text, 1, size, stdout);
+                fflush(stdout);
+            }
+            if (acp_event_change(event) == ACP_CHANGE_TURN_ENDED)
+                strncpy(stop_reason, acp_event_stop_reason(event) ? acp_event_stop_reason(event) : "?",
+                        sizeof stop_reason - 1);
+            break;
+        case ACP_EVENT_CLOSED:
+            fprintf(stderr, "error: the agent went away: %s\n", acp_event_status(event)->message);
+            waiting_for = 0;
+            stop_reason[0] = '!';
+            break;
     }
 }
 

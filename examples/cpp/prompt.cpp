@@ -30,13 +30,14 @@ int main(int argc, char** argv) {
     if (!init) return fail(init.status());
     acp::v2::NewSessionRequest request;
     request.cwd = std::filesystem::current_path().string();
-    auto session = acp::wait_for<acp::v2::NewSessionResponse>(loop, [&](auto done) { client.new_session(request, done); });
+    auto session =
+        acp::wait_for<acp::v2::NewSessionResponse>(loop, [&](auto done) { client.new_session(request, done); });
     if (!session) return fail(session.status());
 
     auto end = acp::wait_for<acp::TurnEnd>(loop, [&](auto done) {
-        acp::prompt_turn(client, session->sessionId, "Hello!",
-                         [](const acp::TurnText& t) { std::cout << (t.starts_message ? "\n" : "") << t.text << std::flush; },
-                         done);
+        acp::prompt_turn(
+            client, session->sessionId, "Hello!",
+            [](const acp::TurnText& t) { std::cout << (t.starts_message ? "\n" : "") << t.text << std::flush; }, done);
     });
     if (!end) return fail(end.status());
     std::cout << "\n[turn ended: " << end->stop_reason.value_or("no reason given") << "]\n";

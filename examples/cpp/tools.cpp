@@ -49,9 +49,9 @@ int main(int argc, char** argv) {
     if (!session) return fail(session.status());
 
     auto end = acp::wait_for<acp::TurnEnd>(loop, [&](auto done) {
-        acp::prompt_turn(client, session->sessionId, "What is selected?",
-                         [](const acp::TurnText& t) { std::cout << (t.starts_message ? "\n" : "") << t.text << std::flush; },
-                         done);
+        acp::prompt_turn(
+            client, session->sessionId, "What is selected?",
+            [](const acp::TurnText& t) { std::cout << (t.starts_message ? "\n" : "") << t.text << std::flush; }, done);
     });
     if (!end) return fail(end.status());
     std::cout << "\n[turn ended: " << end->stop_reason.value_or("no reason given") << "]\n";

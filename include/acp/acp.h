@@ -160,35 +160,38 @@ typedef enum acp_updates_t {
 /* How a client runs and what it tells the agent (acp_client_spawn, _adopt, _connect):
  * start from ACP_CLIENT_OPTIONS_INIT or acp_client_options_init(). */
 typedef struct acp_client_options {
-    unsigned int version;           /* ACP_CLIENT_OPTIONS_VERSION */
-    int mode;                       /* ACP_MODE_* */
-    void *uv_loop;                  /* ACP_MODE_LOOP: the host's uv_loop_t* */
-    const char *client_name;        /* NULL: "libacp" */
-    const char *client_version;     /* NULL: the library version */
+    unsigned int version;             /* ACP_CLIENT_OPTIONS_VERSION */
+    int mode;                         /* ACP_MODE_* */
+    void *uv_loop;                    /* ACP_MODE_LOOP: the host's uv_loop_t* */
+    const char *client_name;          /* NULL: "libacp" */
+    const char *client_version;       /* NULL: the library version */
     unsigned long request_timeout_ms; /* 0: requests never time out */
-    size_t max_line_bytes;          /* 0: 32 MiB */
-    int queue_events;               /* nonzero: events without a handler wait in the pull queue */
-    int log_level;                  /* ACP_LOG_*: log records below it are not reported */
-    int protocol_version;           /* ACP_PROTOCOL_*: what initialize asks for first (docs/v1.md) */
-    int unstable;                   /* nonzero: opt in to ACP's unstable surface (acp_client_unstable_call) */
-    int session_updates;            /* ACP_UPDATES_*: AUTO (the default) turns update events off
-                                       while the host observes the sessions */
+    size_t max_line_bytes;            /* 0: 32 MiB */
+    int queue_events;                 /* nonzero: events without a handler wait in the pull queue */
+    int log_level;                    /* ACP_LOG_*: log records below it are not reported */
+    int protocol_version;             /* ACP_PROTOCOL_*: what initialize asks for first (docs/v1.md) */
+    int unstable;                     /* nonzero: opt in to ACP's unstable surface (acp_client_unstable_call) */
+    int session_updates;              /* ACP_UPDATES_*: AUTO (the default) turns update events off
+                                         while the host observes the sessions */
 } acp_client_options;
-#define ACP_CLIENT_OPTIONS_INIT \
-    {ACP_CLIENT_OPTIONS_VERSION, ACP_MODE_POLLED, NULL, NULL, NULL, 0, 0, 1, ACP_LOG_INFO, ACP_PROTOCOL_AUTO, 0, \
-     ACP_UPDATES_AUTO}
+#define ACP_CLIENT_OPTIONS_INIT                                                                                     \
+    {                                                                                                               \
+        ACP_CLIENT_OPTIONS_VERSION, ACP_MODE_POLLED, NULL, NULL, NULL, 0, 0, 1, ACP_LOG_INFO, ACP_PROTOCOL_AUTO, 0, \
+            ACP_UPDATES_AUTO                                                                                        \
+    }
 
 /* The agent process acp_client_spawn starts: start from ACP_SPAWN_OPTIONS_INIT. */
 typedef struct acp_spawn_options {
-    unsigned int version;         /* ACP_SPAWN_OPTIONS_VERSION */
-    const char *const *argv;      /* NULL-terminated; argv[0] is looked up on PATH, no shell */
-    const char *cwd;              /* NULL: the host's working directory */
-    const char *const *env_set;   /* NULL-terminated "NAME=value" entries added to the host's env */
-    const char *const *env_unset; /* NULL-terminated names removed from it */
+    unsigned int version;             /* ACP_SPAWN_OPTIONS_VERSION */
+    const char *const *argv;          /* NULL-terminated; argv[0] is looked up on PATH, no shell */
+    const char *cwd;                  /* NULL: the host's working directory */
+    const char *const *env_set;       /* NULL-terminated "NAME=value" entries added to the host's env */
+    const char *const *env_unset;     /* NULL-terminated names removed from it */
     unsigned long shutdown_grace_ms;  /* 0: 2000; after stdin is closed, before SIGTERM */
     unsigned long terminate_grace_ms; /* 0: 2000; after SIGTERM, before SIGKILL */
 } acp_spawn_options;
-#define ACP_SPAWN_OPTIONS_INIT {ACP_SPAWN_OPTIONS_VERSION, NULL, NULL, NULL, NULL, 0, 0}
+#define ACP_SPAWN_OPTIONS_INIT \
+    { ACP_SPAWN_OPTIONS_VERSION, NULL, NULL, NULL, NULL, 0, 0 }
 
 /* An agent on the network (docs/remote.md): ws:// and wss:// speak WebSocket, http:// and
  * https:// Streamable HTTP. Certificates and host names are always verified. */
@@ -201,7 +204,8 @@ typedef struct acp_remote_options {
     const char *ca_file;              /* PEM file of CAs to trust; NULL: the system's */
     unsigned long connect_timeout_ms; /* 0: 10000 */
 } acp_remote_options;
-#define ACP_REMOTE_OPTIONS_INIT {ACP_REMOTE_OPTIONS_VERSION, NULL, NULL, NULL, 0}
+#define ACP_REMOTE_OPTIONS_INIT \
+    { ACP_REMOTE_OPTIONS_VERSION, NULL, NULL, NULL, 0 }
 
 /* The defaults of the _INIT macros, for hosts that cannot use a macro (FFIs): fills the
  * struct of that version (an older, shorter version only up to its last member) and sets
@@ -279,13 +283,13 @@ typedef enum acp_event_type_t {
 
 /* What an ACP_EVENT_SESSION_CHANGED says changed (docs/session-model.md, "Events"). */
 typedef enum acp_change_t {
-    ACP_CHANGE_SESSION_ADDED = 0,   /* first sight of the session */
-    ACP_CHANGE_SESSION_RESET = 1,   /* a full replay began: the session is empty again */
+    ACP_CHANGE_SESSION_ADDED = 0, /* first sight of the session */
+    ACP_CHANGE_SESSION_RESET = 1, /* a full replay began: the session is empty again */
     ACP_CHANGE_SESSION_REMOVED = 2,
-    ACP_CHANGE_ITEM_INSERTED = 3,   /* item index/kind/id is new */
-    ACP_CHANGE_ITEM_CHANGED = 4,    /* item index/kind/id changed in place */
-    ACP_CHANGE_STATE = 5,           /* the foreground state differs (acp_event_state) */
-    ACP_CHANGE_TURN_ENDED = 6,      /* a real completion, never a replayed or resumed idle state */
+    ACP_CHANGE_ITEM_INSERTED = 3, /* item index/kind/id is new */
+    ACP_CHANGE_ITEM_CHANGED = 4,  /* item index/kind/id changed in place */
+    ACP_CHANGE_STATE = 5,         /* the foreground state differs (acp_event_state) */
+    ACP_CHANGE_TURN_ENDED = 6,    /* a real completion, never a replayed or resumed idle state */
     ACP_CHANGE_CONFIG_OPTIONS = 7,
     ACP_CHANGE_COMMANDS = 8,
     ACP_CHANGE_INFO = 9,
@@ -295,10 +299,7 @@ typedef enum acp_change_t {
 } acp_change_t;
 
 /* Which way an ACP_EVENT_TRAFFIC line went (acp_event_direction). */
-typedef enum acp_direction_t {
-    ACP_DIRECTION_INCOMING = 0,
-    ACP_DIRECTION_OUTGOING = 1
-} acp_direction_t;
+typedef enum acp_direction_t { ACP_DIRECTION_INCOMING = 0, ACP_DIRECTION_OUTGOING = 1 } acp_direction_t;
 
 /* Takes the oldest queued event (only events no handler took are queued, and only with
  * options.queue_events). 0 and *out set, or ACP_EAGAIN when the queue is empty. Never
@@ -597,7 +598,8 @@ typedef struct acp_tool_server_options {
     size_t max_concurrent_calls; /* 0: 64; calls in flight per session, more are refused */
     size_t max_message_bytes;    /* 0: 1 MiB; a larger MCP message is refused unparsed */
 } acp_tool_server_options;
-#define ACP_TOOL_SERVER_OPTIONS_INIT {ACP_TOOL_SERVER_OPTIONS_VERSION, NULL, 0, 0}
+#define ACP_TOOL_SERVER_OPTIONS_INIT \
+    { ACP_TOOL_SERVER_OPTIONS_VERSION, NULL, 0, 0 }
 /* The defaults of ACP_TOOL_SERVER_OPTIONS_INIT, as acp_client_options_init does. */
 ACP_API int acp_tool_server_options_init(acp_tool_server_options *options, unsigned int version);
 
@@ -640,8 +642,8 @@ ACP_API int acp_client_resume_session_with_tools(unsigned long *out_request, acp
  * servers, served for the new, resumed or forked session as by
  * acp_client_new_session_with_tools. */
 ACP_API int acp_client_unstable_call_with_tools(unsigned long *out_request, acp_client *client, const char *method,
-                                                const char *params_json, acp_tool_server *const *servers,
-                                                size_t count, acp_result_cb done, void *userdata);
+                                                const char *params_json, acp_tool_server *const *servers, size_t count,
+                                                acp_result_cb done, void *userdata);
 
 /* Answers to an ACP_EVENT_TOOL_CALL's responder (exactly one of text, structured, error,
  * result; ACP_ESTATE for a second, or for a responder of another request):
@@ -684,8 +686,8 @@ typedef enum acp_item_kind_t {
     ACP_ITEM_TERMINAL = 5,
     ACP_ITEM_COMPACTION = 6,
     ACP_ITEM_UNKNOWN = 7,
-    ACP_ITEM_SUBAGENT = 8,        /* unstable subagent_update: a child session */
-    ACP_ITEM_SESSION_MESSAGE = 9  /* unstable session_message(_chunk) */
+    ACP_ITEM_SUBAGENT = 8,       /* unstable subagent_update: a child session */
+    ACP_ITEM_SESSION_MESSAGE = 9 /* unstable session_message(_chunk) */
 } acp_item_kind_t;
 
 /* A consistent snapshot of one session's model (thread-safe to read, immutable).
@@ -802,15 +804,16 @@ ACP_API int acp_catalogue_resolve_json(char **out, acp_catalogue *catalogue, con
 /* Where acp_catalogue_fetch gets the registry: start from ACP_REGISTRY_FETCH_OPTIONS_INIT
  * or acp_registry_fetch_options_init(). */
 typedef struct acp_registry_fetch_options {
-    unsigned int version;      /* ACP_REGISTRY_FETCH_OPTIONS_VERSION */
-    const char *url;           /* https:// only; NULL: the ACP registry's latest registry.json */
-    const char *cache_file;    /* NULL: $XDG_CACHE_HOME/acp/registry.json; its mtime is its age */
-    long max_age_seconds;      /* a cached copy younger than this is used without fetching
-                                  (0: always fetch); the INIT value is 86400 */
-    const char *ca_file;       /* PEM file of CAs to trust; NULL: the system's */
-    unsigned long timeout_ms;  /* 0: 30000, for the whole fetch */
+    unsigned int version;     /* ACP_REGISTRY_FETCH_OPTIONS_VERSION */
+    const char *url;          /* https:// only; NULL: the ACP registry's latest registry.json */
+    const char *cache_file;   /* NULL: $XDG_CACHE_HOME/acp/registry.json; its mtime is its age */
+    long max_age_seconds;     /* a cached copy younger than this is used without fetching
+                                 (0: always fetch); the INIT value is 86400 */
+    const char *ca_file;      /* PEM file of CAs to trust; NULL: the system's */
+    unsigned long timeout_ms; /* 0: 30000, for the whole fetch */
 } acp_registry_fetch_options;
-#define ACP_REGISTRY_FETCH_OPTIONS_INIT {ACP_REGISTRY_FETCH_OPTIONS_VERSION, NULL, NULL, 86400L, NULL, 0}
+#define ACP_REGISTRY_FETCH_OPTIONS_INIT \
+    { ACP_REGISTRY_FETCH_OPTIONS_VERSION, NULL, NULL, 86400L, NULL, 0 }
 /* Fills options with the defaults of that version (ACP_REGISTRY_FETCH_OPTIONS_VERSION):
  * ACP_OK, or ACP_EINVAL for NULL or an unknown version. */
 ACP_API int acp_registry_fetch_options_init(acp_registry_fetch_options *options, unsigned int version);
@@ -826,7 +829,6 @@ ACP_API int acp_registry_fetch_options_init(acp_registry_fetch_options *options,
  * ACP_EINVAL for bad options or an unusable agents file. */
 ACP_API int acp_catalogue_fetch(acp_catalogue **out, char **info_json, const acp_registry_fetch_options *options,
                                 const char *user_agents_path);
-
 
 #ifdef __cplusplus
 }

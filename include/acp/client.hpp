@@ -230,7 +230,8 @@ public:
     // A session's running turn has produced nothing (no update, no request) for
     // ClientOptions::turn_silence; told once per silence. A report, not a kill: the host
     // may wait, cancel() or close(). Installing it turns the watch on.
-    void on_turn_silent(std::function<void(const std::string& session_id, std::chrono::milliseconds silent_for)> handler);
+    void on_turn_silent(
+        std::function<void(const std::string& session_id, std::chrono::milliseconds silent_for)> handler);
     // ACP v1 client methods, for v1 agents (v2 has none). Each is advertised to a v1
     // agent only when installed; without one the agent's call gets -32601. The types are
     // in acp/client_v1.hpp.

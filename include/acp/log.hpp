@@ -27,7 +27,7 @@ inline constexpr std::string_view agent_stderr = "agent-stderr";  // a line the 
 inline constexpr std::string_view transport = "transport";        // process and stream events
 inline constexpr std::string_view jsonrpc = "jsonrpc";            // framing and JSON-RPC problems
 inline constexpr std::string_view client = "client";              // the Client: negotiation, requests, handlers
-inline constexpr std::string_view session = "session";            // session traffic: updates, held, dropped, silent turns
+inline constexpr std::string_view session = "session";  // session traffic: updates, held, dropped, silent turns
 }  // namespace log_source
 
 struct LogRecord {

@@ -75,7 +75,7 @@ struct ToolCallItem {
     std::string id;
     std::optional<std::string> name;
     std::optional<std::string> title;
-    v2::ToolKind kind{v2::ToolKind::other};  // unknown kinds kept as-is (display as other)
+    v2::ToolKind kind{v2::ToolKind::other};                  // unknown kinds kept as-is (display as other)
     v2::ToolCallStatus status{v2::ToolCallStatus::pending};  // unknown statuses kept (= running)
     std::vector<v2::ToolCallContent> content;
     std::vector<v2::ToolCallLocation> locations;
@@ -110,7 +110,7 @@ struct TerminalItem {
     std::optional<std::string> cwd;
     std::string bytes;
     std::string text;
-    std::string pending_utf8;  // the start of a sequence the next chunk may complete
+    std::string pending_utf8;                           // the start of a sequence the next chunk may complete
     std::optional<v2::TerminalExitStatus> exit_status;  // present = the process exited
     std::optional<v2::TerminalSize> size;
     std::optional<v2::TerminalCapabilities> capabilities;
@@ -266,7 +266,7 @@ private:
     std::optional<UsageState> usage_;
     std::vector<v2::Notice> notices_;
     bool replaying_ = false;
-    bool reset_pending_ = false;  // begin_replay() on a held session, until the replay's first change
+    bool reset_pending_ = false;              // begin_replay() on a held session, until the replay's first change
     bool info_listed_while_pending_ = false;  // set_session_info() since then: the reset keeps it
 };
 
@@ -274,19 +274,19 @@ private:
 // valid only during the callback.
 struct SessionEvent {
     enum class Type {
-        session_added,           // first update for an unseen session id
-        session_reset,           // a full replay began (its first change): the session is empty again
-        session_removed,         // remove(); `session` is null
-        item_inserted,           // items()[index] is new
-        item_changed,            // items()[index] changed in place
-        state_changed,           // foreground() differs from before
-        turn_ended,              // foreground work became idle (a real completion, CLIENT-MUST-58)
+        session_added,    // first update for an unseen session id
+        session_reset,    // a full replay began (its first change): the session is empty again
+        session_removed,  // remove(); `session` is null
+        item_inserted,    // items()[index] is new
+        item_changed,     // items()[index] changed in place
+        state_changed,    // foreground() differs from before
+        turn_ended,       // foreground work became idle (a real completion, CLIENT-MUST-58)
         config_options_changed,
         commands_changed,
         info_changed,
         usage_changed,
-        notice_added,            // notices().back() is new
-        replay_ended,            // end_replay()
+        notice_added,  // notices().back() is new
+        replay_ended,  // end_replay()
     };
     Type type;
     std::string_view session_id;

@@ -45,11 +45,11 @@ ACP_EXPORT const char* errc_name(Errc code);
 
 // How the agent process ended, attached to connection_closed statuses.
 struct AgentExit {
-    bool exited = false;       // false: still running or never started
-    int exit_code = 0;         // valid when term_signal == 0
-    int term_signal = 0;       // the signal that ended the process, 0 if none
-    bool requested = false;    // true when the client asked for the shutdown
-    std::string stderr_tail;   // the last bytes the agent wrote to stderr
+    bool exited = false;      // false: still running or never started
+    int exit_code = 0;        // valid when term_signal == 0
+    int term_signal = 0;      // the signal that ended the process, 0 if none
+    bool requested = false;   // true when the client asked for the shutdown
+    std::string stderr_tail;  // the last bytes the agent wrote to stderr
     // Set when the agent turned on libacp's guard process (stopped or killed it) and the
     // host swept the agent's tree itself: what happened, e.g. "the guard process was
     // killed by signal 9; 3 of the agent's processes were killed".
@@ -101,7 +101,7 @@ namespace detail {
 template <class T>
 class [[nodiscard]] Result {
 public:
-    Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+    Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
     Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
 
     bool ok() const { return value_.has_value(); }
@@ -113,7 +113,9 @@ public:
     const T& value() const& { return checked(); }
     T&& value() && { return std::move(checked()); }
     template <class U>
-    T value_or(U&& fallback) const& { return ok() ? *value_ : T(std::forward<U>(fallback)); }
+    T value_or(U&& fallback) const& {
+        return ok() ? *value_ : T(std::forward<U>(fallback));
+    }
 
     // Checked in debug builds only.
     T& operator*() & { return debug_checked(); }

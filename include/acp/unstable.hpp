@@ -68,8 +68,7 @@ ACP_EXPORT un::SessionInfoAdditions additions(const v2::SessionInfo& info);
 
 // A new session with the context of an existing one, active at once (no resume needed):
 // it is a new session in client.sessions(), with the roots the request gives.
-ACP_EXPORT void fork_session(Client& client, un::ForkSessionRequest request,
-                             Callback<un::ForkSessionResponse> done);
+ACP_EXPORT void fork_session(Client& client, un::ForkSessionRequest request, Callback<un::ForkSessionResponse> done);
 // The fork with the host's tool servers (acp/tools.hpp), served for it as for new_session.
 ACP_EXPORT void fork_session(Client& client, un::ForkSessionRequest request, ToolServers tools,
                              Callback<un::ForkSessionResponse> done);
@@ -80,8 +79,7 @@ ACP_EXPORT void unarchive_session(Client& client, const std::string& session_id,
                                   Callback<un::UnarchiveSessionResponse> done);
 // Side-effect free. `open` does not mean attached to this connection (resume before
 // prompting); an unknown status means `saved`; a missing state is not idle.
-ACP_EXPORT void session_status(Client& client, const std::string& session_id,
-                               Callback<un::SessionStatusResponse> done);
+ACP_EXPORT void session_status(Client& client, const std::string& session_id, Callback<un::SessionStatusResponse> done);
 // Show the returned title: the agent may normalise it.
 ACP_EXPORT void set_session_title(Client& client, const std::string& session_id, const std::string& title,
                                   Callback<un::SetSessionTitleResponse> done);
@@ -100,7 +98,8 @@ ACP_EXPORT void set_session_title(Client& client, un::SetSessionTitleRequest req
 ACP_EXPORT void auth_status(Client& client, Callback<un::AuthStatusResponse> done);
 ACP_EXPORT void auth_status(Client& client, un::AuthStatusRequest request, Callback<un::AuthStatusResponse> done);
 // auth/status_update notifications (install before initialize, like every handler).
-ACP_EXPORT void on_auth_status_update(Client& client, std::function<void(const un::AuthStatusUpdateNotification&)> handler);
+ACP_EXPORT void on_auth_status_update(Client& client,
+                                      std::function<void(const un::AuthStatusUpdateNotification&)> handler);
 
 ACP_EXPORT void list_providers(Client& client, Callback<un::ListProvidersResponse> done);
 ACP_EXPORT void list_providers(Client& client, un::ListProvidersRequest request,

@@ -48,9 +48,10 @@ extern "C" {
 
 int acp_client_initialize(unsigned long* out_request, acp_client* client, acp_result_cb done, void* userdata) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
-        return submit(out_request, client, "initialize", done, userdata, [](Core& core, const std::shared_ptr<Call>& call) {
-            core.client->initialize(completion<v2::InitializeResponse>(call));
-        });
+        return submit(out_request, client, "initialize", done, userdata,
+                      [](Core& core, const std::shared_ptr<Call>& call) {
+                          core.client->initialize(completion<v2::InitializeResponse>(call));
+                      });
     });
 }
 
@@ -114,40 +115,43 @@ int acp_client_login(unsigned long* out_request, acp_client* client, const char*
     return guarded(ACP_EINTERNAL, [&]() -> int {
         if (int ok = need(method_id, "method_id"); ok != ACP_OK) return ok;
         std::string id = method_id;
-        return submit(out_request, client, "auth/login", done, userdata, [id](Core& core, const std::shared_ptr<Call>& call) {
-            core.client->login(id, completion<v2::LoginAuthResponse>(call));
-        });
+        return submit(out_request, client, "auth/login", done, userdata,
+                      [id](Core& core, const std::shared_ptr<Call>& call) {
+                          core.client->login(id, completion<v2::LoginAuthResponse>(call));
+                      });
     });
 }
 
 int acp_client_logout(unsigned long* out_request, acp_client* client, acp_result_cb done, void* userdata) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
-        return submit(out_request, client, "auth/logout", done, userdata, [](Core& core, const std::shared_ptr<Call>& call) {
-            core.client->logout(completion<v2::LogoutAuthResponse>(call));
-        });
+        return submit(out_request, client, "auth/logout", done, userdata,
+                      [](Core& core, const std::shared_ptr<Call>& call) {
+                          core.client->logout(completion<v2::LogoutAuthResponse>(call));
+                      });
     });
 }
 
 namespace {
-int start_new_session(unsigned long* out_request, acp_client* client, v2::NewSessionRequest request,
-                      acp_result_cb done, void* userdata, ToolServers tools = {}) {
-    return submit(out_request, client, "session/new", done, userdata,
-                  [request = std::move(request), tools = std::move(tools)](Core& core, const std::shared_ptr<Call>& call) {
-                      Core* c = &core;
-                      auto finish = [c, call](Result<v2::NewSessionResponse> r) {
-                          if (r) {
-                              c->session_ids.insert(r->sessionId);
-                              call->session_id = r->sessionId;
-                          }
-                          completion<v2::NewSessionResponse>(call)(std::move(r));
-                      };
-                      if (tools.empty()) return core.client->new_session(request, std::move(finish));
-                      core.client->new_session(request, tools, std::move(finish));
-                  });
+int start_new_session(unsigned long* out_request, acp_client* client, v2::NewSessionRequest request, acp_result_cb done,
+                      void* userdata, ToolServers tools = {}) {
+    return submit(
+        out_request, client, "session/new", done, userdata,
+        [request = std::move(request), tools = std::move(tools)](Core& core, const std::shared_ptr<Call>& call) {
+            Core* c = &core;
+            auto finish = [c, call](Result<v2::NewSessionResponse> r) {
+                if (r) {
+                    c->session_ids.insert(r->sessionId);
+                    call->session_id = r->sessionId;
+                }
+                completion<v2::NewSessionResponse>(call)(std::move(r));
+            };
+            if (tools.empty()) return core.client->new_session(request, std::move(finish));
+            core.client->new_session(request, tools, std::move(finish));
+        });
 }
 
-int start_resume_session(unsigned long* out_request, acp_client* client, const char* request_json,
-                         acp_result_cb done, void* userdata, ToolServers tools, bool with_tools) {
+int start_resume_session(unsigned long* out_request, acp_client* client, const char* request_json, acp_result_cb done,
+                         void* userdata, ToolServers tools, bool with_tools) {
     v2::ResumeSessionRequest request;
     if (int ok = decode_json(request_json, request, "request_json"); ok != ACP_OK) return ok;
     return submit(out_request, client, "session/resume", request.sessionId, done, userdata,
@@ -162,8 +166,8 @@ int start_resume_session(unsigned long* out_request, acp_client* client, const c
 }
 }  // namespace
 
-int acp_client_new_session(unsigned long* out_request, acp_client* client, const char* request_json,
-                           acp_result_cb done, void* userdata) {
+int acp_client_new_session(unsigned long* out_request, acp_client* client, const char* request_json, acp_result_cb done,
+                           void* userdata) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
         v2::NewSessionRequest request;
         if (int ok = decode_json(request_json, request, "request_json"); ok != ACP_OK) return ok;
@@ -221,7 +225,8 @@ int acp_client_list_sessions(unsigned long* out_request, acp_client* client, con
                              acp_result_cb done, void* userdata) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
         v2::ListSessionsRequest request;
-        if (int ok = decode_json(request_json != nullptr ? request_json : "{}", request, "request_json"); ok != ACP_OK) {
+        if (int ok = decode_json(request_json != nullptr ? request_json : "{}", request, "request_json");
+            ok != ACP_OK) {
             return ok;
         }
         return submit(out_request, client, "session/list", done, userdata,
@@ -251,14 +256,15 @@ int acp_client_list_all_sessions(unsigned long* out_request, acp_client* client,
     });
 }
 
-int acp_client_close_session(unsigned long* out_request, acp_client* client, const char* session_id,
-                             acp_result_cb done, void* userdata) {
+int acp_client_close_session(unsigned long* out_request, acp_client* client, const char* session_id, acp_result_cb done,
+                             void* userdata) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
         if (int ok = need(session_id, "session_id"); ok != ACP_OK) return ok;
         std::string id = session_id;
-        return submit(out_request, client, "session/close", id, done, userdata, [id](Core& core, const std::shared_ptr<Call>& call) {
-            core.client->close_session(id, completion<v2::CloseSessionResponse>(call));
-        });
+        return submit(out_request, client, "session/close", id, done, userdata,
+                      [id](Core& core, const std::shared_ptr<Call>& call) {
+                          core.client->close_session(id, completion<v2::CloseSessionResponse>(call));
+                      });
     });
 }
 
@@ -267,9 +273,10 @@ int acp_client_delete_session(unsigned long* out_request, acp_client* client, co
     return guarded(ACP_EINTERNAL, [&]() -> int {
         if (int ok = need(session_id, "session_id"); ok != ACP_OK) return ok;
         std::string id = session_id;
-        return submit(out_request, client, "session/delete", id, done, userdata, [id](Core& core, const std::shared_ptr<Call>& call) {
-            core.client->delete_session(id, completion<v2::DeleteSessionResponse>(call));
-        });
+        return submit(out_request, client, "session/delete", id, done, userdata,
+                      [id](Core& core, const std::shared_ptr<Call>& call) {
+                          core.client->delete_session(id, completion<v2::DeleteSessionResponse>(call));
+                      });
     });
 }
 
@@ -337,7 +344,8 @@ int acp_client_set_config_option(unsigned long* out_request, acp_client* client,
 int acp_client_cancel_tool_call(unsigned long* out_request, acp_client* client, const char* session_id,
                                 const char* tool_call_id, acp_result_cb done, void* userdata) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
-        if (session_id == nullptr || tool_call_id == nullptr) return fail(ACP_EINVAL, "session_id or tool_call_id is NULL");
+        if (session_id == nullptr || tool_call_id == nullptr)
+            return fail(ACP_EINVAL, "session_id or tool_call_id is NULL");
         std::string sid = session_id;
         std::string tid = tool_call_id;
         return submit(out_request, client, "tool_call/cancel", sid, done, userdata,
@@ -350,7 +358,8 @@ int acp_client_cancel_tool_call(unsigned long* out_request, acp_client* client, 
 int acp_client_cancel_terminal(unsigned long* out_request, acp_client* client, const char* session_id,
                                const char* terminal_id, acp_result_cb done, void* userdata) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
-        if (session_id == nullptr || terminal_id == nullptr) return fail(ACP_EINVAL, "session_id or terminal_id is NULL");
+        if (session_id == nullptr || terminal_id == nullptr)
+            return fail(ACP_EINVAL, "session_id or terminal_id is NULL");
         std::string sid = session_id;
         std::string tid = terminal_id;
         return submit(out_request, client, "terminal/cancel", sid, done, userdata,

@@ -87,7 +87,8 @@ Status add_user_agents(Catalogue& catalogue, const char* user_agents_path) {
 
 int acp_registry_fetch_options_init(acp_registry_fetch_options* options, unsigned int version) {
     if (options == nullptr) return fail(ACP_EINVAL, "options is NULL");
-    if (version != ACP_REGISTRY_FETCH_OPTIONS_VERSION) return fail(ACP_EINVAL, "unknown acp_registry_fetch_options version");
+    if (version != ACP_REGISTRY_FETCH_OPTIONS_VERSION)
+        return fail(ACP_EINVAL, "unknown acp_registry_fetch_options version");
     const acp_registry_fetch_options defaults = ACP_REGISTRY_FETCH_OPTIONS_INIT;
     *options = defaults;
     return ACP_OK;
@@ -166,8 +167,10 @@ int acp_catalogue_list_json(char** out, const acp_catalogue* catalogue) {
         for (const CatalogueEntry* e : c.entries()) {
             w.StartObject();
             for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"id", &e->id},
-                                             {"name", &e->name}, {"version", &e->version},
-                                             {"description", &e->description}, {"icon", &e->icon}}) {
+                                             {"name", &e->name},
+                                             {"version", &e->version},
+                                             {"description", &e->description},
+                                             {"icon", &e->icon}}) {
                 w.Key(key);
                 detail::write_string(w, *value);
             }
@@ -191,7 +194,8 @@ int acp_catalogue_list_json(char** out, const acp_catalogue* catalogue) {
 
 int acp_catalogue_resolve_json(char** out, acp_catalogue* catalogue, const char* id, int flags) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
-        if (out == nullptr || catalogue == nullptr || id == nullptr) return fail(ACP_EINVAL, "out, catalogue or id is NULL");
+        if (out == nullptr || catalogue == nullptr || id == nullptr)
+            return fail(ACP_EINVAL, "out, catalogue or id is NULL");
         *out = nullptr;
         ResolveOptions how;
         how.login_shell = (flags & ACP_RESOLVE_LOGIN_SHELL) != 0;

@@ -74,9 +74,9 @@ int acp_version_major(void) { return ACP_VERSION_MAJOR; }
 const char* acp_error_last(void) { return error_text(); }
 
 const char* acp_error_name(int code) {
-    static const char* const names[] = {"ACP_OK",        "ACP_EINVAL",    "ACP_ESPAWN",      "ACP_EIO",
-                                        "ACP_ECLOSED",   "ACP_ETIMEDOUT", "ACP_ECANCELLED",  "ACP_ERPC",
-                                        "ACP_EPROTOCOL", "ACP_EUNSUPPORTED", "ACP_EINTERNAL", "ACP_EAGAIN",
+    static const char* const names[] = {"ACP_OK",        "ACP_EINVAL",       "ACP_ESPAWN",     "ACP_EIO",
+                                        "ACP_ECLOSED",   "ACP_ETIMEDOUT",    "ACP_ECANCELLED", "ACP_ERPC",
+                                        "ACP_EPROTOCOL", "ACP_EUNSUPPORTED", "ACP_EINTERNAL",  "ACP_EAGAIN",
                                         "ACP_ENOTFOUND", "ACP_ESTATE"};
     if (code > 0 || -code >= static_cast<int>(sizeof names / sizeof names[0])) return "ACP_E?";
     return names[-code];
@@ -126,7 +126,8 @@ int acp_client_spawn(acp_client** out, const acp_spawn_options* agent, const acp
             }
         }
         if (agent->env_unset != nullptr) {
-            for (const char* const* name = agent->env_unset; *name != nullptr; ++name) spawn.env_unset.emplace_back(*name);
+            for (const char* const* name = agent->env_unset; *name != nullptr; ++name)
+                spawn.env_unset.emplace_back(*name);
         }
         if (agent->shutdown_grace_ms != 0) spawn.shutdown_grace = std::chrono::milliseconds(agent->shutdown_grace_ms);
         if (agent->terminate_grace_ms != 0) {
@@ -162,7 +163,8 @@ int acp_client_connect(acp_client** out, const acp_remote_options* agent, const 
             }
         }
         if (agent->ca_file != nullptr) remote.ca_file = agent->ca_file;
-        if (agent->connect_timeout_ms != 0) remote.connect_timeout = std::chrono::milliseconds(agent->connect_timeout_ms);
+        if (agent->connect_timeout_ms != 0)
+            remote.connect_timeout = std::chrono::milliseconds(agent->connect_timeout_ms);
         return create(out, AgentSource{nullptr, nullptr, &remote}, options);
     });
 }

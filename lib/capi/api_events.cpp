@@ -47,7 +47,9 @@ const char* acp_event_json(const acp_event* event) { return event != nullptr ? e
 const char* acp_event_session_id(const acp_event* event) {
     return event != nullptr ? c_str_or_null(event->session_id) : nullptr;
 }
-const char* acp_event_method(const acp_event* event) { return event != nullptr ? c_str_or_null(event->method) : nullptr; }
+const char* acp_event_method(const acp_event* event) {
+    return event != nullptr ? c_str_or_null(event->method) : nullptr;
+}
 const char* acp_event_text(const acp_event* event) { return event != nullptr ? c_str_or_null(event->text) : nullptr; }
 int acp_event_log_level(const acp_event* event) { return event != nullptr ? event->log_level : 0; }
 int acp_event_direction(const acp_event* event) { return event != nullptr ? event->direction : 0; }
@@ -121,21 +123,22 @@ int acp_client_enable_elicitation(acp_client* client, int form, int url) {
             if (!core->client) return;
             core->client->on_elicitation(form != 0, url != 0,
                                          [weak](const v2::CreateElicitationRequest& request, ElicitationResponder r) {
-                auto c = weak.lock();
-                if (!c) return;
-                const unsigned long id = c->next_id();
-                auto event = c->request_event(ACP_EVENT_ELICITATION_REQUEST, id);
-                r.on_withdrawn(c->withdrawal_reporter(*event));
-                c->answers[id].elicitation.emplace(std::move(r));
-                event->json = encode_json(request);
-                {
-                    // The session id sits in the mode's members (form or url).
-                    rapidjson::Document d;
-                    d.Parse(event->json.c_str());
-                    if (!d.HasParseError()) event->session_id = string_member(d, "sessionId");
-                }
-                c->emit(std::move(event));
-            });
+                                             auto c = weak.lock();
+                                             if (!c) return;
+                                             const unsigned long id = c->next_id();
+                                             auto event = c->request_event(ACP_EVENT_ELICITATION_REQUEST, id);
+                                             r.on_withdrawn(c->withdrawal_reporter(*event));
+                                             c->answers[id].elicitation.emplace(std::move(r));
+                                             event->json = encode_json(request);
+                                             {
+                                                 // The session id sits in the mode's members (form or url).
+                                                 rapidjson::Document d;
+                                                 d.Parse(event->json.c_str());
+                                                 if (!d.HasParseError())
+                                                     event->session_id = string_member(d, "sessionId");
+                                             }
+                                             c->emit(std::move(event));
+                                         });
         });
     });
 }
@@ -178,8 +181,8 @@ int acp_client_add_ext_method(acp_client* client, const char* method, int is_req
 int acp_client_serve_client_methods(acp_client* client, unsigned int methods) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
         if (client == nullptr) return fail(ACP_EINVAL, "client is NULL");
-        const unsigned int known = ACP_CLIENT_METHOD_READ_TEXT_FILE | ACP_CLIENT_METHOD_WRITE_TEXT_FILE |
-                                   ACP_CLIENT_METHOD_TERMINAL;
+        const unsigned int known =
+            ACP_CLIENT_METHOD_READ_TEXT_FILE | ACP_CLIENT_METHOD_WRITE_TEXT_FILE | ACP_CLIENT_METHOD_TERMINAL;
         if ((methods & ~known) != 0) return fail(ACP_EINVAL, "unknown ACP_CLIENT_METHOD_* flags");
         auto core = client->core;
         return core->run([core, methods] { core->serve_client_methods(methods); });
@@ -203,7 +206,8 @@ int acp_client_observe_traffic(acp_client* client, int enabled, int redact) {
                     if (!c) return;
                     auto event = std::make_unique<acp_event>();
                     event->type = ACP_EVENT_TRAFFIC;
-                    event->direction = direction == Direction::incoming ? ACP_DIRECTION_INCOMING : ACP_DIRECTION_OUTGOING;
+                    event->direction =
+                        direction == Direction::incoming ? ACP_DIRECTION_INCOMING : ACP_DIRECTION_OUTGOING;
                     event->text = std::string(line);
                     c->emit(std::move(event));
                 },

@@ -28,8 +28,8 @@ int acp_client_serve_confined_files(acp_client* client, unsigned int methods, si
     });
 }
 
-int acp_client_confine_path(char** out, int* out_rpc_code, acp_client* client, const char* session_id,
-                            const char* path, int for_write) {
+int acp_client_confine_path(char** out, int* out_rpc_code, acp_client* client, const char* session_id, const char* path,
+                            int for_write) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
         if (out_rpc_code != nullptr) *out_rpc_code = 0;
         if (out == nullptr || session_id == nullptr || path == nullptr) {
@@ -41,7 +41,8 @@ int acp_client_confine_path(char** out, int* out_rpc_code, acp_client* client, c
         std::optional<Result<std::string>> confined;
         int ran = core->run_sync([&] {
             if (core->client) {
-                confined = confine_path(*core->client, session_id, path, for_write != 0 ? PathUse::write : PathUse::read);
+                confined =
+                    confine_path(*core->client, session_id, path, for_write != 0 ? PathUse::write : PathUse::read);
             }
         });
         if (ran != ACP_OK) return ran;

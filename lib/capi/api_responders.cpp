@@ -3,8 +3,8 @@
 // exactly once (a responder freed unanswered answers with the safe default).
 #include "capi/barrier.hpp"
 #include "capi/json_text.hpp"
-#include "support/utf8.hpp"
 #include "protocol/v1/methods.hpp"
+#include "support/utf8.hpp"
 
 namespace acp::capi {
 

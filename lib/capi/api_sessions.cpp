@@ -79,7 +79,9 @@ void acp_session_free(acp_session* session) { delete session; }
 const char* acp_session_id(const acp_session* s) { return s != nullptr ? s->id.c_str() : nullptr; }
 const char* acp_session_json(const acp_session* s) { return s != nullptr ? s->json.c_str() : nullptr; }
 const char* acp_session_state(const acp_session* s) { return s != nullptr ? s->state.c_str() : nullptr; }
-const char* acp_session_stop_reason(const acp_session* s) { return s != nullptr ? c_str_or_null(s->stop_reason) : nullptr; }
+const char* acp_session_stop_reason(const acp_session* s) {
+    return s != nullptr ? c_str_or_null(s->stop_reason) : nullptr;
+}
 const char* acp_session_title(const acp_session* s) { return s != nullptr ? c_str_or_null(s->title) : nullptr; }
 int acp_session_usage(const acp_session* s, double* used, double* size) {
     if (s == nullptr || !s->has_usage) return fail(ACP_ENOTFOUND, "no usage reported");
@@ -90,7 +92,9 @@ int acp_session_usage(const acp_session* s, double* used, double* size) {
 const char* acp_session_config_options_json(const acp_session* s) {
     return s != nullptr ? c_str_or_null(s->config_options) : nullptr;
 }
-const char* acp_session_commands_json(const acp_session* s) { return s != nullptr ? c_str_or_null(s->commands) : nullptr; }
+const char* acp_session_commands_json(const acp_session* s) {
+    return s != nullptr ? c_str_or_null(s->commands) : nullptr;
+}
 
 int acp_session_item_count(const acp_session* s) { return s != nullptr ? static_cast<int>(s->items.size()) : 0; }
 int acp_session_item_kind(const acp_session* s, int index) {
@@ -153,7 +157,8 @@ int acp_client_find_item(acp_item** out, acp_client* client, const char* session
         }
         const std::string id = item_id;
         int found = with_session(client, session_id, [&](const SessionState& state) {
-            if (auto index = state.find(static_cast<ItemKind>(kind), id)) *out = copy_item(state.items()[*index], *index);
+            if (auto index = state.find(static_cast<ItemKind>(kind), id))
+                *out = copy_item(state.items()[*index], *index);
         });
         if (found != ACP_OK) return found;
         return *out != nullptr ? ACP_OK : fail(ACP_ENOTFOUND, "no item '" + id + "' of that kind");
@@ -172,7 +177,9 @@ const char* acp_item_text(const acp_item* item, size_t* size) {
 }
 const char* acp_item_title(const acp_item* item) { return item != nullptr ? c_str_or_null(item->title) : nullptr; }
 const char* acp_item_status(const acp_item* item) { return item != nullptr ? c_str_or_null(item->status) : nullptr; }
-const char* acp_item_tool_kind(const acp_item* item) { return item != nullptr ? c_str_or_null(item->tool_kind) : nullptr; }
+const char* acp_item_tool_kind(const acp_item* item) {
+    return item != nullptr ? c_str_or_null(item->tool_kind) : nullptr;
+}
 const char* acp_item_json(const acp_item* item) { return item != nullptr ? item->json.c_str() : nullptr; }
 
 int acp_item_content_count(const acp_item* item) {

@@ -13,7 +13,7 @@
 
 struct acp_tool_server {
     struct Definition {
-        acp::Tool tool;  // without a handler: each setup gives it one
+        acp::Tool tool;                                                // without a handler: each setup gives it one
         std::shared_ptr<const acp::detail::tools::JsonSchema> output;  // null: no output schema
     };
 

@@ -83,14 +83,15 @@ int start(unsigned long* out_request, acp_client* client, const std::string& met
         return submit(out_request, client, "session/fork", source, done, userdata,
                       [request, tools](Core& core, const std::shared_ptr<Call>& call) {
                           Core* c = &core;
-                          unstable::fork_session(*core.client, request, tools, [c, call](Result<un::ForkSessionResponse> r) {
-                              // The fork is a new session of the model: the result names it.
-                              if (r) {
-                                  c->session_ids.insert(r->sessionId);
-                                  call->session_id = r->sessionId;
-                              }
-                              unstable_completion<un::ForkSessionResponse>(call)(std::move(r));
-                          });
+                          unstable::fork_session(*core.client, request, tools,
+                                                 [c, call](Result<un::ForkSessionResponse> r) {
+                                                     // The fork is a new session of the model: the result names it.
+                                                     if (r) {
+                                                         c->session_ids.insert(r->sessionId);
+                                                         call->session_id = r->sessionId;
+                                                     }
+                                                     unstable_completion<un::ForkSessionResponse>(call)(std::move(r));
+                                                 });
                       });
     }
     if (method == "session/archive") {
@@ -132,41 +133,48 @@ int start(unsigned long* out_request, acp_client* client, const std::string& met
     if (method == "auth/status") {
         un::AuthStatusRequest request;
         if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
-        return submit(out_request, client, name, done, userdata, [request](Core& core, const std::shared_ptr<Call>& call) {
-            unstable::auth_status(*core.client, request, unstable_completion<un::AuthStatusResponse>(call));
-        });
+        return submit(
+            out_request, client, name, done, userdata, [request](Core& core, const std::shared_ptr<Call>& call) {
+                unstable::auth_status(*core.client, request, unstable_completion<un::AuthStatusResponse>(call));
+            });
     }
     if (method == "providers/list") {
         un::ListProvidersRequest request;
         if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
-        return submit(out_request, client, name, done, userdata, [request](Core& core, const std::shared_ptr<Call>& call) {
-            unstable::list_providers(*core.client, request, unstable_completion<un::ListProvidersResponse>(call));
-        });
+        return submit(
+            out_request, client, name, done, userdata, [request](Core& core, const std::shared_ptr<Call>& call) {
+                unstable::list_providers(*core.client, request, unstable_completion<un::ListProvidersResponse>(call));
+            });
     }
     if (method == "providers/set") {
         un::SetProviderRequest request;
         if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
-        return submit(out_request, client, name, done, userdata, [request](Core& core, const std::shared_ptr<Call>& call) {
-            unstable::set_provider(*core.client, request, unstable_completion<un::SetProviderResponse>(call));
-        });
+        return submit(
+            out_request, client, name, done, userdata, [request](Core& core, const std::shared_ptr<Call>& call) {
+                unstable::set_provider(*core.client, request, unstable_completion<un::SetProviderResponse>(call));
+            });
     }
     if (method == "providers/disable") {
         un::DisableProviderRequest request;
         if (int ok = decode_unstable(params_json, request); ok != ACP_OK) return ok;
-        return submit(out_request, client, name, done, userdata, [request](Core& core, const std::shared_ptr<Call>& call) {
-            unstable::disable_provider(*core.client, request, unstable_completion<un::DisableProviderResponse>(call));
-        });
+        return submit(out_request, client, name, done, userdata,
+                      [request](Core& core, const std::shared_ptr<Call>& call) {
+                          unstable::disable_provider(*core.client, request,
+                                                     unstable_completion<un::DisableProviderResponse>(call));
+                      });
     }
     if (method == "session/new" || method == "session/resume") {
         const bool resume = method == "session/resume";
         v2::NewSessionRequest created;
         v2::ResumeSessionRequest resumed;
         RawJson member;
-        if (int ok = resume ? decode_json(params_json, resumed, "params_json") : decode_json(params_json, created, "params_json");
+        if (int ok = resume ? decode_json(params_json, resumed, "params_json")
+                            : decode_json(params_json, created, "params_json");
             ok != ACP_OK) {
             return ok;
         }
-        if (int ok = resume ? take_member(resumed, "systemPrompt", member) : take_member(created, "systemPrompt", member);
+        if (int ok =
+                resume ? take_member(resumed, "systemPrompt", member) : take_member(created, "systemPrompt", member);
             ok != ACP_OK) {
             return ok;
         }
@@ -181,15 +189,16 @@ int start(unsigned long* out_request, acp_client* client, const std::string& met
         }
         return submit(out_request, client, name, done, userdata,
                       [created, prompt, tools](Core& core, const std::shared_ptr<Call>& call) {
-            Core* c = &core;
-            unstable::new_session(*core.client, created, prompt, tools, [c, call](Result<v2::NewSessionResponse> r) {
-                if (r) {
-                    c->session_ids.insert(r->sessionId);
-                    call->session_id = r->sessionId;
-                }
-                completion<v2::NewSessionResponse>(call)(std::move(r));
-            });
-        });
+                          Core* c = &core;
+                          unstable::new_session(*core.client, created, prompt, tools,
+                                                [c, call](Result<v2::NewSessionResponse> r) {
+                                                    if (r) {
+                                                        c->session_ids.insert(r->sessionId);
+                                                        call->session_id = r->sessionId;
+                                                    }
+                                                    completion<v2::NewSessionResponse>(call)(std::move(r));
+                                                });
+                      });
     }
     if (method == "session/list") {
         v2::ListSessionsRequest request;
@@ -264,12 +273,12 @@ int acp_client_unstable_offer(char** out, acp_client* client) {
         if (ran != ACP_OK) return ran;
         if (!offer) return fail(ACP_ESTATE, "initialize has not succeeded");
         auto flag = [](bool b) { return b ? "true" : "false"; };
-        const std::string json = std::string("{\"fork\":") + flag(offer->fork) + ",\"archive\":" + flag(offer->archive) +
-                                 ",\"status\":" + flag(offer->status) + ",\"title\":" + flag(offer->title) +
-                                 ",\"systemPrompt\":" + flag(offer->system_prompt) +
-                                 ",\"systemPromptOverride\":" + flag(offer->system_prompt_override) +
-                                 ",\"authStatus\":" + flag(offer->auth_status) +
-                                 ",\"providers\":" + flag(offer->providers) + "}";
+        const std::string json =
+            std::string("{\"fork\":") + flag(offer->fork) + ",\"archive\":" + flag(offer->archive) +
+            ",\"status\":" + flag(offer->status) + ",\"title\":" + flag(offer->title) +
+            ",\"systemPrompt\":" + flag(offer->system_prompt) +
+            ",\"systemPromptOverride\":" + flag(offer->system_prompt_override) +
+            ",\"authStatus\":" + flag(offer->auth_status) + ",\"providers\":" + flag(offer->providers) + "}";
         *out = copy_string(json);
         return ACP_OK;
     });

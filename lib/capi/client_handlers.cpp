@@ -105,7 +105,8 @@ void Core::serve_client_methods(unsigned int methods) {
         TerminalHandlers terminals;
         terminals.create = client_method_handler<v1::CreateTerminalRequest>(weak, m::terminal_create);
         terminals.output = client_method_handler<v1::TerminalOutputRequest>(weak, m::terminal_output);
-        terminals.wait_for_exit = client_method_handler<v1::WaitForTerminalExitRequest>(weak, m::terminal_wait_for_exit);
+        terminals.wait_for_exit =
+            client_method_handler<v1::WaitForTerminalExitRequest>(weak, m::terminal_wait_for_exit);
         terminals.kill = client_method_handler<v1::KillTerminalRequest>(weak, m::terminal_kill);
         terminals.release = client_method_handler<v1::ReleaseTerminalRequest>(weak, m::terminal_release);
         client->on_terminal(std::move(terminals));

@@ -129,7 +129,7 @@ int Core::start(const AgentSource& agent, const acp_client_options& options) {
     // The Client lives on the loop thread (libacp's own, in thread mode) from its birth.
     Status created;
     Status ran = runtime_->call([&] {
-        auto made = agent.spawn != nullptr   ? Client::spawn(runtime_->loop(), *agent.spawn, client_options)
+        auto made = agent.spawn != nullptr    ? Client::spawn(runtime_->loop(), *agent.spawn, client_options)
                     : agent.remote != nullptr ? Client::connect(runtime_->loop(), *agent.remote, client_options)
                                               : Client::adopt(runtime_->loop(), *agent.fds, client_options);
         if (!made) {

@@ -71,7 +71,7 @@ public:
         std::optional<ElicitationResponder> elicitation;
         std::optional<ExtResponder> ext;
         std::optional<ClientMethodResponder> client_method;  // v1 fs/*, terminal/*
-        std::optional<ToolResponder> tool;                    // a call of a host's tool
+        std::optional<ToolResponder> tool;                   // a call of a host's tool
     };
 
     explicit Core(const acp_client_options& options);
@@ -89,9 +89,7 @@ public:
     bool on_loop_thread() const { return runtime_ != nullptr && runtime_->on_loop_thread(); }
     // Inside one of this client's handlers or result callbacks (or anything else the
     // loop runs), where freeing the client would pull the loop from under it.
-    bool in_callback() const {
-        return on_loop_thread() && (dispatch_depth_ > 0 || runtime_->inside_loop());
-    }
+    bool in_callback() const { return on_loop_thread() && (dispatch_depth_ > 0 || runtime_->inside_loop()); }
     int mode() const { return mode_; }
     Runtime& runtime() { return *runtime_; }
 
@@ -153,7 +151,7 @@ private:
     // observe the sessions or has a handler for them, else off (a host that follows the
     // model gets coalesced changes without asking).
     void follow_updates_choice();
-    int updates_;            // ACP_UPDATES_*: AUTO until acp_client_report_updates chose
+    int updates_;             // ACP_UPDATES_*: AUTO until acp_client_report_updates chose
     bool observing_ = false;  // acp_client_observe_sessions is on
     std::unique_ptr<Runtime> runtime_;
     EventQueue events_;

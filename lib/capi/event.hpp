@@ -30,7 +30,7 @@ struct acp_event {
     struct Option {
         std::string id, name, kind;
     };
-    std::vector<Option> options;  // PERMISSION_REQUEST
+    std::vector<Option> options;             // PERMISSION_REQUEST
     std::optional<std::string> tool_server;  // TOOL_CALL
     std::optional<std::string> tool_name;
     std::string message;

@@ -30,7 +30,7 @@ ItemBasics copy_basics(const SessionItem& item, std::size_t index);
 }  // namespace acp::capi
 
 struct acp_item : acp::capi::ItemBasics {
-    std::optional<std::string> tool_kind;                      // tool calls
+    std::optional<std::string> tool_kind;                     // tool calls
     std::vector<std::pair<std::string, std::string>> fields;  // top-level members as JSON
     std::vector<std::string> content;  // content blocks (messages, tool calls) or summary (compactions)
 };

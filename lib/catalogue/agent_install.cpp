@@ -48,7 +48,8 @@ int remove_entry(const char* path, const struct stat*, int, struct FTW*) {
 void remove_tree(const std::string& path) { (void)::nftw(path.c_str(), &remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 bool is_local_url(const std::string& url) {
-    return url.rfind("file:///", 0) == 0 || url.rfind("http://127.0.0.1:", 0) == 0 || url.rfind("http://127.0.0.1/", 0) == 0;
+    return url.rfind("file:///", 0) == 0 || url.rfind("http://127.0.0.1:", 0) == 0 ||
+           url.rfind("http://127.0.0.1/", 0) == 0;
 }
 
 struct Download {
@@ -101,9 +102,11 @@ Status download(const std::string& url, const std::string& path, const InstallOp
     c.easy_cleanup(easy);
     bool closed = std::fclose(file) == 0;
     if (d.too_large || code == CURLE_FILESIZE_EXCEEDED) {
-        return Status(Errc::invalid_argument, "the archive is larger than " + std::to_string(options.max_download_bytes) + " bytes");
+        return Status(Errc::invalid_argument,
+                      "the archive is larger than " + std::to_string(options.max_download_bytes) + " bytes");
     }
-    if (code != CURLE_OK) return Status(Errc::io_error, "downloading the archive failed: " + std::string(c.easy_strerror(code)));
+    if (code != CURLE_OK)
+        return Status(Errc::io_error, "downloading the archive failed: " + std::string(c.easy_strerror(code)));
     if (!closed) return Status(Errc::io_error, "cannot write " + path);
     return {};
 }
@@ -119,13 +122,15 @@ Status install_binary(const Resolution& resolution, const InstallOptions& option
         return Status(Errc::invalid_argument, "the archive URL is not https: " + build.archive);
     }
     std::size_t slash = resolution.install_dir.rfind('/');
-    if (slash == std::string::npos || slash == 0) return Status(Errc::invalid_argument, "install_dir is not an absolute path");
+    if (slash == std::string::npos || slash == 0)
+        return Status(Errc::invalid_argument, "install_dir is not an absolute path");
     std::string parent = resolution.install_dir.substr(0, slash);
     if (Status s = make_folders(parent); !s) return s;
 
     std::string scratch_template = resolution.install_dir + ".part-XXXXXX";
     if (::mkdtemp(scratch_template.data()) == nullptr) {
-        return Status(Errc::io_error, "cannot make a folder beside " + resolution.install_dir + ": " + std::strerror(errno));
+        return Status(Errc::io_error,
+                      "cannot make a folder beside " + resolution.install_dir + ": " + std::strerror(errno));
     }
     const std::string scratch = scratch_template;
     const std::string archive = scratch + "/archive";
@@ -139,11 +144,14 @@ Status install_binary(const Resolution& resolution, const InstallOptions& option
         auto digest = detail::sha256_file(archive);
         if (!digest) return fail(digest.status());
         if (*digest != build.sha256) {
-            return fail(Status(Errc::invalid_argument, "the archive's sha256 is " + *digest + ", the registry says " + build.sha256));
+            return fail(Status(Errc::invalid_argument,
+                               "the archive's sha256 is " + *digest + ", the registry says " + build.sha256));
         }
     }
-    if (::mkdir(unpacked.c_str(), 0755) != 0) return fail(Status(Errc::io_error, "cannot make " + unpacked + ": " + std::strerror(errno)));
-    if (Status s = detail::unpack_archive(archive, unpacked, {options.max_unpacked_bytes, options.max_entries}); !s) return fail(s);
+    if (::mkdir(unpacked.c_str(), 0755) != 0)
+        return fail(Status(Errc::io_error, "cannot make " + unpacked + ": " + std::strerror(errno)));
+    if (Status s = detail::unpack_archive(archive, unpacked, {options.max_unpacked_bytes, options.max_entries}); !s)
+        return fail(s);
     const std::string& executable = resolution.spawn.argv.empty() ? std::string() : resolution.spawn.argv[0];
     std::string inside = executable.substr(std::min(executable.size(), resolution.install_dir.size()));
     struct stat st {};
@@ -153,7 +161,8 @@ Status install_binary(const Resolution& resolution, const InstallOptions& option
     (void)::chmod((unpacked + inside).c_str(), (st.st_mode & 0755) | 0700);
     remove_tree(resolution.install_dir);  // an older, broken install of the same version
     if (::rename(unpacked.c_str(), resolution.install_dir.c_str()) != 0) {
-        return fail(Status(Errc::io_error, "cannot move the install into " + resolution.install_dir + ": " + std::strerror(errno)));
+        return fail(Status(Errc::io_error,
+                           "cannot move the install into " + resolution.install_dir + ": " + std::strerror(errno)));
     }
     remove_tree(scratch);
     return {};
@@ -164,7 +173,8 @@ Status install_binary(const Resolution& resolution, const InstallOptions& option
 namespace acp {
 
 Status install_binary(const Resolution&, const InstallOptions&) {
-    return Status(Errc::unsupported, "installing agents needs a libacp built with ACP_WITH_REMOTE (libcurl, libarchive)");
+    return Status(Errc::unsupported,
+                  "installing agents needs a libacp built with ACP_WITH_REMOTE (libcurl, libarchive)");
 }
 
 }  // namespace acp

@@ -74,7 +74,9 @@ Status load_libarchive() {
             bind(handle, a.entry_symlink, "archive_entry_symlink", error);
             bind(handle, a.entry_hardlink, "archive_entry_hardlink", error);
         }
-        if (!error.empty()) status = Status(Errc::unsupported, std::string("installing agents needs ") + ACP_LIBARCHIVE_SONAME + " (" + error + ")");
+        if (!error.empty())
+            status = Status(Errc::unsupported,
+                            std::string("installing agents needs ") + ACP_LIBARCHIVE_SONAME + " (" + error + ")");
     });
     return status;
 }
@@ -126,10 +128,12 @@ Status make_folders(const std::string& target, const std::vector<std::string>& p
         path += "/" + parts[i];
         struct stat st {};
         if (::lstat(path.c_str(), &st) == 0) {
-            if (!S_ISDIR(st.st_mode)) return Status(Errc::invalid_argument, "the archive writes through a non-folder: " + path);
+            if (!S_ISDIR(st.st_mode))
+                return Status(Errc::invalid_argument, "the archive writes through a non-folder: " + path);
             continue;
         }
-        if (::mkdir(path.c_str(), 0755) != 0) return Status(Errc::io_error, "cannot make " + path + ": " + errno_text());
+        if (::mkdir(path.c_str(), 0755) != 0)
+            return Status(Errc::io_error, "cannot make " + path + ": " + errno_text());
     }
     return {};
 }
@@ -142,7 +146,9 @@ public:
     ~Reader() {
         if (archive_ != nullptr) library.read_free(archive_);
     }
-    struct archive* get() const { return archive_; }
+    struct archive* get() const {
+        return archive_;
+    }
     std::string error() const {
         const char* text = library.error_string(archive_);
         return text != nullptr ? text : "unknown error";
@@ -169,16 +175,20 @@ Status unpack_archive(const std::string& archive_path, const std::string& target
         struct archive_entry* entry = nullptr;
         int r = library.next_header(reader.get(), &entry);
         if (r == ARCHIVE_EOF) break;
-        if (r != ARCHIVE_OK && r != ARCHIVE_WARN) return Status(Errc::invalid_argument, "a broken archive: " + reader.error());
+        if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+            return Status(Errc::invalid_argument, "a broken archive: " + reader.error());
         if (++entries > limits.max_entries) {
-            return Status(Errc::invalid_argument, "the archive has more than " + std::to_string(limits.max_entries) + " entries");
+            return Status(Errc::invalid_argument,
+                          "the archive has more than " + std::to_string(limits.max_entries) + " entries");
         }
         const char* name_c = library.entry_pathname(entry);
         std::string name = name_c != nullptr ? name_c : "";
         std::vector<std::string> parts;
-        if (!split_relative(name, parts)) return Status(Errc::invalid_argument, "the archive holds a path out of its folder: " + name);
+        if (!split_relative(name, parts))
+            return Status(Errc::invalid_argument, "the archive holds a path out of its folder: " + name);
         if (parts.empty()) continue;  // "./" itself
-        if (library.entry_hardlink(entry) != nullptr) return Status(Errc::invalid_argument, "the archive holds a hard link: " + name);
+        if (library.entry_hardlink(entry) != nullptr)
+            return Status(Errc::invalid_argument, "the archive holds a hard link: " + name);
         std::string path = target;
         for (const auto& part : parts) path += "/" + part;
         auto type = library.entry_filetype(entry);
@@ -191,16 +201,20 @@ Status unpack_archive(const std::string& archive_path, const std::string& target
             const char* link = library.entry_symlink(entry);
             std::string link_target = link != nullptr ? link : "";
             if (!link_stays_inside(parts, link_target)) {
-                return Status(Errc::invalid_argument, "the archive holds a link out of its folder: " + name + " -> " + link_target);
+                return Status(Errc::invalid_argument,
+                              "the archive holds a link out of its folder: " + name + " -> " + link_target);
             }
-            if (::symlink(link_target.c_str(), path.c_str()) != 0) return Status(Errc::io_error, "cannot link " + path + ": " + errno_text());
+            if (::symlink(link_target.c_str(), path.c_str()) != 0)
+                return Status(Errc::io_error, "cannot link " + path + ": " + errno_text());
             continue;
         }
-        if (type != AE_IFREG) return Status(Errc::invalid_argument, "the archive holds a device, FIFO or socket: " + name);
+        if (type != AE_IFREG)
+            return Status(Errc::invalid_argument, "the archive holds a device, FIFO or socket: " + name);
 
         auto declared = library.entry_size(entry);
         if (declared < 0 || static_cast<std::uint64_t>(declared) > limits.max_total_bytes - total) {
-            return Status(Errc::invalid_argument, "the archive unpacks to more than " + std::to_string(limits.max_total_bytes) + " bytes");
+            return Status(Errc::invalid_argument,
+                          "the archive unpacks to more than " + std::to_string(limits.max_total_bytes) + " bytes");
         }
         // Owner bits of the archive, never set-id or sticky bits.
         mode_t mode = static_cast<mode_t>(library.entry_perm(entry)) & 0755;
@@ -222,14 +236,16 @@ Status unpack_archive(const std::string& archive_path, const std::string& target
             // that declares less than it holds is caught here.
             std::uint64_t end = static_cast<std::uint64_t>(offset) + size;
             if (offset < 0 || end > limits.max_total_bytes - total) {
-                written = Status(Errc::invalid_argument, "the archive unpacks to more than " + std::to_string(limits.max_total_bytes) + " bytes");
+                written = Status(Errc::invalid_argument, "the archive unpacks to more than " +
+                                                             std::to_string(limits.max_total_bytes) + " bytes");
                 break;
             }
             if (end > end_of_file) end_of_file = end;
             const char* data = static_cast<const char*>(block);
             std::size_t done = 0;
             while (done < size) {
-                ssize_t n = ::pwrite(fd, data + done, size - done, static_cast<off_t>(offset) + static_cast<off_t>(done));
+                ssize_t n =
+                    ::pwrite(fd, data + done, size - done, static_cast<off_t>(offset) + static_cast<off_t>(done));
                 if (n < 0 && errno == EINTR) continue;
                 if (n <= 0) {
                     written = Status(Errc::io_error, "cannot write " + path + ": " + errno_text());
@@ -240,7 +256,8 @@ Status unpack_archive(const std::string& archive_path, const std::string& target
             if (!written) break;
         }
         std::uint64_t size_on_disk = std::max<std::uint64_t>(end_of_file, static_cast<std::uint64_t>(declared));
-        if (written && ::ftruncate(fd, static_cast<off_t>(size_on_disk)) != 0) written = Status(Errc::io_error, "cannot write " + path + ": " + errno_text());
+        if (written && ::ftruncate(fd, static_cast<off_t>(size_on_disk)) != 0)
+            written = Status(Errc::io_error, "cannot write " + path + ": " + errno_text());
         ::close(fd);
         if (!written) return written;
         total += size_on_disk;

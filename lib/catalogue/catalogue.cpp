@@ -117,7 +117,8 @@ Status Catalogue::add_registry_json(std::string_view text) {
         bool duplicate = false;
         for (const auto& known : registry_) duplicate = duplicate || known.id == entry.id;
         if (duplicate) {
-            if (problems_.size() < detail::kMaxCatalogueProblems) problems_.push_back("agent '" + entry.id + "': listed twice; the first is kept");
+            if (problems_.size() < detail::kMaxCatalogueProblems)
+                problems_.push_back("agent '" + entry.id + "': listed twice; the first is kept");
             continue;
         }
         if (registry_.size() == detail::kMaxCatalogueEntries) break;
@@ -179,11 +180,13 @@ const CatalogueEntry* Catalogue::find(std::string_view id) const {
 Result<Resolution> Catalogue::resolve(std::string_view id, const ResolveOptions& options) const {
     const CatalogueEntry* entry = find(id);
     if (entry == nullptr) {
-        if (!detail::is_safe_agent_id(id)) return Status(Errc::invalid_argument, "not an agent name (use [a-z0-9][a-z0-9._-]*)");
+        if (!detail::is_safe_agent_id(id))
+            return Status(Errc::invalid_argument, "not an agent name (use [a-z0-9][a-z0-9._-]*)");
         std::string known;
         for (const CatalogueEntry* e : entries()) known += (known.empty() ? "" : ", ") + e->id;
-        return Status(Errc::invalid_argument, "no agent '" + std::string(id) + "' in the catalogue" +
-                                                  (known.empty() ? std::string(" (it is empty)") : " (agents: " + known + ")"));
+        return Status(Errc::invalid_argument,
+                      "no agent '" + std::string(id) + "' in the catalogue" +
+                          (known.empty() ? std::string(" (it is empty)") : " (agents: " + known + ")"));
     }
 
     Resolution r;
@@ -220,7 +223,8 @@ Result<Resolution> Catalogue::resolve(std::string_view id, const ResolveOptions&
     std::string cache = options.cache_dir.empty() ? agents_cache_dir() : options.cache_dir;
     std::string executable;
     if (binary != nullptr && !cache.empty()) {
-        r.install_dir = cache + "/" + entry->id + "/" + (entry->version.empty() ? "unversioned" : entry->version) + "/" + platform;
+        r.install_dir =
+            cache + "/" + entry->id + "/" + (entry->version.empty() ? "unversioned" : entry->version) + "/" + platform;
         std::string cmd = binary->cmd.compare(0, 2, "./") == 0 ? binary->cmd.substr(2) : binary->cmd;
         executable = r.install_dir + "/" + cmd;
     }

@@ -103,7 +103,8 @@ std::optional<Refusal> check_relative_path(std::string_view path, const char* fi
     while (start <= path.size()) {
         std::size_t end = path.find('/', start);
         if (end == std::string_view::npos) end = path.size();
-        if (path.substr(start, end - start) == "..") return Refusal{std::string(field) + " leads out of the archive (..)"};
+        if (path.substr(start, end - start) == "..")
+            return Refusal{std::string(field) + " leads out of the archive (..)"};
         start = end + 1;
     }
     return std::nullopt;
@@ -113,7 +114,8 @@ std::optional<Refusal> read_args(const Value& object, const char* field, std::ve
     auto member = object.FindMember(field);
     if (member == object.MemberEnd()) return std::nullopt;
     if (!member->value.IsArray()) return Refusal{std::string(field) + " is not an array"};
-    if (member->value.Size() > kMaxArgs) return Refusal{std::string(field) + " has more than " + std::to_string(kMaxArgs) + " items"};
+    if (member->value.Size() > kMaxArgs)
+        return Refusal{std::string(field) + " has more than " + std::to_string(kMaxArgs) + " items"};
     for (const Value& arg : member->value.GetArray()) {
         if (!arg.IsString()) return Refusal{std::string(field) + " holds a non-string"};
         std::string_view s = view(arg);
@@ -148,19 +150,22 @@ std::optional<Refusal> read_env(const Value& object, EnvList& out) {
     auto member = object.FindMember("env");
     if (member == object.MemberEnd()) return std::nullopt;
     if (!member->value.IsObject()) return Refusal{"env is not an object"};
-    if (member->value.MemberCount() > kMaxEnv) return Refusal{"env has more than " + std::to_string(kMaxEnv) + " variables"};
+    if (member->value.MemberCount() > kMaxEnv)
+        return Refusal{"env has more than " + std::to_string(kMaxEnv) + " variables"};
     for (const auto& variable : member->value.GetObject()) {
         std::string_view name = view(variable.name);
         if (!is_env_name(name)) return Refusal{"env has a variable name outside [A-Za-z_][A-Za-z0-9_]*"};
         if (!variable.value.IsString()) return Refusal{"env." + std::string(name) + " is not a string"};
         std::string_view value = view(variable.value);
-        if (value.size() > kMaxEnvValueBytes || has_nul(value)) return Refusal{"env." + std::string(name) + " is a bad string"};
+        if (value.size() > kMaxEnvValueBytes || has_nul(value))
+            return Refusal{"env." + std::string(name) + " is a bad string"};
         out.emplace_back(std::string(name), std::string(value));
     }
     return std::nullopt;
 }
 
-std::optional<Refusal> read_package(const Value& distribution, const char* kind, std::optional<PackageDistribution>& out) {
+std::optional<Refusal> read_package(const Value& distribution, const char* kind,
+                                    std::optional<PackageDistribution>& out) {
     auto member = distribution.FindMember(kind);
     if (member == distribution.MemberEnd()) return std::nullopt;
     const Value& v = member->value;
@@ -208,13 +213,15 @@ std::optional<Refusal> read_binaries(const Value& distribution, std::vector<Bina
         if (!target.value.IsObject()) return Refusal{prefix + "is not an object"};
         BinaryDistribution b;
         b.target.assign(name);
-        if (auto r = read_string(target.value, "archive", kMaxUrlBytes, b.archive, true)) return Refusal{prefix + r->reason};
+        if (auto r = read_string(target.value, "archive", kMaxUrlBytes, b.archive, true))
+            return Refusal{prefix + r->reason};
         if (auto r = check_https_url(b.archive, "archive")) return Refusal{prefix + r->reason};
         if (auto r = read_string(target.value, "sha256", 64, b.sha256, false)) return Refusal{prefix + r->reason};
         if (!b.sha256.empty() && (b.sha256.size() != 64 || !is_lower_hex(b.sha256))) {
             return Refusal{prefix + "sha256 is not 64 hex digits"};
         }
-        if (auto r = read_string(target.value, "cmd", kMaxPackageBytes, b.cmd, true)) return Refusal{prefix + r->reason};
+        if (auto r = read_string(target.value, "cmd", kMaxPackageBytes, b.cmd, true))
+            return Refusal{prefix + r->reason};
         if (auto r = check_relative_path(b.cmd, "cmd")) return Refusal{prefix + r->reason};
         if (auto r = read_args(target.value, "args", b.args)) return Refusal{prefix + r->reason};
         if (auto r = read_env(target.value, b.env)) return Refusal{prefix + r->reason};
@@ -238,7 +245,8 @@ std::optional<Refusal> read_registry_entry(const Value& v, CatalogueEntry& e) {
         if (auto r = check_https_url(e.icon, "icon")) return r;
     }
     auto distribution = v.FindMember("distribution");
-    if (distribution == v.MemberEnd() || !distribution->value.IsObject()) return Refusal{"distribution is missing or not an object"};
+    if (distribution == v.MemberEnd() || !distribution->value.IsObject())
+        return Refusal{"distribution is missing or not an object"};
     if (auto r = read_package(distribution->value, "npx", e.npx)) return r;
     if (auto r = read_package(distribution->value, "uvx", e.uvx)) return r;
     if (auto r = read_binaries(distribution->value, e.binaries)) return r;
@@ -266,16 +274,16 @@ std::optional<Refusal> read_user_agent(const Value& v, CatalogueEntry& e) {
 
 Result<rapidjson::Document> parse_bounded(std::string_view text, const char* what) {
     if (text.size() > kMaxCatalogueTextBytes) {
-        return Status(Errc::invalid_argument, std::string(what) + " is larger than " +
-                                                  std::to_string(kMaxCatalogueTextBytes) + " bytes");
+        return Status(Errc::invalid_argument,
+                      std::string(what) + " is larger than " + std::to_string(kMaxCatalogueTextBytes) + " bytes");
     }
     rapidjson::Document doc;
     // Iterative: a deeply nested document cannot exhaust the stack.
     doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(text.data(), text.size());
     if (doc.HasParseError()) {
-        return Status(Errc::invalid_argument, std::string(what) + " is not JSON: " +
-                                                  rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
-                                                  std::to_string(doc.GetErrorOffset()));
+        return Status(Errc::invalid_argument, std::string(what) +
+                                                  " is not JSON: " + rapidjson::GetParseError_En(doc.GetParseError()) +
+                                                  " at offset " + std::to_string(doc.GetErrorOffset()));
     }
     if (!doc.IsObject()) return Status(Errc::invalid_argument, std::string(what) + " is not a JSON object");
     return doc;
@@ -336,7 +344,8 @@ Result<ParsedUserAgents> parse_user_agents_json(std::string_view text) {
     }
     auto agents = doc->FindMember("agents");
     if (agents == doc->MemberEnd()) return out;
-    if (!agents->value.IsObject()) return Status(Errc::invalid_argument, "the agents file: \"agents\" is not an object");
+    if (!agents->value.IsObject())
+        return Status(Errc::invalid_argument, "the agents file: \"agents\" is not an object");
     for (const auto& member : agents->value.GetObject()) {
         CatalogueEntry e;
         e.id.assign(view(member.name));

@@ -47,7 +47,8 @@ EnvList parse_env0(std::string_view out) {
         if (end == std::string_view::npos) end = out.size();
         std::string_view entry = out.substr(start, end - start);
         std::size_t eq = entry.find('=');
-        if (eq != std::string_view::npos && eq > 0) env.emplace_back(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+        if (eq != std::string_view::npos && eq > 0)
+            env.emplace_back(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
         start = end + 1;
     }
     return env;
@@ -99,7 +100,8 @@ Result<EnvList> run_login_shell(std::chrono::milliseconds timeout) {
     int error = ::posix_spawn(&pid, shell.c_str(), &actions, &attributes, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
-    if (error != 0) return Status(Errc::spawn_failed, "the login shell " + shell + " could not start: " + std::strerror(error));
+    if (error != 0)
+        return Status(Errc::spawn_failed, "the login shell " + shell + " could not start: " + std::strerror(error));
     write_end.reset();
 
     auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -130,16 +132,16 @@ Result<EnvList> run_login_shell(std::chrono::milliseconds timeout) {
     std::string mark_line = std::string(kMark) + "\n";
     std::size_t mark = out.find(mark_line);
     if (killed && mark == std::string::npos) {
-        return Status(Errc::timed_out, "the login shell " + shell + " did not answer within " +
-                                           std::to_string(timeout.count()) + " ms");
+        return Status(Errc::timed_out,
+                      "the login shell " + shell + " did not answer within " + std::to_string(timeout.count()) + " ms");
     }
     if (mark == std::string::npos) {
         return Status(Errc::io_error, "the login shell " + shell + " printed no environment (exit status " +
                                           std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
     }
     if (killed && out.back() != '\0') {
-        return Status(Errc::timed_out, "the login shell " + shell + " did not finish within " +
-                                           std::to_string(timeout.count()) + " ms");
+        return Status(Errc::timed_out,
+                      "the login shell " + shell + " did not finish within " + std::to_string(timeout.count()) + " ms");
     }
     return parse_env0(std::string_view(out).substr(mark + mark_line.size()));
 }

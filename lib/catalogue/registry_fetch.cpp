@@ -64,7 +64,8 @@ Result<std::string> fetch_text(const RegistryFetchOptions& options) {
     CURLcode code = c.easy_perform(easy);
     c.easy_cleanup(easy);
     if (body.too_large || code == CURLE_FILESIZE_EXCEEDED) {
-        return Status(Errc::invalid_argument, "the registry is larger than " + std::to_string(detail::kMaxCatalogueTextBytes) + " bytes");
+        return Status(Errc::invalid_argument,
+                      "the registry is larger than " + std::to_string(detail::kMaxCatalogueTextBytes) + " bytes");
     }
     if (code != CURLE_OK) return Status(Errc::io_error, c.easy_strerror(code));
     return std::move(body.text);

@@ -73,7 +73,8 @@ void AgentRequests::elicitation(const JsonValue* params, Responder responder) {
                        "Invalid params: elicitation mode '" + request.mode.tag() + "' was not advertised");
         return;
     }
-    if (const auto* scope = session_scope(request); scope && !router_.admits_request(scope->sessionId, responder)) return;
+    if (const auto* scope = session_scope(request); scope && !router_.admits_request(scope->sessionId, responder))
+        return;
     if (const auto* url = request.mode.url()) open_url_elicitations_.insert(url->elicitationId);
     auto state = std::make_shared<ElicitationResponder::State>(responder);
     std::weak_ptr<ElicitationResponder::State> weak = state;
@@ -86,9 +87,9 @@ void AgentRequests::elicitation(const JsonValue* params, Responder responder) {
     });
     // Advertised, but the host no longer handles the mode (it replaced its handler since):
     // the responder dies here, answered "cancel".
-    const bool handled = host.elicitation && (kind == av2::CreateElicitationRequestMode::Kind::form
-                                                  ? host.elicitation_form
-                                                  : host.elicitation_url);
+    const bool handled =
+        host.elicitation &&
+        (kind == av2::CreateElicitationRequestMode::Kind::form ? host.elicitation_form : host.elicitation_url);
     if (core_.orphaned || !handled) return;
     host.elicitation(request, ElicitationResponder(std::move(state)));
 }

@@ -81,8 +81,12 @@ void clear_if_malformed(const JsonValue& json, Entity& entity) {
 
 }  // namespace
 
-void malformed_capabilities_clear(const JsonValue& json, v2::ToolCallUpdate& update) { clear_if_malformed(json, update); }
-void malformed_capabilities_clear(const JsonValue& json, v2::TerminalUpdate& update) { clear_if_malformed(json, update); }
+void malformed_capabilities_clear(const JsonValue& json, v2::ToolCallUpdate& update) {
+    clear_if_malformed(json, update);
+}
+void malformed_capabilities_clear(const JsonValue& json, v2::TerminalUpdate& update) {
+    clear_if_malformed(json, update);
+}
 
 void malformed_capabilities_clear(const JsonValue& params, v2::SessionUpdate& update) {
     const JsonValue* json = params.IsObject() ? find_member(params, "update") : nullptr;

@@ -235,9 +235,8 @@ void Client::on_ext_notification(std::string name, std::function<void(const RawJ
         impl_->core_.log(LogLevel::error, "extension handler for '" + name + "' ignored: no '_'");
         return;
     }
-    impl_->core_.rpc->on_notification(name, [handler = std::move(handler)](const JsonValue* params) {
-        handler(raw_of(params));
-    });
+    impl_->core_.rpc->on_notification(
+        name, [handler = std::move(handler)](const JsonValue* params) { handler(raw_of(params)); });
 }
 void Client::on_unknown_notification(std::function<void(std::string_view, const RawJson&)> handler) {
     impl_->core_.host.unknown_notification = std::move(handler);
@@ -269,13 +268,17 @@ void Client::login(const std::string& method_id, Callback<av2::LoginAuthResponse
     request.methodId = method_id;
     impl_->submit(
         method::auth_login, std::move(done), [&](const RequestGate& gate) { return gate.login(std::move(request)); },
-        [](ProtocolDriver& driver, auto checked, auto callback) { driver.login(std::move(checked), std::move(callback)); });
+        [](ProtocolDriver& driver, auto checked, auto callback) {
+            driver.login(std::move(checked), std::move(callback));
+        });
 }
 
 void Client::logout(Callback<av2::LogoutAuthResponse> done) {
     impl_->submit(
         method::auth_logout, std::move(done), [](const RequestGate& gate) { return gate.logout({}); },
-        [](ProtocolDriver& driver, auto checked, auto callback) { driver.logout(std::move(checked), std::move(callback)); });
+        [](ProtocolDriver& driver, auto checked, auto callback) {
+            driver.logout(std::move(checked), std::move(callback));
+        });
 }
 
 // --- sessions ---------------------------------------------------------------------------
@@ -405,7 +408,8 @@ void Client::list_all_sessions(std::optional<std::string> cwd, Callback<std::vec
 }
 
 void Client::close_session(const std::string& session_id, Callback<av2::CloseSessionResponse> done) {
-    done = [weak = std::weak_ptr<Impl>(impl_), session_id, done = std::move(done)](Result<av2::CloseSessionResponse> result) {
+    done = [weak = std::weak_ptr<Impl>(impl_), session_id,
+            done = std::move(done)](Result<av2::CloseSessionResponse> result) {
         if (auto impl = weak.lock(); impl && result) {
             impl->core_.session_roots.erase(session_id);
             impl->tools_.release(session_id);
@@ -423,7 +427,8 @@ void Client::close_session(const std::string& session_id, Callback<av2::CloseSes
 }
 
 void Client::delete_session(const std::string& session_id, Callback<av2::DeleteSessionResponse> done) {
-    done = [weak = std::weak_ptr<Impl>(impl_), session_id, done = std::move(done)](Result<av2::DeleteSessionResponse> result) {
+    done = [weak = std::weak_ptr<Impl>(impl_), session_id,
+            done = std::move(done)](Result<av2::DeleteSessionResponse> result) {
         if (auto impl = weak.lock(); impl && result) {
             impl->core_.session_roots.erase(session_id);
             impl->tools_.release(session_id);
@@ -443,7 +448,8 @@ void Client::delete_session(const std::string& session_id, Callback<av2::DeleteS
 RequestHandle Client::prompt(av2::PromptRequest request, Callback<av2::PromptResponse> done) {
     RequestHandle handle;
     impl_->submit(
-        method::session_prompt, std::move(done), [&](const RequestGate& gate) { return gate.prompt(std::move(request)); },
+        method::session_prompt, std::move(done),
+        [&](const RequestGate& gate) { return gate.prompt(std::move(request)); },
         [&handle](ProtocolDriver& driver, auto checked, auto callback) {
             handle = driver.prompt(std::move(checked), std::move(callback));
         });
@@ -505,7 +511,9 @@ RequestHandle Client::ext_request(const std::string& name, RawJson params, Callb
     Impl* impl = impl_.get();
     impl_->submit(
         name, std::move(done),
-        [&](const RequestGate& gate) { return gate.extension({name, std::move(params)}); },
+        [&](const RequestGate& gate) {
+            return gate.extension({name, std::move(params)});
+        },
         [&handle, impl](ProtocolDriver&, Checked<detail::ExtMessage> checked, Callback<RawJson> callback) {
             impl->core_.sent_other_request = true;
             handle.id = impl->core_.rpc->send_request(

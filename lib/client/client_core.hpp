@@ -81,8 +81,8 @@ struct ClientCore {
                        std::string_view option) const {
         if (why.code() != Errc::timed_out) return why;
         return Status(Errc::timed_out, std::string(step) + ": " + agent_label + " did not answer within " +
-                                           std::to_string(timeout.count()) + " ms (ClientOptions::" +
-                                           std::string(option) + ")");
+                                           std::to_string(timeout.count()) +
+                                           " ms (ClientOptions::" + std::string(option) + ")");
     }
 
     void log(LogLevel level, std::string_view message) const { logger(level, log_source::client, message); }

@@ -46,12 +46,12 @@ public:
 
     // The session calls, with the unstable members acp::unstable adds (client/unstable_calls.cpp).
     void new_session(v2::NewSessionRequest request, const ToolServers& tools,
-                     const std::optional<v2::unstable::SystemPrompt>& prompt,
-                     Callback<v2::NewSessionResponse> done);
+                     const std::optional<v2::unstable::SystemPrompt>& prompt, Callback<v2::NewSessionResponse> done);
     void resume_session(v2::ResumeSessionRequest request, const ToolServers& tools,
                         const std::optional<v2::unstable::SystemPrompt>& prompt,
                         Callback<v2::ResumeSessionResponse> done);
-    void list_sessions(v2::ListSessionsRequest request, const std::optional<v2::unstable::SessionArchiveFilter>& archived,
+    void list_sessions(v2::ListSessionsRequest request,
+                       const std::optional<v2::unstable::SessionArchiveFilter>& archived,
                        Callback<v2::ListSessionsResponse> done);
 
     detail::ClientCore core_;

@@ -77,8 +77,7 @@ bool read_up_to(int fd, std::size_t limit, std::string& bytes, std::string& why)
 // The lines [first, first + count) (1-based, newlines kept); count 0 = to the end. Sets
 // complete when the range ended inside bytes (a newline after its last line, or the end
 // of the file).
-std::string_view line_range(std::string_view bytes, std::size_t first, std::size_t count, bool at_end,
-                            bool& complete) {
+std::string_view line_range(std::string_view bytes, std::size_t first, std::size_t count, bool at_end, bool& complete) {
     std::size_t start = 0;
     for (std::size_t line = 1; line < first; ++line) {
         const std::size_t newline = bytes.find('\n', start);
@@ -172,9 +171,10 @@ void read_confined_file(const Client& client, const v1::ReadTextFileRequest& req
         range = line_range(bytes, first, count, at_end, complete);
     }
     if (!complete) {
-        return responder.fail(error_code::invalid_params,
-                              request.path + " is larger than " + std::to_string(options.max_file_bytes) +
-                                  " bytes (ConfinedFilesOptions::max_file_bytes): read it in parts with line and limit");
+        return responder.fail(
+            error_code::invalid_params,
+            request.path + " is larger than " + std::to_string(options.max_file_bytes) +
+                " bytes (ConfinedFilesOptions::max_file_bytes): read it in parts with line and limit");
     }
     v1::ReadTextFileResponse response;
     response.content = as_utf8(range);
@@ -194,8 +194,7 @@ void write_confined_file(const Client& client, const v1::WriteTextFileRequest& r
     if (options.create_directories && !create_parents(*path, why)) {
         return responder.fail(error_code::internal_error, why);
     }
-    FileDescriptor file(
-        ::open(path->c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0666));
+    FileDescriptor file(::open(path->c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0666));
     if (file.get() < 0) {
         const int error = errno;
         const int code = error == ENOENT ? error_code::resource_not_found : error_code::internal_error;

@@ -23,8 +23,8 @@ void DroppedTraffic::dropped(std::string_view session_id, std::string_view what)
     if (named_.count(id) != 0) return;  // said once already
     if (named_.size() < kNamedIds) {
         named_.insert(id);
-        core_.log_session(LogLevel::warning, "dropped " + std::string(what) + " for session " + shown(session_id) + ", " +
-                                                 why_ + " (further traffic for it is dropped without a word)");
+        core_.log_session(LogLevel::warning, "dropped " + std::string(what) + " for session " + shown(session_id) +
+                                                 ", " + why_ + " (further traffic for it is dropped without a word)");
         return;
     }
     // Past the named ids: a summary whenever the count reaches a power of two.

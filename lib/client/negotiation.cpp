@@ -120,35 +120,36 @@ void Negotiation::on_v2_reply(const Reply& reply, const Done& done, bool may_swi
             // CLIENT-GUIDE §2.2: re-send with a version it has.
             if (version == 1 && may_switch) return send_v1(done, false);
         }
-        return fail_and_close(done, Status(Errc::unsupported, "the agent does not speak ACP " +
-                                                                  std::to_string(kProtocolVersion) + "; it supports: " +
-                                                                  (supported.empty() ? "unknown" : supported))
-                                        .with_rpc_code(error_code::unsupported_protocol_version));
+        return fail_and_close(
+            done, Status(Errc::unsupported, "the agent does not speak ACP " + std::to_string(kProtocolVersion) +
+                                                "; it supports: " + (supported.empty() ? "unknown" : supported))
+                      .with_rpc_code(error_code::unsupported_protocol_version));
     }
     // Read the version first: a v1 agent answers with v1 shapes.
     const JsonValue* version = find_member(*reply.result, "protocolVersion");
     if (version == nullptr || !version->IsInt64()) {
-        return fail_and_close(done, Status(Errc::protocol_error, "the agent's initialize answer has no protocolVersion"));
+        return fail_and_close(done,
+                              Status(Errc::protocol_error, "the agent's initialize answer has no protocolVersion"));
     }
     const int64_t agreed = version->GetInt64();
     if (agreed == 1 && may_switch) return send_v1(done, false);
     if (agreed != kProtocolVersion) {
         // CLIENT-MUST-23
-        return fail_and_close(done, Status(Errc::unsupported, "the agent answered protocolVersion " +
-                                                                  std::to_string(agreed) + " to our " +
-                                                                  std::to_string(kProtocolVersion) +
-                                                                  "; libacp speaks versions 1 and 2"));
+        return fail_and_close(done, Status(Errc::unsupported,
+                                           "the agent answered protocolVersion " + std::to_string(agreed) + " to our " +
+                                               std::to_string(kProtocolVersion) + "; libacp speaks versions 1 and 2"));
     }
     Outcome outcome;
     rapidjson::Document repaired;
     const JsonValue& answer = with_agent_info(*reply.result, repaired);
     if (&answer != reply.result) {
-        core_.log(LogLevel::warning, "the agent's initialize answer has no complete info (AGENT-MUST-02): it is "
-                                     "called 'unknown'");
+        core_.log(LogLevel::warning,
+                  "the agent's initialize answer has no complete info (AGENT-MUST-02): it is "
+                  "called 'unknown'");
     }
     if (Status decoded = codec::decode(answer, outcome.agent); !decoded) {
-        return fail_and_close(done, Status(Errc::protocol_error,
-                                           "the agent's initialize answer is invalid: " + decoded.message()));
+        return fail_and_close(
+            done, Status(Errc::protocol_error, "the agent's initialize answer is invalid: " + decoded.message()));
     }
     if (outcome.agent.info.name.empty()) outcome.agent.info.name = "unknown";  // AGENT-MUST-02, defended
     done(std::move(outcome));
@@ -168,8 +169,9 @@ void Negotiation::on_v1_reply(const Reply& reply, const Done& done, bool may_swi
         return send_v2(done, false);  // asked for 1, the agent prefers 2: say it again in v2
     }
     if (version == nullptr || !version->IsInt64() || version->GetInt64() != 1) {
-        return fail_and_close(done, Status(Errc::unsupported, "the agent answered a v1 initialize with protocolVersion " +
-                                                                  (version ? to_json_text(*version) : "(none)")));
+        return fail_and_close(done,
+                              Status(Errc::unsupported, "the agent answered a v1 initialize with protocolVersion " +
+                                                            (version ? to_json_text(*version) : "(none)")));
     }
     Outcome outcome;
     outcome.agent_v1.emplace();
@@ -178,8 +180,8 @@ void Negotiation::on_v1_reply(const Reply& reply, const Done& done, bool may_swi
     // Nothing of the unstable surface is read without the opt-in.
     if (decoded && core_.options.unstable) lift_unstable_capabilities(*outcome.agent_v1, outcome.agent);
     if (!decoded) {
-        return fail_and_close(done, Status(Errc::protocol_error,
-                                           "the agent's v1 initialize answer is invalid: " + decoded.message()));
+        return fail_and_close(
+            done, Status(Errc::protocol_error, "the agent's v1 initialize answer is invalid: " + decoded.message()));
     }
     core_.log(LogLevel::info, "the agent speaks ACP v1: its traffic is lifted into v2");
     done(std::move(outcome));

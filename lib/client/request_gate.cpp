@@ -8,9 +8,9 @@
 #include "protocol/codec_support.hpp"
 #include "protocol/request_checks.hpp"
 #include "protocol/unstable_additions.hpp"
-#include "protocol/v2/unstable_methods.hpp"
 #include "protocol/v2/codec.hpp"
 #include "protocol/v2/methods.hpp"
+#include "protocol/v2/unstable_methods.hpp"
 
 namespace acp::detail {
 
@@ -129,11 +129,12 @@ Result<ToolTransport> RequestGate::tool_transport() const {
     if (allowed_.acp) allowed = "acp";
     if (allowed_.http) allowed += allowed.empty() ? "http" : ", http";
     if (allowed_.stdio) allowed += allowed.empty() ? "stdio" : ", stdio";
-    return Status(Errc::unsupported,
-                  "CLIENT-MUST-33: the agent takes the host's tool servers over none of the transports the host "
-                  "allows (ClientOptions::tool_transports: " +
-                      (allowed.empty() ? std::string("none") : allowed) + "), so they cannot be offered; its session.mcp " +
-                      (offered.empty() ? std::string("advertises no MCP transport at all") : "advertises only: " + offered));
+    return Status(
+        Errc::unsupported,
+        "CLIENT-MUST-33: the agent takes the host's tool servers over none of the transports the host "
+        "allows (ClientOptions::tool_transports: " +
+            (allowed.empty() ? std::string("none") : allowed) + "), so they cannot be offered; its session.mcp " +
+            (offered.empty() ? std::string("advertises no MCP transport at all") : "advertises only: " + offered));
 }
 
 Status RequestGate::add_tool_entries(std::optional<std::vector<av2::McpServer>>& servers,
@@ -189,8 +190,7 @@ Result<Checked<av2::PromptRequest>> RequestGate::prompt(av2::PromptRequest reque
     return pass(std::move(checks), std::move(request));
 }
 
-Result<Checked<av2::CancelSessionNotification>> RequestGate::cancel(
-    av2::CancelSessionNotification notification) const {
+Result<Checked<av2::CancelSessionNotification>> RequestGate::cancel(av2::CancelSessionNotification notification) const {
     Status checks = check_cancel(agent_);
     return pass(std::move(checks), std::move(notification));
 }
@@ -231,7 +231,7 @@ Result<Checked<ExtMessage>> RequestGate::extension(ExtMessage message) const {
 
 template <class Request>
 Result<Checked<UnstableMessage>> RequestGate::pass_unstable(Status checks, std::string_view method,
-                                                          const Request& request) const {
+                                                            const Request& request) const {
     if (!checks) return checks;
     RawJsonAudit audit;
     RawJson params = encode_raw(request);
@@ -244,8 +244,8 @@ Result<Checked<UnstableMessage>> RequestGate::pass_unstable(Status checks, std::
 Status RequestGate::add_member(av2::ExtraFields& extra, std::string_view key, RawJson value) {
     for (const auto& field : extra) {
         if (field.first == key) {
-            return Status(Errc::invalid_argument, "'" + std::string(key) +
-                                                      "' is not an extra field: give it to the acp::unstable call");
+            return Status(Errc::invalid_argument,
+                          "'" + std::string(key) + "' is not an extra field: give it to the acp::unstable call");
         }
     }
     extra.emplace_back(std::string(key), std::move(value));

@@ -79,8 +79,8 @@ Status ElicitationResponder::accept(const RawJson& content) const {
     rapidjson::Document document;
     document.Parse(wrapped.data(), wrapped.size());
     av2::CreateElicitationResponse response;
-    Status decoded = document.HasParseError() ? Status(Errc::invalid_argument, "not JSON")
-                                              : codec::decode(document, response);
+    Status decoded =
+        document.HasParseError() ? Status(Errc::invalid_argument, "not JSON") : codec::decode(document, response);
     if (!decoded || response.action.kind() != av2::CreateElicitationResponseAction::Kind::accept) {
         return Status(Errc::invalid_argument,
                       "elicitation content must be a JSON object of property values: " + decoded.message());
@@ -138,9 +138,8 @@ bool send_answer(const ClientMethodResponder::State& state, const Response& resp
         state.responder.fail(detail::rpc_code::internal_error, "the client's answer was invalid: " + valid.message());
         return false;
     }
-    state.responder.respond([&encoded](JsonWriter& w) {
-        w.RawValue(encoded.GetString(), encoded.GetSize(), rapidjson::kObjectType);
-    });
+    state.responder.respond(
+        [&encoded](JsonWriter& w) { w.RawValue(encoded.GetString(), encoded.GetSize(), rapidjson::kObjectType); });
     return true;
 }
 

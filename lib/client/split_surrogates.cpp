@@ -13,7 +13,7 @@ namespace {
 using Kind = v2::SessionUpdate::Kind;
 
 constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
-constexpr std::size_t kHalfBytes = 3;              // U+FFFD and a WTF-8 half alike
+constexpr std::size_t kHalfBytes = 3;            // U+FFFD and a WTF-8 half alike
 
 struct ChunkText {
     Kind kind;
@@ -108,8 +108,7 @@ std::optional<v2::UpdateSessionNotification> SurrogateJoiner::join(v2::UpdateSes
         const bool continues = chunk && chunk->kind == pending.kind && *chunk->message_id == pending.message_id;
         if (!continues) {
             flushed = replacement_chunk(notification.sessionId, pending.kind, std::move(pending.message_id));
-        } else if (std::string& text = *chunk->text;
-                   text.size() >= kHalfBytes && read_half(text.data(), false) != 0) {
+        } else if (std::string& text = *chunk->text; text.size() >= kHalfBytes && read_half(text.data(), false) != 0) {
             text.replace(0, kHalfBytes, utf8_of_pair(pending.high, read_half(text.data(), false)));
         } else {
             text.insert(0, kReplacement);

@@ -54,7 +54,8 @@ Result<std::vector<v2::McpServer>> ToolOffers::start(Offer& offer, ToolTransport
             w.Key("serverId");
             write_string(w, served.acp_server_id);
             w.EndObject();
-            entries.push_back(v2::McpServer::make_unknown("acp", RawJson{std::string(buffer.GetString(), buffer.GetSize())}));
+            entries.push_back(
+                v2::McpServer::make_unknown("acp", RawJson{std::string(buffer.GetString(), buffer.GetSize())}));
             continue;
         }
         auto started = start_carrier(transport, loop_, *served.endpoint, logger_, server.name);

@@ -34,8 +34,8 @@ public:
         struct Served {
             std::shared_ptr<ToolServer::Impl> server;
             std::shared_ptr<tools::ToolEndpoint> endpoint;  // once started
-            std::string acp_server_id;       // MCP over ACP: its registration
-            std::shared_ptr<void> carrier;  // HTTP or stdio: its listener
+            std::string acp_server_id;                      // MCP over ACP: its registration
+            std::shared_ptr<void> carrier;                  // HTTP or stdio: its listener
         };
         std::vector<Served> served;
         std::optional<ToolTransport> transport;
@@ -56,7 +56,9 @@ public:
     // Every session's offer (the connection ended); tell_host false once the Client is gone.
     void clear(bool tell_host = true);
 
-    void on_mcp_message(const JsonValue* params, Responder responder) { acp_->on_request(params, std::move(responder)); }
+    void on_mcp_message(const JsonValue* params, Responder responder) {
+        acp_->on_request(params, std::move(responder));
+    }
     std::size_t sessions() const { return sessions_.size(); }
 
 private:

@@ -32,15 +32,13 @@ public:
     RequestHandle start(Client& client, std::vector<v2::ContentBlock> prompt) {
         if (const SessionState* state = core_.store.find(session_id_)) first_index_ = state->items().size();
         // The model observer owns the follower until the turn ends (finish unsubscribes).
-        subscription_ = core_.store.subscribe([self = shared_from_this()](const SessionEvent& event) {
-            self->on_change(event);
-        });
+        subscription_ =
+            core_.store.subscribe([self = shared_from_this()](const SessionEvent& event) { self->on_change(event); });
         std::weak_ptr<TurnFollower> weak = weak_from_this();
         closed_watch_ = std::make_shared<std::function<void(const Status&)>>([weak](const Status& why) {
             auto self = weak.lock();
             if (!self) return;
-            self->finish(why.ok() ? Status(Errc::connection_closed, "the connection ended before the turn did")
-                                  : why);
+            self->finish(why.ok() ? Status(Errc::connection_closed, "the connection ended before the turn did") : why);
         });
         auto& watchers = core_.closed_watchers;
         watchers.erase(std::remove_if(watchers.begin(), watchers.end(), [](const auto& w) { return w.expired(); }),
@@ -78,16 +76,15 @@ private:
         if (finished_ || event.session_id != session_id_) return;
         switch (event.type) {
             case SessionEvent::Type::session_removed:
-                return finish(Status(Errc::cancelled, "the session " + session_id_ + " was closed before the turn ended"));
+                return finish(
+                    Status(Errc::cancelled, "the session " + session_id_ + " was closed before the turn ended"));
             case SessionEvent::Type::item_inserted:
             case SessionEvent::Type::item_changed:
                 if (event.item_kind == ItemKind::user_message) return on_user_message(event);
                 if (event.item_kind == ItemKind::agent_message) return on_agent_text(event);
                 return;
-            case SessionEvent::Type::turn_ended:
-                return on_turn_ended(event);
-            default:
-                return;
+            case SessionEvent::Type::turn_ended: return on_turn_ended(event);
+            default: return;
         }
     }
 
@@ -195,7 +192,7 @@ private:
     bool user_index_confirmed_ = false;      // named by the response, not just guessed
     bool responded_ = false;
     std::string user_message_id_;
-    std::vector<Ended> ends_;  // turn ends seen before the user message was placed
+    std::vector<Ended> ends_;                                 // turn ends seen before the user message was placed
     std::unordered_map<std::size_t, std::size_t> delivered_;  // agent message index -> bytes reported
     std::vector<Pending> pending_;
     bool finished_ = false;

@@ -49,7 +49,8 @@ void TurnWatch::on_timer(uv_timer_t* timer) {
 void TurnWatch::report(const std::string& session_id) {
     if (core_.orphaned || !core_.host.turn_silent) return;
     const auto silence = core_.options.turn_silence;
-    core_.log_session(LogLevel::warning, "session " + DroppedTraffic::shown(session_id) + ": the running turn has produced nothing for " +
+    core_.log_session(LogLevel::warning, "session " + DroppedTraffic::shown(session_id) +
+                                             ": the running turn has produced nothing for " +
                                              std::to_string(silence.count()) + " ms");
     // Runs from a timer, outside the connection's guard: nothing may reach libuv.
     try {

@@ -211,21 +211,19 @@ void on_auth_status_update(Client& client, std::function<void(const un::AuthStat
         core.log(LogLevel::warning, "auth/status_update handler not installed: ClientOptions::unstable is off");
         return;
     }
-    core.rpc->on_notification(std::string(method::auth_status_update),
-                              [&core, handler = std::move(handler)](const detail::JsonValue* params) {
-                                  auto keep_alive = core.keep_alive();
-                                  if (core.orphaned) return;
-                                  un::AuthStatusUpdateNotification notification;
-                                  Status decoded = params == nullptr
-                                                       ? Status(Errc::protocol_error, "no params")
-                                                       : un::codec::decode(*params, notification);
-                                  if (!decoded) {
-                                      core.log(LogLevel::warning,
-                                               "an invalid auth/status_update was ignored: " + decoded.message());
-                                      return;
-                                  }
-                                  handler(notification);
-                              });
+    core.rpc->on_notification(std::string(method::auth_status_update), [&core, handler = std::move(handler)](
+                                                                           const detail::JsonValue* params) {
+        auto keep_alive = core.keep_alive();
+        if (core.orphaned) return;
+        un::AuthStatusUpdateNotification notification;
+        Status decoded =
+            params == nullptr ? Status(Errc::protocol_error, "no params") : un::codec::decode(*params, notification);
+        if (!decoded) {
+            core.log(LogLevel::warning, "an invalid auth/status_update was ignored: " + decoded.message());
+            return;
+        }
+        handler(notification);
+    });
 }
 
 void list_providers(Client& client, un::ListProvidersRequest request, Callback<un::ListProvidersResponse> done) {

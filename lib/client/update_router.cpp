@@ -6,8 +6,8 @@
 #include <iterator>
 #include <utility>
 
-#include "client/client_core.hpp"
 #include "client/chunk_line.hpp"
+#include "client/client_core.hpp"
 #include "protocol/unstable_additions.hpp"
 #include "protocol/v2/codec.hpp"
 
@@ -106,7 +106,8 @@ void UpdateRouter::deliver_joined(const v2::UpdateSessionNotification& notificat
     turn_watch_.activity(notification.sessionId);
     core_.model_settled();
     // A subagent's traffic comes without a resume (CLIENT-GUIDE 6.7): its parent announced it.
-    if (const RawJson* raw = notification.update.unknown(); raw != nullptr && notification.update.tag() == "subagent_update") {
+    if (const RawJson* raw = notification.update.unknown();
+        raw != nullptr && notification.update.tag() == "subagent_update") {
         v2::unstable::SessionUpdateAdditions added;
         if (detail::decode_variant(notification.update.tag(), *raw, added) && added.subagent_update() != nullptr) {
             adopt_subagent(added.subagent_update()->sessionId);
@@ -143,8 +144,8 @@ void UpdateRouter::hold(v2::UpdateSessionNotification notification) {
     }
     if (dropped_at_bound_++ == 0) {
         core_.log_session(LogLevel::warning,
-                          "updates held for a pending session/new reached their bound (" + std::to_string(held_.size()) +
-                              " updates, " + std::to_string(held_bytes_) +
+                          "updates held for a pending session/new reached their bound (" +
+                              std::to_string(held_.size()) + " updates, " + std::to_string(held_bytes_) +
                               " bytes; ClientOptions::max_held_updates / max_held_update_bytes): further updates for "
                               "sessions not known yet are dropped until a session/new answers");
     }
@@ -176,10 +177,11 @@ void UpdateRouter::new_session_answered(const std::string* session_id) {
     if (session_id != nullptr) known_.insert(*session_id);
     release_held(session_id);
     if (dropped_at_bound_ != 0 && pending_new_ == 0) {
-        core_.log_session(LogLevel::warning,
-                          std::to_string(dropped_at_bound_) +
-                              " updates that arrived before a session/new answer were dropped at the bound; the model of "
-                              "the new session may lack some of them");
+        core_.log_session(
+            LogLevel::warning,
+            std::to_string(dropped_at_bound_) +
+                " updates that arrived before a session/new answer were dropped at the bound; the model of "
+                "the new session may lack some of them");
         dropped_at_bound_ = 0;
     }
 }

@@ -122,7 +122,7 @@ private:
     SurrogateJoiner joiner_;
     DroppedTraffic unknown_;
     DroppedTraffic closed_traffic_;
-    std::set<std::string> known_;     // opened, resumed or listed by this client
+    std::set<std::string> known_;      // opened, resumed or listed by this client
     std::set<std::string> subagents_;  // of them, announced by a parent's subagent_update
     bool subagent_bound_logged_ = false;
     std::set<std::string> closed_;    // until resumed again

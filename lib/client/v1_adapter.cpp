@@ -104,7 +104,8 @@ void lift_tool_content(JsonValue& update, Allocator& allocator) {
         JsonValue lifted(rapidjson::kObjectType);
         lifted.AddMember("type", "diff", allocator);
         lifted.AddMember("changes", changes, allocator);
-        if (const JsonValue* meta = find_member(entry, "_meta")) lifted.AddMember("_meta", JsonValue(*meta, allocator), allocator);
+        if (const JsonValue* meta = find_member(entry, "_meta"))
+            lifted.AddMember("_meta", JsonValue(*meta, allocator), allocator);
         if (path != nullptr) lifted.AddMember("path", JsonValue(*path, allocator), allocator);
         if (old_text != nullptr && old_text->IsString()) {
             lifted.AddMember("oldText", JsonValue(*old_text, allocator), allocator);
@@ -266,7 +267,8 @@ Status lower_mcp_servers(const std::optional<std::vector<v2::McpServer>>& in, st
         }
         if (is_string(find_member(json, "type"), "stdio")) {
             json.RemoveMember("type");  // v1 stdio servers carry no type
-            if (find_member(json, "args") == nullptr) json.AddMember("args", JsonValue(rapidjson::kArrayType), allocator);
+            if (find_member(json, "args") == nullptr)
+                json.AddMember("args", JsonValue(rapidjson::kArrayType), allocator);
             if (find_member(json, "env") == nullptr) json.AddMember("env", JsonValue(rapidjson::kArrayType), allocator);
         } else if (find_member(json, "headers") == nullptr) {
             json.AddMember("headers", JsonValue(rapidjson::kArrayType), allocator);
@@ -345,7 +347,8 @@ std::optional<std::vector<v2::SessionConfigOption>> V1Lifter::options_of(const S
             return o.category.has_value() && o.category->value == v2::SessionConfigOptionCategory::mode;
         });
     if (session.mode && !agent_has_mode) options.push_back(*session.mode);
-    if (session.agent_options) options.insert(options.end(), session.agent_options->begin(), session.agent_options->end());
+    if (session.agent_options)
+        options.insert(options.end(), session.agent_options->begin(), session.agent_options->end());
     return options;
 }
 
@@ -411,10 +414,20 @@ std::optional<std::vector<v2::SessionConfigOption>> V1Lifter::set_mode(const std
 
 bool V1Lifter::is_v1_update_kind(std::string_view kind) {
     // The variants of SessionUpdate in the pinned v1 schema.
-    static constexpr std::string_view kinds[] = {
-        "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update",
-        "plan", "available_commands_update", "current_mode_update", "config_option_update",
-        "session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk"};
+    static constexpr std::string_view kinds[] = {"user_message_chunk",
+                                                 "agent_message_chunk",
+                                                 "agent_thought_chunk",
+                                                 "tool_call",
+                                                 "tool_call_update",
+                                                 "plan",
+                                                 "available_commands_update",
+                                                 "current_mode_update",
+                                                 "config_option_update",
+                                                 "session_info_update",
+                                                 "usage_update",
+                                                 "notice",
+                                                 "compaction_update",
+                                                 "compaction_summary_chunk"};
     for (std::string_view known : kinds) {
         if (known == kind) return true;
     }
@@ -492,7 +505,8 @@ Status V1Lifter::lift_one(const std::string& session_id, Session& session, Docum
         if (kind == "current_mode_update") {
             const JsonValue* mode = find_member(update, "currentModeId");
             if (mode != nullptr && mode->IsString() && session.mode) {
-                if (auto* select = session.mode->type.select()) select->currentValue = std::string(string_view_of(*mode));
+                if (auto* select = session.mode->type.select())
+                    select->currentValue = std::string(string_view_of(*mode));
             }
         } else {
             set_lists(session_id, update);

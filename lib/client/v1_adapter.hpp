@@ -70,9 +70,11 @@ public:
 
     // A session answer's modes and configOptions (JSON members of the result, may be null):
     // the session's complete v2 option list, or nullopt when the agent sent neither.
-    std::optional<std::vector<v2::SessionConfigOption>> set_lists(const std::string& session_id, const JsonValue& result);
+    std::optional<std::vector<v2::SessionConfigOption>> set_lists(const std::string& session_id,
+                                                                  const JsonValue& result);
     // After session/set_mode succeeded.
-    std::optional<std::vector<v2::SessionConfigOption>> set_mode(const std::string& session_id, const std::string& mode_id);
+    std::optional<std::vector<v2::SessionConfigOption>> set_mode(const std::string& session_id,
+                                                                 const std::string& mode_id);
     bool has_mode_option(const std::string& session_id) const;
 
     // Where a session's synthetic ids stand.

@@ -12,8 +12,8 @@
 #include "client/update_router.hpp"
 #include "client/v1_unstable.hpp"
 #include "protocol/v1/codec.hpp"
-#include "protocol/v1/unstable_methods.hpp"
 #include "protocol/v1/methods.hpp"
+#include "protocol/v1/unstable_methods.hpp"
 #include "protocol/v2/codec.hpp"
 
 namespace acp::detail {
@@ -145,7 +145,8 @@ void V1Driver::resume_session(Checked<av2::ResumeSessionRequest> request, Callba
         av2::ResumeSessionResponse response;
         response.configOptions = lifter_.set_lists(session_id, *raw);
         router_.apply_lists(session_id, response.configOptions, response.availableCommands);
-        router_.resume_answered(session_id, [done, response = std::move(response)]() mutable { done(std::move(response)); });
+        router_.resume_answered(session_id,
+                                [done, response = std::move(response)]() mutable { done(std::move(response)); });
     };
     if (replay) {
         av1::LoadSessionRequest load;

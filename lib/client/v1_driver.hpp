@@ -35,8 +35,10 @@ public:
     void cancel(Checked<v2::CancelSessionNotification> notification) override;
     void set_config_option(Checked<v2::SetSessionConfigOptionRequest> request,
                            Callback<v2::SetSessionConfigOptionResponse> done) override;
-    void cancel_tool_call(Checked<v2::CancelToolCallRequest> request, Callback<v2::CancelToolCallResponse> done) override;
-    void cancel_terminal(Checked<v2::CancelTerminalRequest> request, Callback<v2::CancelTerminalResponse> done) override;
+    void cancel_tool_call(Checked<v2::CancelToolCallRequest> request,
+                          Callback<v2::CancelToolCallResponse> done) override;
+    void cancel_terminal(Checked<v2::CancelTerminalRequest> request,
+                         Callback<v2::CancelTerminalResponse> done) override;
     void unstable_request(Checked<UnstableMessage> message, Callback<RawJson> done) override;
 
     void on_session_update(const JsonValue* params) override;

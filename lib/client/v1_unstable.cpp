@@ -129,7 +129,8 @@ const V1Form kForms[] = {
     {method::auth_status, &relower<un1::AuthStatusRequest>, &lift<un1::AuthStatusResponse, un2::AuthStatusResponse>},
     {method::providers_list, &relower<un1::ListProvidersRequest>,
      &lift<un1::ListProvidersResponse, un2::ListProvidersResponse>},
-    {method::providers_set, &relower<un1::SetProviderRequest>, &lift<un1::SetProviderResponse, un2::SetProviderResponse>},
+    {method::providers_set, &relower<un1::SetProviderRequest>,
+     &lift<un1::SetProviderResponse, un2::SetProviderResponse>},
     {method::providers_disable, &relower<un1::DisableProviderRequest>,
      &lift<un1::DisableProviderResponse, un2::DisableProviderResponse>},
 };
@@ -175,7 +176,8 @@ Status lower_unstable_request(std::string_view name, const RawJson& params, RawJ
     acp_entries.clear();
     const V1Form* form = form_of(name);
     if (form == nullptr) {
-        return Status(Errc::unsupported, std::string(name) + ": ACP v1 has no such method, and the agent speaks v1; not sent");
+        return Status(Errc::unsupported,
+                      std::string(name) + ": ACP v1 has no such method, and the agent speaks v1; not sent");
     }
     return form->lower(params, out, acp_entries);
 }

@@ -39,8 +39,7 @@ Status decode_session_answer(const JsonValue& json, Response& out) {
 }  // namespace
 
 template <class Response, class Request>
-int64_t V2Driver::call(std::string_view name, const Request& request, Callback<Response> done,
-                       RequestOptions options) {
+int64_t V2Driver::call(std::string_view name, const Request& request, Callback<Response> done, RequestOptions options) {
     DecodeFn<Response> decode = &codec::decode<Response>;
     if constexpr (std::is_same_v<Response, av2::PromptResponse>) decode = &decode_prompt_response;
     if constexpr (std::is_same_v<Response, av2::NewSessionResponse> ||
@@ -75,20 +74,19 @@ void V2Driver::logout(Checked<av2::LogoutAuthRequest> request, Callback<av2::Log
 
 void V2Driver::new_session(Checked<av2::NewSessionRequest> request, Callback<av2::NewSessionResponse> done) {
     router_.new_session_sent();
-    call<av2::NewSessionResponse>(method::session_new, *request,
-                                  [this, done = std::move(done)](Result<av2::NewSessionResponse> result) {
-                                      if (!result) {
-                                          router_.new_session_answered(nullptr);
-                                          return done(std::move(result));
-                                      }
-                                      // Updates that came before this answer go first
-                                      // (CLIENT-MUST-59: the answer never overrides a
-                                      // state they reported).
-                                      router_.new_session_answered(&result->sessionId);
-                                      router_.apply_lists(result->sessionId, result->configOptions,
-                                                          result->availableCommands);
-                                      done(std::move(result));
-                                  });
+    call<av2::NewSessionResponse>(
+        method::session_new, *request, [this, done = std::move(done)](Result<av2::NewSessionResponse> result) {
+            if (!result) {
+                router_.new_session_answered(nullptr);
+                return done(std::move(result));
+            }
+            // Updates that came before this answer go first
+            // (CLIENT-MUST-59: the answer never overrides a
+            // state they reported).
+            router_.new_session_answered(&result->sessionId);
+            router_.apply_lists(result->sessionId, result->configOptions, result->availableCommands);
+            done(std::move(result));
+        });
 }
 
 void V2Driver::resume_session(Checked<av2::ResumeSessionRequest> request, Callback<av2::ResumeSessionResponse> done) {
@@ -104,7 +102,8 @@ void V2Driver::resume_session(Checked<av2::ResumeSessionRequest> request, Callba
                 return done(std::move(result));
             }
             router_.apply_lists(session_id, result->configOptions, result->availableCommands);
-            router_.resume_answered(session_id, [done, result = std::move(result)]() mutable { done(std::move(result)); });
+            router_.resume_answered(session_id,
+                                    [done, result = std::move(result)]() mutable { done(std::move(result)); });
         });
 }
 
@@ -119,12 +118,13 @@ void V2Driver::list_sessions(Checked<av2::ListSessionsRequest> request, Callback
 void V2Driver::close_session(Checked<av2::CloseSessionRequest> request, Callback<av2::CloseSessionResponse> done) {
     const std::string session_id = request->sessionId;
     // Forgotten whether the agent confirms or never knew it (-32002 counts as success).
-    call<av2::CloseSessionResponse>(method::session_close, *request,
-                                    [this, session_id, done = std::move(done)](Result<av2::CloseSessionResponse> result) {
-                                        if (!result && !is_unknown_session(result.status())) return done(std::move(result));
-                                        router_.session_closed(session_id);
-                                        done(av2::CloseSessionResponse{});
-                                    });
+    call<av2::CloseSessionResponse>(
+        method::session_close, *request,
+        [this, session_id, done = std::move(done)](Result<av2::CloseSessionResponse> result) {
+            if (!result && !is_unknown_session(result.status())) return done(std::move(result));
+            router_.session_closed(session_id);
+            done(av2::CloseSessionResponse{});
+        });
 }
 
 void V2Driver::delete_session(Checked<av2::DeleteSessionRequest> request, Callback<av2::DeleteSessionResponse> done) {
@@ -164,11 +164,13 @@ void V2Driver::set_config_option(Checked<av2::SetSessionConfigOptionRequest> req
         });
 }
 
-void V2Driver::cancel_tool_call(Checked<av2::CancelToolCallRequest> request, Callback<av2::CancelToolCallResponse> done) {
+void V2Driver::cancel_tool_call(Checked<av2::CancelToolCallRequest> request,
+                                Callback<av2::CancelToolCallResponse> done) {
     call<av2::CancelToolCallResponse>(method::tool_call_cancel, *request, std::move(done));
 }
 
-void V2Driver::cancel_terminal(Checked<av2::CancelTerminalRequest> request, Callback<av2::CancelTerminalResponse> done) {
+void V2Driver::cancel_terminal(Checked<av2::CancelTerminalRequest> request,
+                               Callback<av2::CancelTerminalResponse> done) {
     call<av2::CancelTerminalResponse>(method::terminal_cancel, *request, std::move(done));
 }
 

@@ -27,8 +27,10 @@ public:
     void cancel(Checked<v2::CancelSessionNotification> notification) override;
     void set_config_option(Checked<v2::SetSessionConfigOptionRequest> request,
                            Callback<v2::SetSessionConfigOptionResponse> done) override;
-    void cancel_tool_call(Checked<v2::CancelToolCallRequest> request, Callback<v2::CancelToolCallResponse> done) override;
-    void cancel_terminal(Checked<v2::CancelTerminalRequest> request, Callback<v2::CancelTerminalResponse> done) override;
+    void cancel_tool_call(Checked<v2::CancelToolCallRequest> request,
+                          Callback<v2::CancelToolCallResponse> done) override;
+    void cancel_terminal(Checked<v2::CancelTerminalRequest> request,
+                         Callback<v2::CancelTerminalResponse> done) override;
     void unstable_request(Checked<UnstableMessage> message, Callback<RawJson> done) override;
 
     void on_session_update(const JsonValue* params) override;
@@ -38,8 +40,7 @@ public:
 
 private:
     template <class Response, class Request>
-    int64_t call(std::string_view method, const Request& request, Callback<Response> done,
-                 RequestOptions options);
+    int64_t call(std::string_view method, const Request& request, Callback<Response> done, RequestOptions options);
     template <class Response, class Request>
     int64_t call(std::string_view method, const Request& request, Callback<Response> done);
 

@@ -58,8 +58,7 @@ void Responder::answer_once(bool is_error, int code, std::string_view message, c
 
 // --- Connection ---------------------------------------------------------------------
 
-Connection::Connection(uv_loop_t* loop, std::unique_ptr<Transport> transport, Logger logger,
-                       ConnectionOptions options)
+Connection::Connection(uv_loop_t* loop, std::unique_ptr<Transport> transport, Logger logger, ConnectionOptions options)
     : core_(std::make_shared<ConnectionCore>(loop, std::move(transport), std::move(logger), options)) {}
 
 Connection::~Connection() { core_->abandon(); }

@@ -105,8 +105,7 @@ using LineShortcut = std::function<bool(char* line, std::size_t size)>;
 
 class Connection {
 public:
-    Connection(uv_loop_t* loop, std::unique_ptr<Transport> transport, Logger logger,
-               ConnectionOptions options = {});
+    Connection(uv_loop_t* loop, std::unique_ptr<Transport> transport, Logger logger, ConnectionOptions options = {});
     // Destroying is not closing: pending requests are dropped without completing. Call
     // close() and wait for the closed callback for an orderly end.
     ~Connection();

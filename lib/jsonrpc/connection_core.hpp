@@ -22,8 +22,8 @@
 #include "jsonrpc/connection.hpp"
 #include "jsonrpc/envelope_peek.hpp"
 #include "jsonrpc/message_parser.hpp"
-#include "support/utf8.hpp"
 #include "support/deferred_queue.hpp"
+#include "support/utf8.hpp"
 #include "support/uv_handle.hpp"
 
 namespace acp::detail {
@@ -72,9 +72,7 @@ struct ResponderState {
     ~ResponderState();
 };
 
-class ConnectionCore : public std::enable_shared_from_this<ConnectionCore>,
-                       private TransportEvents,
-                       private LineSink {
+class ConnectionCore : public std::enable_shared_from_this<ConnectionCore>, private TransportEvents, private LineSink {
 public:
     ConnectionCore(uv_loop_t* loop, std::unique_ptr<Transport> transport, Logger logger, ConnectionOptions options)
         : loop_(loop),
@@ -86,10 +84,9 @@ public:
           queued_output_timeout_(options.queued_output_timeout) {
         // `this` outlives the transport's use of it: the transport dies with the core, or
         // (a supervised process) forgets its limits when detached.
-        transport_->set_write_limits(WriteLimits{options.max_queued_output_bytes, options.resume_reading_below_bytes,
-                                                 [this](bool paused, std::size_t agent_bytes) {
-                                                     on_output_paused(paused, agent_bytes);
-                                                 }});
+        transport_->set_write_limits(
+            WriteLimits{options.max_queued_output_bytes, options.resume_reading_below_bytes,
+                        [this](bool paused, std::size_t agent_bytes) { on_output_paused(paused, agent_bytes); }});
     }
 
     ~ConnectionCore() override {
@@ -256,8 +253,8 @@ private:
 
     // An invalid request is answered -32600; an invalid notification only reported
     // (notifications are never answered).
-    void report_invalid(const std::optional<RequestId>& id, const std::string& why,
-                        const std::shared_ptr<Batch>& batch, bool is_notification = false);
+    void report_invalid(const std::optional<RequestId>& id, const std::string& why, const std::shared_ptr<Batch>& batch,
+                        bool is_notification = false);
 
     void handle_response(const JsonValue& message, const JsonValue* id_value, bool valid_version);
 

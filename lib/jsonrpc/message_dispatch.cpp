@@ -34,11 +34,12 @@ void ConnectionCore::on_transport_closed(const Status& transport_why) {
     for (auto& entry : pending) {
         discard_timer(entry.second.timer);
         if (owner_gone_) continue;  // a handler destroyed the connection: drop the rest
-        Status status = Status(Errc::connection_closed, "request " + entry.second.method +
-                                                            " did not complete: " + why.message());
+        Status status =
+            Status(Errc::connection_closed, "request " + entry.second.method + " did not complete: " + why.message());
         if (why.agent_exit() != nullptr) status = status.with_agent_exit(*why.agent_exit());
-        run_host_callback(logger_, "reply handler for " + entry.second.method,
-                          [&] { entry.second.handler(Reply{status, nullptr}); });
+        run_host_callback(logger_, "reply handler for " + entry.second.method, [&] {
+            entry.second.handler(Reply{status, nullptr});
+        });
     }
     if (closed_handler && !owner_gone_) run_host_callback(logger_, "closed handler", [&] { closed_handler(why); });
 }
@@ -46,8 +47,8 @@ void ConnectionCore::on_transport_closed(const Status& transport_why) {
 void ConnectionCore::on_oversized_line(std::string_view head, std::size_t total_size) {
     auto keep_alive = shared_from_this();
     EnvelopePeek peek = peek_envelope(head);
-    std::string what = "discarded an incoming line of " + std::to_string(total_size) +
-                       " bytes: over the limit of " + std::to_string(framer_.max_line_bytes()) + " bytes";
+    std::string what = "discarded an incoming line of " + std::to_string(total_size) + " bytes: over the limit of " +
+                       std::to_string(framer_.max_line_bytes()) + " bytes";
     logger_(LogLevel::error, log_source::jsonrpc, what);
     if (observer && !owner_gone_) {
         run_host_callback(logger_, "traffic observer", [&] {
@@ -156,8 +157,7 @@ void ConnectionCore::dispatch_one(const JsonValue& message, const std::shared_pt
                     "ignored notification " + std::string(string_view_of(*method)) +
                         ": params must be an object or an array");
         } else {
-            send_error(id, rpc_code::invalid_params, "Invalid params: params must be an object or an array",
-                       batch);
+            send_error(id, rpc_code::invalid_params, "Invalid params: params must be an object or an array", batch);
         }
         return;
     }
@@ -210,14 +210,14 @@ void ConnectionCore::handle_response(const JsonValue& message, const JsonValue* 
     const JsonValue* code = find_member(*error, "code");
     const JsonValue* text = find_member(*error, "message");
     if (code == nullptr || !code->IsInt() || text == nullptr || !text->IsString()) {
-        complete(id, Reply{Status(Errc::protocol_error, "the agent's error response is malformed: " +
-                                                             to_json_text(*error)),
-                           nullptr});
+        complete(id,
+                 Reply{Status(Errc::protocol_error, "the agent's error response is malformed: " + to_json_text(*error)),
+                       nullptr});
         return;
     }
     const JsonValue* data = find_member(*error, "data");
-    Status failed = Status::rpc(code->GetInt(), std::string(string_view_of(*text)),
-                                data ? to_json_text(*data) : std::string());
+    Status failed =
+        Status::rpc(code->GetInt(), std::string(string_view_of(*text)), data ? to_json_text(*data) : std::string());
     auto pending = pending_.find(id);
     if (code->GetInt() == rpc_code::request_cancelled && pending->second.withdrawn) {
         // The withdrawal took effect: cancelled, as the caller asked, not a failure.

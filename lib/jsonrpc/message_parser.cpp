@@ -111,8 +111,8 @@ const JsonValue* MessageParser::parse(char* line, std::size_t size) {
     if (too_deep) {
         error_ = "nested deeper than " + std::to_string(max_depth_) + " levels";
     } else {
-        error_ = std::string(rapidjson::GetParseError_En(result.Code())) + " at offset " +
-                 std::to_string(result.Offset());
+        error_ =
+            std::string(rapidjson::GetParseError_En(result.Code())) + " at offset " + std::to_string(result.Offset());
     }
     document.SetNull();
     return nullptr;

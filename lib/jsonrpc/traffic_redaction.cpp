@@ -13,7 +13,7 @@ namespace {
 
 using Allocator = rapidjson::Document::AllocatorType;
 
-constexpr std::array<std::string_view, 7> kSecretWords = {"token", "key",  "secret", "passw",
+constexpr std::array<std::string_view, 7> kSecretWords = {"token", "key",        "secret", "passw",
                                                           "auth",  "credential", "cookie"};
 
 void set_redacted(JsonValue& value, Allocator& allocator) {

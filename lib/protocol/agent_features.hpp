@@ -46,8 +46,8 @@ struct AgentFeatures {
     bool additional_directories = false;
     // Session calls beyond new/prompt/cancel.
     bool list = false;
-    bool resume = false;          // without replay
-    bool replay = false;          // resume with replayFrom {start} (v1: session/load)
+    bool resume = false;  // without replay
+    bool replay = false;  // resume with replayFrom {start} (v1: session/load)
     // `_` replay cursors the agent advertises (v2: the keys of session._meta that start with
     // `_` and hold an object; v1 none: session/load replays from the start only).
     std::set<std::string> replay_cursors;

@@ -193,9 +193,8 @@ void note_invalid_raw(std::string_view text, std::string_view why) {
     if (current_audit == nullptr || !current_audit->status_.ok()) return;
     constexpr std::size_t kShown = 60;
     std::string shown = to_json_text(JsonValue(rapidjson::StringRef(text.data(), std::min(text.size(), kShown))));
-    current_audit->status_ = Status(Errc::invalid_argument, "raw JSON that is not one JSON value (" +
-                                                                std::string(why) + "): " + shown +
-                                                                (text.size() > kShown ? "..." : ""));
+    current_audit->status_ = Status(Errc::invalid_argument, "raw JSON that is not one JSON value (" + std::string(why) +
+                                                                "): " + shown + (text.size() > kShown ? "..." : ""));
 }
 
 void write_raw(JsonWriter& writer, const RawJson& value) {

@@ -159,8 +159,7 @@ private:
 void note_invalid_raw(std::string_view text, std::string_view why);
 void write_extra_fields(JsonWriter& writer, const std::vector<std::pair<std::string, RawJson>>& fields);
 // An unknown variant of a tagged union: the raw object with the discriminator first.
-void write_unknown_object(JsonWriter& writer, std::string_view discriminator, std::string_view tag,
-                          const RawJson& raw);
+void write_unknown_object(JsonWriter& writer, std::string_view discriminator, std::string_view tag, const RawJson& raw);
 // The same for a union flattened into an enclosing object: the members only.
 void write_unknown_members(JsonWriter& writer, std::string_view discriminator, std::string_view tag,
                            const RawJson& raw);

@@ -32,8 +32,9 @@ Status check_path(std::string_view what, std::string_view path) {
 Status check_directories(const std::optional<std::vector<av2::AbsolutePath>>& directories, const AgentFeatures& agent) {
     if (!directories) return Status();
     if (!agent.additional_directories) {
-        return refuse("CLIENT-MUST-35: the agent does not advertise session.additionalDirectories; "
-                      "additionalDirectories must not be sent (not even [])");
+        return refuse(
+            "CLIENT-MUST-35: the agent does not advertise session.additionalDirectories; "
+            "additionalDirectories must not be sent (not even [])");
     }
     for (const auto& directory : *directories) {
         if (Status s = check_path("each additional directory", directory); !s) return s;
@@ -68,21 +69,26 @@ Status check_other_transport(const av2::McpServer& server, const AgentFeatures& 
     const std::string& type = server.tag();
     if (type == "sse") {
         if (agent.mcp_sse) return Status();
-        return refuse("CLIENT-MUST-33: the agent does not support MCP servers over sse (v2 has no sse; a v1 agent "
-                      "advertises it as mcpCapabilities.sse): server " + quoted(raw_server_name(*server.unknown())));
+        return refuse(
+            "CLIENT-MUST-33: the agent does not support MCP servers over sse (v2 has no sse; a v1 agent "
+            "advertises it as mcpCapabilities.sse): server " +
+            quoted(raw_server_name(*server.unknown())));
     }
     if (type == "acp") {
         // MCP over ACP (unstable, CLIENT-MUST-37): only with session.mcp.acp, and the entry
         // must name the serverId its mcp/message requests will carry.
         if (!agent.mcp_acp) {
-            return refuse("CLIENT-MUST-37: the agent does not support MCP servers over ACP (session.mcp.acp not "
-                          "advertised): server " + quoted(raw_server_name(*server.unknown())));
+            return refuse(
+                "CLIENT-MUST-37: the agent does not support MCP servers over ACP (session.mcp.acp not "
+                "advertised): server " +
+                quoted(raw_server_name(*server.unknown())));
         }
         rapidjson::Document entry;
         entry.Parse(server.unknown()->text.data(), server.unknown()->text.size());
         auto id = entry.IsObject() ? entry.FindMember("serverId") : entry.MemberEnd();
         if (!entry.IsObject() || id == entry.MemberEnd() || !id->value.IsString()) {
-            return refuse("MCP server " + quoted(raw_server_name(*server.unknown())) + " of type 'acp' needs a serverId");
+            return refuse("MCP server " + quoted(raw_server_name(*server.unknown())) +
+                          " of type 'acp' needs a serverId");
         }
         return Status();
     }
@@ -105,8 +111,10 @@ Status check_mcp_servers(const std::optional<std::vector<av2::McpServer>>& serve
                 const auto& stdio = *server.stdio();
                 name = stdio.name;
                 if (!agent.mcp_stdio) {
-                    return refuse("CLIENT-MUST-33: the agent does not support MCP servers over stdio "
-                                  "(session.mcp.stdio not advertised): server " + quoted(name));
+                    return refuse(
+                        "CLIENT-MUST-33: the agent does not support MCP servers over stdio "
+                        "(session.mcp.stdio not advertised): server " +
+                        quoted(name));
                 }
                 if (Status s = check_path("the command of MCP server " + quoted(name), stdio.command); !s) return s;
                 if (Status s = check_env_unique(stdio.env ? &*stdio.env : nullptr, name); !s) return s;
@@ -115,8 +123,10 @@ Status check_mcp_servers(const std::optional<std::vector<av2::McpServer>>& serve
             case av2::McpServer::Kind::http:
                 name = server.http()->name;
                 if (!agent.mcp_http) {
-                    return refuse("CLIENT-MUST-33: the agent does not support MCP servers over http "
-                                  "(session.mcp.http not advertised): server " + quoted(name));
+                    return refuse(
+                        "CLIENT-MUST-33: the agent does not support MCP servers over http "
+                        "(session.mcp.http not advertised): server " +
+                        quoted(name));
                 }
                 break;
             case av2::McpServer::Kind::unknown:
@@ -135,8 +145,9 @@ Status check_mcp_servers(const std::optional<std::vector<av2::McpServer>>& serve
 Status check_replay(const Nullable<av2::ReplayFrom>& replay_from, const AgentFeatures& agent) {
     if (!replay_from.has_value()) {
         if (agent.resume) return Status();
-        return not_offered("resume: the agent does not advertise resuming without replay "
-                           "(v1: sessionCapabilities.resume)");
+        return not_offered(
+            "resume: the agent does not advertise resuming without replay "
+            "(v1: sessionCapabilities.resume)");
     }
     if (replay_from->kind() == av2::ReplayFrom::Kind::unknown) {
         const std::string& tag = replay_from->tag();
@@ -224,8 +235,9 @@ bool is_absolute_path(std::string_view path) {
 
 Status check_login(std::string_view method_id, const AgentFeatures& agent) {
     if (agent.auth_methods.empty()) {
-        return not_offered("CLIENT-MUST-27: the agent advertises no authMethods; "
-                           "auth/login and auth/logout must not be called");
+        return not_offered(
+            "CLIENT-MUST-27: the agent advertises no authMethods; "
+            "auth/login and auth/logout must not be called");
     }
     for (const auto& method : agent.auth_methods) {
         if (method.id != method_id) continue;
@@ -240,8 +252,9 @@ Status check_login(std::string_view method_id, const AgentFeatures& agent) {
 
 Status check_logout(const AgentFeatures& agent) {
     if (agent.auth_methods.empty()) {
-        return not_offered("CLIENT-MUST-27: the agent advertises no authMethods; "
-                           "auth/login and auth/logout must not be called");
+        return not_offered(
+            "CLIENT-MUST-27: the agent advertises no authMethods; "
+            "auth/login and auth/logout must not be called");
     }
     if (agent.logout) return Status();
     return not_offered("logout: the agent does not advertise it (v1: agentCapabilities.auth.logout)");
@@ -305,8 +318,8 @@ Status check_prompt(const av2::PromptRequest& request, const AgentFeatures& agen
                 allowed = agent.prompt_embedded_context;
                 break;
             case av2::ContentBlock::Kind::unknown:
-                return refuse("CLIENT-MUST-66: prompt block " + std::to_string(i) + " has type " +
-                              quoted(block.tag()) + ", which session.prompt does not allow");
+                return refuse("CLIENT-MUST-66: prompt block " + std::to_string(i) + " has type " + quoted(block.tag()) +
+                              ", which session.prompt does not allow");
         }
         if (!allowed) {
             return refuse("CLIENT-MUST-32: prompt block " + std::to_string(i) + " is " + quoted(block.tag()) +
@@ -392,7 +405,8 @@ Status check_written_message(std::string_view json) {
     if (!parsed) {
         const std::string where = walk.path().empty() ? std::string("the message") : quoted(walk.path());
         if (walk.duplicate()) {
-            return refuse("the member " + where + " would be sent twice: an extra field names a member the "
+            return refuse("the member " + where +
+                          " would be sent twice: an extra field names a member the "
                           "protocol defines (set it through its own field), or raw JSON repeats a key");
         }
         if (parsed.Code() == rapidjson::kParseErrorStringInvalidEncoding) {

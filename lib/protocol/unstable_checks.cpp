@@ -49,20 +49,17 @@ UnstableFeatures unstable_features_of(const v2::InitializeResponse& agent, bool 
 Status check_unstable_method(UnstableMethod method, const UnstableFeatures& offer) {
     if (!offer.enabled) return not_enabled();
     switch (method) {
-        case UnstableMethod::fork:
-            return offer.fork ? Status() : not_offered("session.fork", "session/fork");
+        case UnstableMethod::fork: return offer.fork ? Status() : not_offered("session.fork", "session/fork");
         case UnstableMethod::archive:
             return offer.archive ? Status() : not_offered("session.archive", "session/archive");
         case UnstableMethod::unarchive:
             return offer.archive ? Status() : not_offered("session.archive", "session/unarchive");
-        case UnstableMethod::status:
-            return offer.status ? Status() : not_offered("session.status", "session/status");
+        case UnstableMethod::status: return offer.status ? Status() : not_offered("session.status", "session/status");
         case UnstableMethod::set_title:
             return offer.title ? Status() : not_offered("session.title", "session/set_title");
         case UnstableMethod::auth_status:
             return offer.auth_status ? Status() : not_offered("auth.status", "auth/status");
-        case UnstableMethod::providers:
-            return offer.providers ? Status() : not_offered("providers", "providers/*");
+        case UnstableMethod::providers: return offer.providers ? Status() : not_offered("providers", "providers/*");
     }
     return not_enabled();
 }
@@ -74,8 +71,8 @@ Status check_system_prompt(const un::SystemPrompt& prompt, const UnstableFeature
         return not_offered("session.systemPrompt.mode.override", "a systemPrompt in override mode");
     }
     if (prompt.mode.value != un::SystemPromptMode::append && prompt.mode.value != un::SystemPromptMode::override) {
-        return Status(Errc::invalid_argument, "systemPrompt mode must be 'append' or 'override', not '" +
-                                                  prompt.mode.value + "'");
+        return Status(Errc::invalid_argument,
+                      "systemPrompt mode must be 'append' or 'override', not '" + prompt.mode.value + "'");
     }
     if (prompt.content.empty()) return Status(Errc::invalid_argument, "a systemPrompt needs at least one text block");
     for (const auto& block : prompt.content) {

@@ -39,7 +39,8 @@ Runtime::Impl::Impl(RuntimeOptions options) : mode_(options.mode), log_(std::mov
 
 Status Runtime::Impl::start() {
     if (mode_ == HostingMode::host_loop) {
-        if (loop_ == nullptr) return Status(Errc::invalid_argument, "HostingMode::host_loop needs the host's uv_loop_t");
+        if (loop_ == nullptr)
+            return Status(Errc::invalid_argument, "HostingMode::host_loop needs the host's uv_loop_t");
     } else {
         own_loop_ = std::make_unique<uv_loop_t>();
         if (int rc = uv_loop_init(own_loop_.get()); rc != 0) {

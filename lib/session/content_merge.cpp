@@ -13,8 +13,7 @@ namespace acp::detail {
 bool is_plain_text(const v2::ContentBlock& block) {
     const v2::TextContent* text = block.text();
     // Absent and null are the same for a content item's own fields (CLIENT-GUIDE 1.5).
-    return text != nullptr && !text->annotations.has_value() && !text->_meta.has_value() &&
-           text->extra_fields.empty();
+    return text != nullptr && !text->annotations.has_value() && !text->_meta.has_value() && text->extra_fields.empty();
 }
 
 void append_block(std::vector<v2::ContentBlock>& content, const v2::ContentBlock& block) {

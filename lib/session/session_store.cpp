@@ -427,7 +427,9 @@ struct SessionReducer {
             case Kind::agent_message: message(ItemKind::agent_message, detail::must(update.agent_message())); break;
             case Kind::agent_thought: message(ItemKind::agent_thought, detail::must(update.agent_thought())); break;
             case Kind::state_update: state(detail::must(update.state_update())); break;
-            case Kind::tool_call_content_chunk: tool_call_content(detail::must(update.tool_call_content_chunk())); break;
+            case Kind::tool_call_content_chunk:
+                tool_call_content(detail::must(update.tool_call_content_chunk()));
+                break;
             case Kind::tool_call_update: tool_call(detail::must(update.tool_call_update())); break;
             case Kind::terminal_update: terminal(detail::must(update.terminal_update())); break;
             case Kind::terminal_output_chunk: terminal_chunk(detail::must(update.terminal_output_chunk())); break;
@@ -445,7 +447,9 @@ struct SessionReducer {
             case Kind::usage_update: usage(detail::must(update.usage_update())); break;
             case Kind::notice: notice(detail::must(update.notice())); break;
             case Kind::compaction_update: compaction(detail::must(update.compaction_update())); break;
-            case Kind::compaction_summary_chunk: compaction_chunk(detail::must(update.compaction_summary_chunk())); break;
+            case Kind::compaction_summary_chunk:
+                compaction_chunk(detail::must(update.compaction_summary_chunk()));
+                break;
             case Kind::unknown: unknown(update.tag(), detail::must(update.unknown())); break;
         }
     }
@@ -643,8 +647,8 @@ void SessionStore::remove(const std::string& session_id) {
     std::unique_ptr<SessionState> gone = std::move(found->second);
     sessions_.erase(found);
     if (!observers_->empty()) {
-        observers_->dispatch(SessionEvent{SessionEvent::Type::session_removed, gone->session_id_, nullptr, 0,
-                                          ItemKind::unknown, {}, {}});
+        observers_->dispatch(SessionEvent{
+            SessionEvent::Type::session_removed, gone->session_id_, nullptr, 0, ItemKind::unknown, {}, {}});
     }
 }
 

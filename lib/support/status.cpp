@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <string>
 
-
 namespace acp {
 
 const char* errc_name(Errc code) {
@@ -53,9 +52,7 @@ Status Status::rpc(int rpc_code, std::string message, std::string data_json) {
 
 const std::string& Status::message() const { return detail_ ? detail_->message : empty_string(); }
 
-const std::string& Status::rpc_data_json() const {
-    return detail_ ? detail_->rpc_data_json : empty_string();
-}
+const std::string& Status::rpc_data_json() const { return detail_ ? detail_->rpc_data_json : empty_string(); }
 
 Status Status::with_rpc_code(int rpc_code) const {
     if (!detail_) return *this;

@@ -36,7 +36,10 @@ const JsonValue* optional_object(const JsonValue* params, std::string_view key, 
 class McpOverAcp::RequestPeer final : public McpPeer, public std::enable_shared_from_this<RequestPeer> {
 public:
     RequestPeer(McpOverAcp& owner, std::string server_id, std::string request_id, Responder responder)
-        : owner_(owner), server_id_(std::move(server_id)), request_id_(std::move(request_id)), responder_(std::move(responder)) {}
+        : owner_(owner),
+          server_id_(std::move(server_id)),
+          request_id_(std::move(request_id)),
+          responder_(std::move(responder)) {}
 
     void send(std::string message, std::string_view) override {
         if (done_) return;

@@ -71,10 +71,11 @@ Result<std::string> make_private_directory(bool need_exec) {
         std::string path = base + "/acp-mcp-XXXXXX";
         if (::mkdtemp(path.data()) != nullptr) return path;
     }
-    return Status(Errc::io_error,
-                  std::string("tools over stdio: no private directory could be made (tried $XDG_RUNTIME_DIR, $TMPDIR "
-                              "and /tmp") +
-                      (need_exec ? "; one mounted noexec needs ACP_MCP_BRIDGE naming an installed acp-mcp-bridge)" : ")"));
+    return Status(
+        Errc::io_error,
+        std::string("tools over stdio: no private directory could be made (tried $XDG_RUNTIME_DIR, $TMPDIR "
+                    "and /tmp") +
+            (need_exec ? "; one mounted noexec needs ACP_MCP_BRIDGE naming an installed acp-mcp-bridge)" : ")"));
 }
 
 Status write_bridge(const std::string& path) {
@@ -91,7 +92,8 @@ Status write_bridge(const std::string& path) {
         }
         written += static_cast<std::size_t>(n);
     }
-    if (::close(fd) != 0) return Status(Errc::io_error, "tools over stdio: " + errno_text("cannot write the bridge program"));
+    if (::close(fd) != 0)
+        return Status(Errc::io_error, "tools over stdio: " + errno_text("cannot write the bridge program"));
     return Status();
 }
 
@@ -169,8 +171,8 @@ Status BridgeCarrier::Impl::open() {
     const char* override_path = std::getenv(kBridgeOverride);
     if (override_path != nullptr && *override_path != '\0') {
         if (override_path[0] != '/' || ::access(override_path, X_OK) != 0) {
-            return Status(Errc::invalid_argument,
-                          std::string("tools over stdio: ") + kBridgeOverride + " must name an executable by absolute path");
+            return Status(Errc::invalid_argument, std::string("tools over stdio: ") + kBridgeOverride +
+                                                      " must name an executable by absolute path");
         }
         command = override_path;
     }
@@ -189,10 +191,12 @@ Status BridgeCarrier::Impl::open() {
     uv_pipe_init(loop, listener.get(), 0);
     listener->data = this;
     if (int rc = uv_pipe_bind(listener.get(), socket_path.c_str()); rc != 0) {
-        return Status(Errc::io_error, std::string("tools over stdio: cannot listen at ") + socket_path + ": " + uv_strerror(rc));
+        return Status(Errc::io_error,
+                      std::string("tools over stdio: cannot listen at ") + socket_path + ": " + uv_strerror(rc));
     }
     if (int rc = uv_listen(reinterpret_cast<uv_stream_t*>(listener.get()), 16, &Impl::on_connection); rc != 0) {
-        return Status(Errc::io_error, std::string("tools over stdio: cannot listen at ") + socket_path + ": " + uv_strerror(rc));
+        return Status(Errc::io_error,
+                      std::string("tools over stdio: cannot listen at ") + socket_path + ": " + uv_strerror(rc));
     }
     args = {socket_path};
     env = {{kTokenVariable, token}};
@@ -270,7 +274,9 @@ void BridgeCarrier::Impl::Connection::start() {
             auto* self = static_cast<Connection*>(handle->data);
             *out = uv_buf_init(self->buffer.get(), kReadBytes);
         },
-        [](uv_stream_t* stream, ssize_t nread, const uv_buf_t*) { static_cast<Connection*>(stream->data)->on_read(nread); });
+        [](uv_stream_t* stream, ssize_t nread, const uv_buf_t*) {
+            static_cast<Connection*>(stream->data)->on_read(nread);
+        });
 }
 
 void BridgeCarrier::Impl::Connection::on_read(ssize_t nread) {

@@ -298,7 +298,7 @@ struct HttpCarrier::Impl::Exchange {
     std::string json_answer;  // the response, when nothing came before it
     std::string stream;       // events not yet written (the response as an event stream)
     std::size_t stream_read = 0;
-    bool streaming = false;   // the event-stream response is queued
+    bool streaming = false;  // the event-stream response is queued
 };
 
 // One MCP session (initialize to DELETE): one McpPeer for the endpoint.
@@ -329,11 +329,11 @@ Status HttpCarrier::Impl::listen() {
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     // External polling through the daemon's epoll descriptor, watched on the client's loop;
     // suspending lets a request wait for an answer that comes later without a thread.
-    daemon = mhd().start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, nullptr, nullptr, &Impl::on_request, this,
-                                MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&address),
-                                MHD_OPTION_CONNECTION_LIMIT, kMaxConnections,
-                                MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutSeconds,
-                                MHD_OPTION_NOTIFY_COMPLETED, &Impl::on_completed, this, MHD_OPTION_END);
+    daemon =
+        mhd().start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, nullptr, nullptr, &Impl::on_request, this,
+                           MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&address), MHD_OPTION_CONNECTION_LIMIT,
+                           kMaxConnections, MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutSeconds,
+                           MHD_OPTION_NOTIFY_COMPLETED, &Impl::on_completed, this, MHD_OPTION_END);
     if (daemon == nullptr) return Status(Errc::io_error, "tools over HTTP: cannot listen on 127.0.0.1");
     const MHD_DaemonInfo* port_info = mhd().get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     const MHD_DaemonInfo* epoll_info = mhd().get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
@@ -353,7 +353,8 @@ Status HttpCarrier::Impl::listen() {
     timer.reset(new uv_timer_t);
     uv_timer_init(loop, timer.get());
     timer->data = this;
-    uv_poll_start(poll.get(), UV_READABLE, [](uv_poll_t* handle, int, int) { static_cast<Impl*>(handle->data)->run(); });
+    uv_poll_start(poll.get(), UV_READABLE,
+                  [](uv_poll_t* handle, int, int) { static_cast<Impl*>(handle->data)->run(); });
     rearm();
     return Status();
 }
@@ -379,7 +380,8 @@ void HttpCarrier::Impl::rearm() {
         return;
     }
     const uint64_t ms = std::min<uint64_t>(timeout, std::numeric_limits<uint32_t>::max());
-    uv_timer_start(timer.get(), [](uv_timer_t* handle) { static_cast<Impl*>(handle->data)->run(); }, ms, 0);
+    uv_timer_start(
+        timer.get(), [](uv_timer_t* handle) { static_cast<Impl*>(handle->data)->run(); }, ms, 0);
 }
 
 void HttpCarrier::Impl::close() {
@@ -419,8 +421,8 @@ void HttpCarrier::Impl::stop_daemon() {
 }
 
 MHD_Result HttpCarrier::Impl::on_request(void* self, MHD_Connection* connection, const char* url_path,
-                                         const char* method, const char*, const char* upload,
-                                         std::size_t* upload_size, void** context) {
+                                         const char* method, const char*, const char* upload, std::size_t* upload_size,
+                                         void** context) {
     auto* impl = static_cast<Impl*>(self);
     auto* exchange = static_cast<Exchange*>(*context);
     if (exchange == nullptr) {
@@ -519,7 +521,8 @@ MHD_Result HttpCarrier::Impl::dispatch(Exchange& exchange) {
         std::string id = header(exchange.connection, "Mcp-Session-Id");
         if (id.empty()) {
             release_body(exchange);
-            return respond_error(exchange, MHD_HTTP_BAD_REQUEST, -32000, "Bad Request: Mcp-Session-Id header is required");
+            return respond_error(exchange, MHD_HTTP_BAD_REQUEST, -32000,
+                                 "Bad Request: Mcp-Session-Id header is required");
         }
         session = find_session(id);
         if (session == nullptr) {
@@ -600,7 +603,8 @@ void HttpCarrier::Impl::on_completed(void* self, MHD_Connection*, void** context
     *context = nullptr;
     if (exchange->session != nullptr) {
         auto found = exchange->session->pending.find(exchange->id_key);
-        if (found != exchange->session->pending.end() && found->second == exchange) exchange->session->pending.erase(found);
+        if (found != exchange->session->pending.end() && found->second == exchange)
+            exchange->session->pending.erase(found);
     }
     impl->release_body(*exchange);
     impl->exchanges.erase(exchange);
@@ -699,7 +703,9 @@ void HttpCarrier::Impl::wake(Exchange& exchange) {
     exchange.suspended = false;
     mhd().resume_connection(exchange.connection);
     // libmicrohttpd takes a resumed connection up on its next run.
-    if (timer) uv_timer_start(timer.get(), [](uv_timer_t* handle) { static_cast<Impl*>(handle->data)->run(); }, 0, 0);
+    if (timer)
+        uv_timer_start(
+            timer.get(), [](uv_timer_t* handle) { static_cast<Impl*>(handle->data)->run(); }, 0, 0);
 }
 
 std::optional<Refusal> HttpCarrier::Impl::check_caller(MHD_Connection* connection) const {
@@ -742,8 +748,8 @@ std::string HttpCarrier::Impl::header(MHD_Connection* connection, const char* na
 MHD_Result HttpCarrier::Impl::respond(Exchange& exchange, unsigned status, std::string_view body,
                                       const char* content_type,
                                       const std::vector<std::pair<const char*, std::string>>& headers) {
-    MHD_Response* response = mhd().create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
-                                                               MHD_RESPMEM_MUST_COPY);
+    MHD_Response* response =
+        mhd().create_response_from_buffer(body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
     if (response == nullptr) return MHD_NO;
     if (content_type != nullptr) mhd().add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     for (const auto& [name, value] : headers) mhd().add_response_header(response, name, value.c_str());

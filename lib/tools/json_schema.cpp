@@ -61,7 +61,8 @@ public:
             if (type->IsString()) {
                 matched = is_type(value, string_view_of(*type));
             } else if (type->IsArray()) {
-                for (const auto& t : type->GetArray()) matched = matched || (t.IsString() && is_type(value, string_view_of(t)));
+                for (const auto& t : type->GetArray())
+                    matched = matched || (t.IsString() && is_type(value, string_view_of(t)));
             } else {
                 matched = true;
             }
@@ -77,19 +78,23 @@ public:
         }
         if (value.IsString()) {
             const std::size_t length = code_points(value);
-            if (const JsonValue* min = find_member(schema, "minLength"); min && min->IsNumber() && length < min->GetDouble()) {
+            if (const JsonValue* min = find_member(schema, "minLength");
+                min && min->IsNumber() && length < min->GetDouble()) {
                 return fail(path, "shorter than minLength " + to_json_text(*min));
             }
-            if (const JsonValue* max = find_member(schema, "maxLength"); max && max->IsNumber() && length > max->GetDouble()) {
+            if (const JsonValue* max = find_member(schema, "maxLength");
+                max && max->IsNumber() && length > max->GetDouble()) {
                 return fail(path, "longer than maxLength " + to_json_text(*max));
             }
         }
         if (value.IsNumber()) {
             const double number = value.GetDouble();
-            if (const JsonValue* min = find_member(schema, "minimum"); min && min->IsNumber() && number < min->GetDouble()) {
+            if (const JsonValue* min = find_member(schema, "minimum");
+                min && min->IsNumber() && number < min->GetDouble()) {
                 return fail(path, "below minimum " + to_json_text(*min));
             }
-            if (const JsonValue* max = find_member(schema, "maximum"); max && max->IsNumber() && number > max->GetDouble()) {
+            if (const JsonValue* max = find_member(schema, "maximum");
+                max && max->IsNumber() && number > max->GetDouble()) {
                 return fail(path, "above maximum " + to_json_text(*max));
             }
         }

@@ -137,7 +137,8 @@ void ToolEndpoint::on_mcp_message(McpPeer& from, std::string_view message) {
     handle_request(from, *id, string_view_of(*method), params);
 }
 
-void ToolEndpoint::handle_request(McpPeer& from, const RequestId& id, std::string_view method, const JsonValue* params) {
+void ToolEndpoint::handle_request(McpPeer& from, const RequestId& id, std::string_view method,
+                                  const JsonValue* params) {
     if (closed_) return respond_error(from, id, code::server_busy, "the tool server was closed with its session");
     const JsonValue* meta = params ? find_member(*params, "_meta") : nullptr;
     if (meta != nullptr && !meta->IsObject()) meta = nullptr;
@@ -155,8 +156,9 @@ void ToolEndpoint::handle_request(McpPeer& from, const RequestId& id, std::strin
                                      quote(string_view_of(*revision)) + "}");
         }
         if (capabilities == nullptr || !capabilities->IsObject()) {
-            return respond_error(from, id, code::invalid_params,
-                                 "Invalid params: missing " + std::string(kMetaClientCapabilities) + " in params._meta");
+            return respond_error(
+                from, id, code::invalid_params,
+                "Invalid params: missing " + std::string(kMetaClientCapabilities) + " in params._meta");
         }
     }
     const std::string server_info =
@@ -207,7 +209,8 @@ void ToolEndpoint::call_tool(McpPeer& from, const RequestId& id, const JsonValue
         return respond_error(from, id, code::invalid_params, "Invalid params: tools/call needs a tool name");
     }
     auto tool = server_->find(string_view_of(*name));
-    if (!tool) return respond_error(from, id, code::invalid_params, "Unknown tool: " + std::string(string_view_of(*name)));
+    if (!tool)
+        return respond_error(from, id, code::invalid_params, "Unknown tool: " + std::string(string_view_of(*name)));
     const JsonValue* arguments = find_member(*params, "arguments");
     static const JsonValue kNoArguments(rapidjson::kObjectType);
     if (arguments == nullptr || arguments->IsNull()) arguments = &kNoArguments;

@@ -93,7 +93,8 @@ Status ToolResponder::structured(const RawJson& value) const {
     detail::write_raw_json(w, compact, rapidjson::kObjectType);
     w.EndObject();
     state_->answered = true;
-    if (auto endpoint = state_->endpoint.lock()) endpoint->finish(state_->call, std::string_view(buffer.GetString(), buffer.GetSize()));
+    if (auto endpoint = state_->endpoint.lock())
+        endpoint->finish(state_->call, std::string_view(buffer.GetString(), buffer.GetSize()));
     return Status();
 }
 
@@ -127,7 +128,8 @@ void ToolResponder::progress(double progress, double total, const std::string& m
         detail::write_string(w, message);
     }
     w.EndObject();
-    if (auto endpoint = state_->endpoint.lock()) endpoint->progress(state_->call, std::string_view(buffer.GetString(), buffer.GetSize()));
+    if (auto endpoint = state_->endpoint.lock())
+        endpoint->progress(state_->call, std::string_view(buffer.GetString(), buffer.GetSize()));
 }
 
 bool ToolResponder::answered() const { return state_->answered; }

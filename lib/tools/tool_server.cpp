@@ -39,7 +39,8 @@ Status ToolServer::Impl::add(Tool tool) {
     if (!valid_tool_name(tool.name)) {
         return Status(Errc::invalid_argument, "tool name '" + tool.name + "' is not 1-128 of [A-Za-z0-9_.-]");
     }
-    if (find(tool.name)) return Status(Errc::invalid_argument, "server '" + name + "' already has a tool '" + tool.name + "'");
+    if (find(tool.name))
+        return Status(Errc::invalid_argument, "server '" + name + "' already has a tool '" + tool.name + "'");
     if (!tool.handler) return Status(Errc::invalid_argument, "tool '" + tool.name + "' has no handler");
     if (tool.input_schema.text.empty()) tool.input_schema.text = R"({"type":"object"})";
     auto entry = std::make_shared<Entry>();
@@ -103,7 +104,8 @@ std::shared_ptr<const ToolServer::Impl::Entry> ToolServer::Impl::find(std::strin
 
 Result<std::shared_ptr<ToolServer>> ToolServer::create(std::string name, ToolServerOptions options) {
     if (name.empty()) return Status(Errc::invalid_argument, "a tool server needs a name");
-    if (options.max_concurrent_calls == 0) return Status(Errc::invalid_argument, "max_concurrent_calls must be at least 1");
+    if (options.max_concurrent_calls == 0)
+        return Status(Errc::invalid_argument, "max_concurrent_calls must be at least 1");
     return std::shared_ptr<ToolServer>(new ToolServer(std::make_shared<Impl>(std::move(name), std::move(options))));
 }
 

@@ -19,10 +19,11 @@ public:
         Tool tool;
         std::shared_ptr<const detail::tools::JsonSchema> input;
         std::shared_ptr<const detail::tools::JsonSchema> output;  // null: no output schema
-        std::string listing;  // the tool's object in a tools/list result
+        std::string listing;                                      // the tool's object in a tools/list result
     };
 
-    Impl(std::string name_in, ToolServerOptions options_in) : name(std::move(name_in)), options(std::move(options_in)) {}
+    Impl(std::string name_in, ToolServerOptions options_in)
+        : name(std::move(name_in)), options(std::move(options_in)) {}
 
     Status add(Tool tool);
     // Shared, so a call keeps its tool while the host adds others.

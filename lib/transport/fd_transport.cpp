@@ -60,10 +60,10 @@ void FdTransport::start(TransportEvents* events) {
             if (events_ != nullptr) events_->on_transport_data(data, size);
         },
         [this](int status) {
-            std::string message = status == UV_EOF ? (close_requested_ ? "the connection was closed by the client"
-                                                                       : "the agent closed the connection")
-                                                   : std::string("reading from the agent failed: ") +
-                                                         uv_strerror(status);
+            std::string message =
+                status == UV_EOF
+                    ? (close_requested_ ? "the connection was closed by the client" : "the agent closed the connection")
+                    : std::string("reading from the agent failed: ") + uv_strerror(status);
             report_closed(Status(Errc::connection_closed, message));
         });
 }
@@ -84,7 +84,8 @@ void FdTransport::close() {
     } else {
         // One bidirectional descriptor is not half-closed here: end the connection on the
         // next turn (never inside the call).
-        deferred_.post([this] { report_closed(Status(Errc::connection_closed, "the connection was closed by the client")); });
+        deferred_.post(
+            [this] { report_closed(Status(Errc::connection_closed, "the connection was closed by the client")); });
     }
 }
 

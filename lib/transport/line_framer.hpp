@@ -48,8 +48,8 @@ private:
     void end_line(LineSink& sink);
 
     std::size_t max_line_bytes_;
-    std::string partial_;         // the start of a line split across reads
-    bool skipping_ = false;       // inside a line that is over the limit
+    std::string partial_;           // the start of a line split across reads
+    bool skipping_ = false;         // inside a line that is over the limit
     std::size_t skipped_size_ = 0;  // full length of that line so far
 };
 

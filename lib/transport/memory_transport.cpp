@@ -56,9 +56,9 @@ struct Link : std::enable_shared_from_this<Link> {
                 auto* sink = link->events[side];
                 link->events[side] = nullptr;
                 if (sink != nullptr) {
-                    sink->on_transport_closed(Status(
-                        Errc::connection_closed, side == by_side ? "the connection was closed by this side"
-                                                                 : "the connection was closed by the peer"));
+                    sink->on_transport_closed(
+                        Status(Errc::connection_closed, side == by_side ? "the connection was closed by this side"
+                                                                        : "the connection was closed by the peer"));
                 }
             }
         });

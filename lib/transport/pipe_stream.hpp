@@ -67,7 +67,7 @@ private:
     EndFn on_end_;
     WriteErrorFn on_write_error_;
     QueueFn on_queue_change_;
-    std::string outbox_;          // bytes waiting for the write in flight to finish
+    std::string outbox_;  // bytes waiting for the write in flight to finish
     std::size_t in_flight_bytes_ = 0;
     // Of those, the agent's: a write completes whole, so counting per buffer is exact.
     std::size_t outbox_agent_bytes_ = 0;

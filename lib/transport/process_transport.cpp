@@ -5,22 +5,22 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <utility>
 #include <vector>
 
+#include "platform/linux/agent_guard.hpp"
+#include "platform/linux/process_sweep.hpp"
 #include "support/deferred_queue.hpp"
 #include "support/uv_handle.hpp"
-#include "platform/linux/agent_guard.hpp"
 #include "transport/pipe_stream.hpp"
-#include "platform/linux/process_sweep.hpp"
 #include "transport/read_throttle.hpp"
 #include "transport/stderr_collector.hpp"
 
@@ -192,8 +192,7 @@ public:
             rc = spawn_process(*program, options_.argv, envp, -1);
         }
         if (rc != 0) {
-            return Status(Errc::spawn_failed,
-                          "cannot start agent '" + options_.argv[0] + "': " + uv_error_text(rc));
+            return Status(Errc::spawn_failed, "cannot start agent '" + options_.argv[0] + "': " + uv_error_text(rc));
         }
         pid_ = process_->pid;
         if (control_fd_ >= 0) tree_.guard_pid = pid_;
@@ -230,12 +229,12 @@ public:
         auto guard = agent_guard_path();
         int control[2] = {-1, -1};
         if (guard.ok() && ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0) {
-            guard = Status(Errc::spawn_failed, std::string("cannot create its control socket: ") + std::strerror(errno));
+            guard =
+                Status(Errc::spawn_failed, std::string("cannot create its control socket: ") + std::strerror(errno));
         }
         int rc = UV_ENOSYS;
         if (guard.ok()) {
-            std::vector<std::string> args = {"acp-agent-guard", "3",
-                                             std::to_string(options_.terminate_grace.count()),
+            std::vector<std::string> args = {"acp-agent-guard", "3", std::to_string(options_.terminate_grace.count()),
                                              std::to_string(::getpid()), program};
             args.insert(args.end(), options_.argv.begin(), options_.argv.end());
             rc = spawn_process(*guard, args, envp, control[0]);
@@ -378,8 +377,7 @@ private:
                                static_cast<uint64_t>(self->options_.terminate_grace.count()), 0);
                 break;
             case Phase::grace_after_sigterm:
-                self->logger_(LogLevel::warning, log_source::transport,
-                              "the agent ignored SIGTERM; sending SIGKILL");
+                self->logger_(LogLevel::warning, log_source::transport, "the agent ignored SIGTERM; sending SIGKILL");
                 self->kill_agent_tree_now();
                 break;
             case Phase::guard_finishing:
@@ -548,8 +546,8 @@ private:
         std::string how = term_signal_ != 0 ? "was killed by signal " + std::to_string(term_signal_) + " (" +
                                                   strsignal(term_signal_) + ")"
                                             : "exited with code " + std::to_string(exit_status_);
-        std::string message = shutdown_requested_by_client_ ? "the agent was shut down and " + how
-                                                            : "the agent " + how + " unexpectedly";
+        std::string message =
+            shutdown_requested_by_client_ ? "the agent was shut down and " + how : "the agent " + how + " unexpectedly";
         if (!guard_note_.empty()) message += " (" + guard_note_ + ")";
         Status why = Status(Errc::connection_closed, message).with_agent_exit(std::move(exit));
         logger_(shutdown_requested_by_client_ ? LogLevel::info : LogLevel::warning, log_source::transport, message);

@@ -5,10 +5,10 @@
 // the environment SpawnOptions describes, under the agent guard (agent_guard.hpp) unless
 // SpawnOptions::use_guard_process is false: then the child libacp spawns is the guard,
 // which relays the ladder's signals to the agent's group, reports the agent's exit as its
-// own, and stops every descendant when the agent exits, the ladder ends, or the host dies. Its stderr is drained continuously into the
-// log sink; its exit is reported with the code or signal and the tail of its stderr.
-// Shutdown follows a ladder (close stdin, SIGTERM the group, SIGKILL the group), and
-// whatever is left of the group after the agent exits (grandchildren) is terminated too.
+// own, and stops every descendant when the agent exits, the ladder ends, or the host dies. Its stderr is drained
+// continuously into the log sink; its exit is reported with the code or signal and the tail of its stderr. Shutdown
+// follows a ladder (close stdin, SIGTERM the group, SIGKILL the group), and whatever is left of the group after the
+// agent exits (grandchildren) is terminated too.
 //
 // The supervisor outlives this object when needed: destroying a ProcessTransport with
 // the agent still running starts the ladder, which finishes on the loop by itself.
@@ -27,8 +27,7 @@ namespace acp::detail {
 
 class ProcessTransport final : public Transport {
 public:
-    static Result<std::unique_ptr<ProcessTransport>> spawn(uv_loop_t* loop, const SpawnOptions& options,
-                                                           Logger logger);
+    static Result<std::unique_ptr<ProcessTransport>> spawn(uv_loop_t* loop, const SpawnOptions& options, Logger logger);
     ~ProcessTransport() override;
 
     void start(TransportEvents* events) override;

@@ -116,8 +116,8 @@ std::vector<std::string> agent_lines(const acp::Catalogue& catalogue, const std:
         lines.push_back(std::move(text));
     }
     if (!catalogue.problems().empty()) {
-        lines.push_back(std::to_string(catalogue.problems().size()) + " registry entries left out; the first: " +
-                        sanitize(catalogue.problems().front()));
+        lines.push_back(std::to_string(catalogue.problems().size()) +
+                        " registry entries left out; the first: " + sanitize(catalogue.problems().front()));
     }
     return lines;
 }

@@ -33,7 +33,8 @@ std::string real_path(const std::string& path) {
 bool inside(const std::string& path, const std::string& root) {
     if (root.empty() || path.empty()) return false;
     if (root == "/") return true;
-    return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
+    return path == root ||
+           (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
 }
 
 bool valid_utf8(const std::string& text) {
@@ -85,7 +86,9 @@ std::optional<v2::ContentBlock> image_block(const std::string& path, std::string
         }
     }
     // The type from the content, never from the name.
-    auto starts = [&bytes](std::string_view magic, std::size_t at = 0) { return bytes.compare(at, magic.size(), magic) == 0; };
+    auto starts = [&bytes](std::string_view magic, std::size_t at = 0) {
+        return bytes.compare(at, magic.size(), magic) == 0;
+    };
     std::string mime;
     if (starts("\x89PNG\r\n\x1a\n")) {
         mime = "image/png";
@@ -104,7 +107,9 @@ std::optional<v2::ContentBlock> image_block(const std::string& path, std::string
     image.mimeType = mime;
     image.data.reserve((bytes.size() + 2) / 3 * 4);
     for (std::size_t i = 0; i < bytes.size(); i += 3) {
-        const auto byte = [&bytes](std::size_t k) { return k < bytes.size() ? static_cast<unsigned char>(bytes[k]) : 0u; };
+        const auto byte = [&bytes](std::size_t k) {
+            return k < bytes.size() ? static_cast<unsigned char>(bytes[k]) : 0u;
+        };
         const unsigned n = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
         image.data += kBase64[(n >> 18) & 63];
         image.data += kBase64[(n >> 12) & 63];
@@ -219,7 +224,8 @@ std::vector<std::string> complete_path(const std::string& word, const std::strin
         if (name == "." || name == ".." || name.compare(0, prefix.size(), prefix) != 0) continue;
         if (name[0] == '.' && (prefix.empty() || prefix[0] != '.')) continue;  // hidden unless asked
         // A name the prompt could not hold as one word, or the screen not show, is not offered.
-        if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) <= ' ' || c == 0x7f; }) ||
+        if (std::any_of(name.begin(), name.end(),
+                        [](char c) { return static_cast<unsigned char>(c) <= ' ' || c == 0x7f; }) ||
             sanitize(name) != name) {
             continue;
         }

@@ -2,9 +2,9 @@
 // acp-chat: startup, the connection with the agent, the first session, and the end.
 #include "chat.hpp"
 
-#include <acp/version.hpp>
 #include <signal.h>
 #include <unistd.h>
+#include <acp/version.hpp>
 
 #include <climits>
 
@@ -49,8 +49,8 @@ int Chat::run() {
     auto created = options_.connect.empty() ? acp::Client::spawn(loop_, agent, client_options)
                                             : acp::Client::connect(loop_, remote_options(), client_options);
     if (!created) {
-        std::string who = options_.connect.empty() ? "start the agent `" + sanitize(agent.argv[0]) + "`"
-                                                   : "connect to the agent";
+        std::string who =
+            options_.connect.empty() ? "start the agent `" + sanitize(agent.argv[0]) + "`" : "connect to the agent";
         error("could not " + who + ": " + failure(created.status()));
         return exit_agent_start;
     }
@@ -100,10 +100,12 @@ int Chat::run() {
     });
     uv_signal_init(loop_, &sigint_);
     sigint_.data = this;
-    uv_signal_start(&sigint_, [](uv_signal_t* s, int) { static_cast<Chat*>(s->data)->on_interrupt(); }, SIGINT);
+    uv_signal_start(
+        &sigint_, [](uv_signal_t* s, int) { static_cast<Chat*>(s->data)->on_interrupt(); }, SIGINT);
     uv_signal_init(loop_, &sigwinch_);
     sigwinch_.data = this;
-    uv_signal_start(&sigwinch_, [](uv_signal_t* s, int) { static_cast<Chat*>(s->data)->editor_.resize(); }, SIGWINCH);
+    uv_signal_start(
+        &sigwinch_, [](uv_signal_t* s, int) { static_cast<Chat*>(s->data)->editor_.resize(); }, SIGWINCH);
     busy_ = true;
     connect();
     start_input();
@@ -136,8 +138,8 @@ void Chat::on_log(const acp::LogRecord& record) {
     constexpr std::size_t kKeptLines = 500, kLineBytes = 4096;
     const bool from_agent = record.source == acp::log_source::agent_stderr;
     std::string text = from_agent ? std::string(record.message)
-                                  : std::string(acp::log_level_name(record.level)) + " [" +
-                                        std::string(record.source) + "] " + std::string(record.message);
+                                  : std::string(acp::log_level_name(record.level)) + " [" + std::string(record.source) +
+                                        "] " + std::string(record.message);
     if (text.size() > kLineBytes) text = text.substr(0, kLineBytes) + "...";
     stderr_lines_.push_back(std::move(text));
     if (stderr_lines_.size() > kKeptLines) stderr_lines_.pop_front();
@@ -311,8 +313,8 @@ void Chat::stop_agent() {
     ++stop_requests_;
     const int signal_number = stop_requests_ == 1 ? SIGTERM : SIGKILL;
     for (pid_t group : groups) kill(-group, signal_number);
-    line(style_.paint(Color::yellow, stop_requests_ == 1 ? "(asked the agent to stop; Ctrl-C again kills it)"
-                                                         : "(killed the agent)"));
+    line(style_.paint(Color::yellow,
+                      stop_requests_ == 1 ? "(asked the agent to stop; Ctrl-C again kills it)" : "(killed the agent)"));
 }
 
 void Chat::finish_quit() {
@@ -323,6 +325,5 @@ void Chat::finish_quit() {
         uv_close(reinterpret_cast<uv_handle_t*>(&flush_), [](uv_handle_t*) { std::fflush(stdout); });
     }
 }
-
 
 }  // namespace chat

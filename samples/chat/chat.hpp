@@ -4,10 +4,10 @@
 // permission.cpp, render.cpp.
 #pragma once
 
+#include <uv.h>
 #include <acp/catalogue.hpp>
 #include <acp/client.hpp>
 #include <acp/session.hpp>
-#include <uv.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -43,7 +43,11 @@ public:
     // markdown: the agent's messages rendered from Markdown (else shown as sent).
     // catalogue: the agents known by name, for /agents.
     Chat(uv_loop_t* loop, Options options, acp::Catalogue catalogue, bool tty, bool color, bool markdown)
-        : loop_(loop), options_(std::move(options)), catalogue_(std::move(catalogue)), tty_(tty), style_(color),
+        : loop_(loop),
+          options_(std::move(options)),
+          catalogue_(std::move(catalogue)),
+          tty_(tty),
+          style_(color),
           markdown_(markdown) {}
 
     int run();
@@ -115,8 +119,7 @@ private:
     void end_markdown();  // the streaming message's held tail, printed as it is
     void on_event(const acp::SessionEvent& event);
     // appended: the event's appended_text (see acp::SessionEvent), when it only appended.
-    void render(const acp::SessionState& state, const acp::SessionItem& item,
-                std::optional<std::string_view> appended);
+    void render(const acp::SessionState& state, const acp::SessionItem& item, std::optional<std::string_view> appended);
     void render_message(const acp::SessionState& state, const acp::SessionItem& item,
                         std::optional<std::string_view> appended, Shown& shown);
     void render_tool_call(const acp::ToolCallItem& call, Shown& shown);
@@ -137,8 +140,8 @@ private:
     // --- input -------------------------------------------------------------------------------
     void start_input();
     void on_input(const char* data, std::size_t size);
-    void pump_editor();     // what the line editor made of the keys: lines, Ctrl-D, Ctrl-C
-    void redraw_prompt();   // below output printed while the prompt was up
+    void pump_editor();    // what the line editor made of the keys: lines, Ctrl-D, Ctrl-C
+    void redraw_prompt();  // below output printed while the prompt was up
     void on_interrupt();
     void process_next();
     void handle(const std::string& text);
@@ -204,8 +207,8 @@ private:
     LineEditor editor_;  // the prompt on a terminal
     std::unique_ptr<acp::Client> client_;
     acp::SessionSubscription subscription_;
-    TrafficLog log_;                          // --log
-    std::deque<std::string> stderr_lines_;    // the agent's stderr and libacp's warnings, for /stderr
+    TrafficLog log_;                        // --log
+    std::deque<std::string> stderr_lines_;  // the agent's stderr and libacp's warnings, for /stderr
 
     std::string session_;                 // the current session ("" = none)
     std::set<std::string> seen_;          // every session id the model held, for --dump-state
@@ -218,22 +221,22 @@ private:
     std::deque<std::string> queue_;  // input lines not processed yet
     std::string partial_;            // an input line without its newline yet
     bool input_eof_ = false;
-    bool busy_ = false;              // a command or turn is in progress
+    bool busy_ = false;  // a command or turn is in progress
     bool turn_running_ = false;
-    unsigned turns_sent_ = 0;        // numbers each prompt, so a late answer knows its turn
-    bool cancel_sent_ = false;       // session/cancel went out for the running turn
+    unsigned turns_sent_ = 0;   // numbers each prompt, so a late answer knows its turn
+    bool cancel_sent_ = false;  // session/cancel went out for the running turn
     bool expect_new_ = false;
-    bool hiding_replay_ = false;     // a resume's replay goes into the model, not on screen
-    bool showing_history_ = false;   // show_history: the user's messages are shown too
+    bool hiding_replay_ = false;    // a resume's replay goes into the model, not on screen
+    bool showing_history_ = false;  // show_history: the user's messages are shown too
     bool prompt_shown_ = false;
     bool waiting_shown_ = false;  // "waiting for the agent..." is on screen, no newline
     bool interrupt_armed_ = false;
     bool pasting_to_permission_ = false;  // inside a paste while a question waits for a key
     bool quitting_ = false;
-    std::string usage_shown_;        // the last live usage line, not repeated
+    std::string usage_shown_;            // the last live usage line, not repeated
     std::uint64_t turn_started_ms_ = 0;  // uv_now() when the prompt went out, for the elapsed time
-    bool initialized_ = false;       // initialize was answered: the agent is there
-    int stop_requests_ = 0;          // Ctrl-C presses while quitting
+    bool initialized_ = false;           // initialize was answered: the agent is there
+    int stop_requests_ = 0;              // Ctrl-C presses while quitting
     int exit_code_ = exit_ok;
 
     std::optional<PendingPermission> permission_;        // the one on screen
@@ -250,7 +253,7 @@ private:
     uv_stream_t* input_ = nullptr;
     uv_signal_t sigint_{};
     uv_signal_t sigwinch_{};  // the terminal's new size, for the prompt line
-    uv_prepare_t flush_{};  // flushes stdout before the loop waits
+    uv_prepare_t flush_{};    // flushes stdout before the loop waits
 };
 
 }  // namespace chat

@@ -27,14 +27,16 @@ void Chat::handle(const std::string& text) {
             s != nullptr && s->available_commands().has_value()) {
             line("the agent's commands:");
             for (const auto& c : *s->available_commands()) {
-                if (const auto* cmd = c.command()) line("  /" + sanitize(cmd->name) + "  " + sanitize(cmd->description));
+                if (const auto* cmd = c.command())
+                    line("  /" + sanitize(cmd->name) + "  " + sanitize(cmd->description));
             }
         }
     } else if (command == "/quit" || command == "/exit") {
         quit(exit_code_);
     } else if (command == "/agents") {
         for (const std::string& entry : agent_lines(catalogue_, options_.agent_name)) line(entry);
-        line(style_.paint(Color::dim, "start one with acp-chat NAME; the user's agents: " + sanitize(acp::user_agents_path())));
+        line(style_.paint(Color::dim,
+                          "start one with acp-chat NAME; the user's agents: " + sanitize(acp::user_agents_path())));
     } else if (command == "/image" && words.size() >= 2) {
         send_image(words, arg);
     } else if (command == "/new") {
@@ -137,7 +139,8 @@ void Chat::send_prompt(const std::string& text, std::optional<v2::ContentBlock> 
             // status line) and the next line may be running: nothing more to say.
             if (turn != turns_sent_ || !turn_running_) return;
             // A v2 agent refused the prompt: the turn never started.
-            error(r.status().code() == acp::Errc::cancelled ? "prompt withdrawn" : "prompt failed: " + failure(r.status()));
+            error(r.status().code() == acp::Errc::cancelled ? "prompt withdrawn"
+                                                            : "prompt failed: " + failure(r.status()));
             turn_running_ = false;
             done();
         }
@@ -170,16 +173,17 @@ std::vector<std::string> Chat::complete(const std::string& word, bool first, con
         return matching;
     }
     if (!first || word.empty() || word[0] != '/') return {};
-    std::vector<std::string> names = {"/agents", "/image", "/new", "/sessions", "/resume", "/history", "/close", "/delete", "/config", "/cwd",
-                                      "/add-dir", "/mcp", "/stderr", "/help", "/quit"};
+    std::vector<std::string> names = {"/agents",  "/image", "/new",    "/sessions", "/resume",
+                                      "/history", "/close", "/delete", "/config",   "/cwd",
+                                      "/add-dir", "/mcp",   "/stderr", "/help",     "/quit"};
     for (auto& name : unstable_commands()) names.push_back(std::move(name));
     if (const acp::SessionState* s = session_.empty() ? nullptr : client_->sessions().find(session_);
         s != nullptr && s->available_commands().has_value()) {
         for (const auto& c : *s->available_commands()) {
             // The agent's names are hostile: one that would not show as itself is not offered.
             if (const auto* cmd = c.command(); cmd != nullptr && !cmd->name.empty() &&
-                                              sanitize(cmd->name) == cmd->name &&
-                                              cmd->name.find_first_of(" \t") == std::string::npos) {
+                                               sanitize(cmd->name) == cmd->name &&
+                                               cmd->name.find_first_of(" \t") == std::string::npos) {
                 names.push_back("/" + cmd->name);
             }
         }
@@ -263,8 +267,8 @@ void Chat::history(const std::vector<std::string>& words) {
         return;
     }
     std::size_t turns = kAllTurns;
-    if (words.size() > 2 || (words.size() == 2 && (words[1].find_first_not_of("0123456789") != std::string::npos ||
-                                                   words[1].size() > 9))) {
+    if (words.size() > 2 ||
+        (words.size() == 2 && (words[1].find_first_not_of("0123456789") != std::string::npos || words[1].size() > 9))) {
         error("usage: /history [N]");
         return;
     }
@@ -376,8 +380,9 @@ bool Chat::agent_supports_directories() const {
 
 void Chat::add_dir(const std::string& path) {
     if (!agent_supports_directories()) {
-        error("refused: the agent does not support additional directories (it did not advertise "
-              "session.additionalDirectories)");
+        error(
+            "refused: the agent does not support additional directories (it did not advertise "
+            "session.additionalDirectories)");
         return;
     }
     directories_.push_back(absolute(options_.cwd, path));
@@ -418,6 +423,5 @@ void Chat::add_mcp(const std::vector<std::string>& words) {
     }
     line("MCP server " + words[1] + " added for the next /new");
 }
-
 
 }  // namespace chat

@@ -16,8 +16,9 @@ void Chat::start_input() {
         if (!editor_.open(stdin, stdout, "> ", style_.paint(Color::bold, "> "), LineEditor::default_history_file())) {
             error("cannot start the line editor: lines are read as typed");
         }
-        editor_.set_completer(
-            [this](const std::string& word, bool first, const std::string& command) { return complete(word, first, command); });
+        editor_.set_completer([this](const std::string& word, bool first, const std::string& command) {
+            return complete(word, first, command);
+        });
     } else if (type == UV_NAMED_PIPE) {
         uv_pipe_init(loop_, &pipe_handle_, 0);
         uv_pipe_open(&pipe_handle_, STDIN_FILENO);
@@ -110,8 +111,7 @@ void Chat::pump_editor() {
     for (;;) {
         LineEditor::Event event = editor_.pump();
         switch (event.type) {
-            case LineEditor::Event::Type::none:
-                return;
+            case LineEditor::Event::Type::none: return;
             case LineEditor::Event::Type::line:
                 queue_.push_back(std::move(event.text));
                 process_next();
@@ -147,7 +147,8 @@ void Chat::process_next() {
             queue_.pop_front();
             line(answer);
             if (permission_ && !answer_permission(answer)) {
-                line("(not an answer: " + sanitize(answer) + "; answer with " + permission_keys() + " or an option id)");
+                line("(not an answer: " + sanitize(answer) + "; answer with " + permission_keys() +
+                     " or an option id)");
             }
         }
         if (permission_ && input_eof_) cancel_turn();
@@ -215,6 +216,5 @@ void Chat::cancel_turn() {
     // Run from a key or the end of input: the question on screen, if any, was dismissed.
     cancel_permissions(session_, true);
 }
-
 
 }  // namespace chat

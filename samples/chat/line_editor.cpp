@@ -104,7 +104,8 @@ Escape parse_escape(const std::string& keys, std::size_t from = 0) {
         while (i < keys.size() && keys[i] >= 0x30 && keys[i] <= 0x3f) ++i;  // parameters
         while (i < keys.size() && keys[i] >= 0x20 && keys[i] <= 0x2f) ++i;  // intermediates
         if (i == keys.size()) {
-            return i - from > kLongestSequence ? Escape{Escape::Kind::key, i - from, ""} : Escape{Escape::Kind::incomplete, 0, {}};
+            return i - from > kLongestSequence ? Escape{Escape::Kind::key, i - from, ""}
+                                               : Escape{Escape::Kind::incomplete, 0, {}};
         }
         const char final = keys[i];
         const std::size_t length = i + 1 - from;
@@ -114,8 +115,10 @@ Escape parse_escape(const std::string& keys, std::size_t from = 0) {
         const int modifier = semicolon == std::string::npos ? 1 : std::atoi(params.c_str() + semicolon + 1);
         if (final != '~') return {Escape::Kind::key, length, cursor_key(final, modifier)};
         switch (std::atoi(params.c_str())) {  // VT220 keys: ESC [ n ~
-            case 1: case 7: return {Escape::Kind::key, length, kHome};
-            case 4: case 8: return {Escape::Kind::key, length, kEnd};
+            case 1:
+            case 7: return {Escape::Kind::key, length, kHome};
+            case 4:
+            case 8: return {Escape::Kind::key, length, kEnd};
             case 3: return {Escape::Kind::key, length, kDelete};
             default: return {Escape::Kind::key, length, ""};  // Insert, PageUp/Down, F5-F12, ...
         }
@@ -162,8 +165,9 @@ bool LineEditor::open(FILE* in, FILE* out, std::string prompt, std::string style
     out_ = out;
     prompt_ = std::move(prompt);
     // libedit skips what lies between two \1 when it measures the prompt: the escape sequences.
-    styled_prompt_ = styled == prompt_ ? prompt_ : "\1" + styled.substr(0, styled.find(prompt_)) + "\1" + prompt_ +
-                                                       "\1" + styled.substr(styled.find(prompt_) + prompt_.size()) + "\1";
+    styled_prompt_ = styled == prompt_ ? prompt_
+                                       : "\1" + styled.substr(0, styled.find(prompt_)) + "\1" + prompt_ + "\1" +
+                                             styled.substr(styled.find(prompt_) + prompt_.size()) + "\1";
     history_file_ = std::move(history_file);
     el_set(el_, EL_CLIENTDATA, this);
     el_set(el_, EL_EDITOR, "emacs");
@@ -232,10 +236,10 @@ int LineEditor::read_char(EditLine* el, wchar_t* out) {
     auto* self = static_cast<LineEditor*>(data);
     std::string& pending = self->pending_;
     std::mbstate_t state{};
-    const std::size_t n = self->serve_ == 0 ? static_cast<std::size_t>(-2)
-                                            : std::mbrtowc(out, pending.data(), self->serve_, &state);
+    const std::size_t n =
+        self->serve_ == 0 ? static_cast<std::size_t>(-2) : std::mbrtowc(out, pending.data(), self->serve_, &state);
     if (n == static_cast<std::size_t>(-2)) return 0;  // nothing (or half a character) yet: pump() goes on
-    if (n == static_cast<std::size_t>(-1)) {  // not UTF-8: one byte, shown as a replacement
+    if (n == static_cast<std::size_t>(-1)) {          // not UTF-8: one byte, shown as a replacement
         *out = L'\uFFFD';
         pending.erase(0, 1);
         --self->serve_;
@@ -336,11 +340,8 @@ bool LineEditor::next_key() {
     if (pending_[0] == '\x1b') {
         const Escape escape = parse_escape(pending_);
         switch (escape.kind) {
-            case Escape::Kind::incomplete:
-                return false;  // the rest of the sequence is on its way
-            case Escape::Kind::meta:
-                serve_ = escape.length;
-                return true;
+            case Escape::Kind::incomplete: return false;  // the rest of the sequence is on its way
+            case Escape::Kind::meta: serve_ = escape.length; return true;
             case Escape::Kind::key:
                 pending_.replace(0, escape.length, escape.key);
                 serve_ = escape.key.size();
@@ -412,11 +413,12 @@ unsigned char LineEditor::complete(EditLine* el, int) {
     const std::string word = before.substr(start);
     const bool first = before.find_first_not_of(" \t") == start || before.empty();
     const std::size_t command_start = before.find_first_not_of(" \t");
-    const std::string command = first || command_start == std::string::npos
-                                    ? std::string()
-                                    : before.substr(command_start, before.find_first_of(" \t", command_start) - command_start);
-    const std::vector<std::string> candidates =
-        self->completer_(word, first && self->pasted_lines_.empty(), self->pasted_lines_.empty() ? command : std::string());
+    const std::string command =
+        first || command_start == std::string::npos
+            ? std::string()
+            : before.substr(command_start, before.find_first_of(" \t", command_start) - command_start);
+    const std::vector<std::string> candidates = self->completer_(word, first && self->pasted_lines_.empty(),
+                                                                 self->pasted_lines_.empty() ? command : std::string());
     if (candidates.empty()) return CC_REFRESH_BEEP;
     // The longest prefix the candidates share (whole UTF-8 characters: all come from whole names).
     std::string common = candidates[0];
@@ -445,7 +447,8 @@ void LineEditor::list_candidates(const std::vector<std::string>& candidates) {
     constexpr std::size_t kShown = 60;
     hide();
     std::string text;
-    for (std::size_t i = 0; i < candidates.size() && i < kShown; ++i) text += (i == 0 ? "" : "  ") + sanitize(candidates[i]);
+    for (std::size_t i = 0; i < candidates.size() && i < kShown; ++i)
+        text += (i == 0 ? "" : "  ") + sanitize(candidates[i]);
     if (candidates.size() > kShown) text += "  ... (" + std::to_string(candidates.size()) + " in all)";
     std::fputs((text + "\r\n").c_str(), out_);
     hidden_ = false;

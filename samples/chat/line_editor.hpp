@@ -34,7 +34,8 @@ public:
     // Tab: the words that could complete `word` (the text before the cursor back to a
     // space), each whole; `first` = the word starts the line; `command` = the line's first
     // word when it does not ("" in a multi-line paste).
-    using Completer = std::function<std::vector<std::string>(const std::string& word, bool first, const std::string& command)>;
+    using Completer =
+        std::function<std::vector<std::string>(const std::string& word, bool first, const std::string& command)>;
 
     LineEditor() = default;
     ~LineEditor();
@@ -97,7 +98,7 @@ private:
     std::string kept_;          // the line's text across a deactivate()
     std::size_t serve_ = 0;     // bytes of pending_ libedit may read now: one key
     Completer completer_;
-    termios original_{};        // the terminal's mode at open()
+    termios original_{};  // the terminal's mode at open()
     bool have_original_ = false;
     bool active_ = false;
     bool hidden_ = false;

@@ -5,11 +5,10 @@
 //
 // An agent is named (the user's agents.json, the ACP registry: agents.cpp) or given as a
 // command; without either it starts the agents file's default, else the demo agent
-// (acp-demo-agent next to this binary, else the one it was built with). Everything shown comes from the session model the
-// Client keeps (acp::SessionStore events): streamed replies, dimmed thoughts, tool calls
-// with status and kind, coloured diffs, plans as checklists, terminal output, a status
-// line after each turn, the agent's Markdown rendered (md4c). On a terminal the prompt
-// is edited with libedit (history, arrow keys, bracketed paste), a permission prompt
+// (acp-demo-agent next to this binary, else the one it was built with). Everything shown comes from the session model
+// the Client keeps (acp::SessionStore events): streamed replies, dimmed thoughts, tool calls with status and kind,
+// coloured diffs, plans as checklists, terminal output, a status line after each turn, the agent's Markdown rendered
+// (md4c). On a terminal the prompt is edited with libedit (history, arrow keys, bracketed paste), a permission prompt
 // takes one key and Ctrl-C cancels the running turn (twice at the prompt quits); with
 // stdin not a terminal it reads one prompt or command per line, each after the previous
 // one finished. Exit codes and commands: see kUsage and docs/samples.md. ACP v1 agents
@@ -20,9 +19,9 @@
 
 #include <climits>
 #include <clocale>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "agents.hpp"
@@ -61,4 +60,3 @@ int main(int argc, char** argv) {
     uv_loop_close(loop);
     return code;
 }
-

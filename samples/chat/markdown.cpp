@@ -22,7 +22,7 @@ struct LineRenderer {
     int bold = 0, italic = 0, underline = 0, code = 0, strike = 0, dim = 0, heading = 0;
     std::vector<unsigned> ordered;  // the next number of each open ordered list (0 = bullets)
     bool in_link = false;
-    std::string link, link_text;    // the open link's target and text
+    std::string link, link_text;  // the open link's target and text
 
     void style() {
         if (!color) return;
@@ -32,8 +32,10 @@ struct LineRenderer {
         if (italic) sgr += ";3";
         if (underline) sgr += ";4";
         if (strike) sgr += ";9";
-        if (code) sgr += ";36";
-        else if (heading) sgr += ";35";
+        if (code)
+            sgr += ";36";
+        else if (heading)
+            sgr += ";35";
         out += sgr + "m";
     }
     void text(std::string_view t) { out.append(t.data(), t.size()); }
@@ -64,7 +66,8 @@ struct LineRenderer {
             case MD_BLOCK_HR:
                 ++r.dim;
                 r.style();
-                r.text("\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80");
+                r.text(
+                    "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80");
                 --r.dim;
                 r.style();
                 break;
@@ -79,11 +82,20 @@ struct LineRenderer {
     static int leave_block(MD_BLOCKTYPE type, void*, void* data) {
         auto& r = *static_cast<LineRenderer*>(data);
         switch (type) {
-            case MD_BLOCK_H: r.heading = 0; r.style(); break;
-            case MD_BLOCK_QUOTE: --r.dim; r.style(); break;
+            case MD_BLOCK_H:
+                r.heading = 0;
+                r.style();
+                break;
+            case MD_BLOCK_QUOTE:
+                --r.dim;
+                r.style();
+                break;
             case MD_BLOCK_UL:
             case MD_BLOCK_OL: r.ordered.pop_back(); break;
-            case MD_BLOCK_CODE: --r.code; r.style(); break;
+            case MD_BLOCK_CODE:
+                --r.code;
+                r.style();
+                break;
             default: break;
         }
         return 0;
@@ -144,12 +156,18 @@ struct LineRenderer {
             case MD_TEXT_BR:
             case MD_TEXT_SOFTBR: r.text(" "); break;
             case MD_TEXT_ENTITY:
-                if (t == "&amp;") r.text("&");
-                else if (t == "&lt;") r.text("<");
-                else if (t == "&gt;") r.text(">");
-                else if (t == "&quot;") r.text("\"");
-                else if (t == "&nbsp;") r.text(" ");
-                else r.text(t);
+                if (t == "&amp;")
+                    r.text("&");
+                else if (t == "&lt;")
+                    r.text("<");
+                else if (t == "&gt;")
+                    r.text(">");
+                else if (t == "&quot;")
+                    r.text("\"");
+                else if (t == "&nbsp;")
+                    r.text(" ");
+                else
+                    r.text(t);
                 break;
             default: r.text(t); break;
         }

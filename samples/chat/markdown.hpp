@@ -29,9 +29,9 @@ private:
     bool line(std::string_view text, std::string& out);
 
     bool color_;
-    std::string tail_;           // the line still arriving
-    bool raw_rest_ = false;      // the tail got too long to hold: the rest of its line as is
-    std::string fence_;          // the fence of the open code block ("" = none)
+    std::string tail_;       // the line still arriving
+    bool raw_rest_ = false;  // the tail got too long to hold: the rest of its line as is
+    std::string fence_;      // the fence of the open code block ("" = none)
 };
 
 }  // namespace chat

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "options.hpp"
 
-#include <acp/version.hpp>
 #include <getopt.h>
+#include <acp/version.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -83,7 +83,27 @@ const char* unstable_help(const std::string& name) {
 }
 
 bool parse(int argc, char** argv, Options& options) {
-    enum { agent_name = 800, registry, registry_max_age, connect = 900, header, ca_file, cwd = 1000, resume, resume_turns, login, log, dump_state, no_color, plain, markdown, unstable, max_line, version, help };
+    enum {
+        agent_name = 800,
+        registry,
+        registry_max_age,
+        connect = 900,
+        header,
+        ca_file,
+        cwd = 1000,
+        resume,
+        resume_turns,
+        login,
+        log,
+        dump_state,
+        no_color,
+        plain,
+        markdown,
+        unstable,
+        max_line,
+        version,
+        help
+    };
     static const option kLong[] = {
         {"agent", required_argument, nullptr, agent_name},
         {"registry", required_argument, nullptr, registry},
@@ -175,14 +195,13 @@ bool parse(int argc, char** argv, Options& options) {
                 std::fputs("\n", stdout);
                 std::fputs(kCommands, stdout);
                 std::exit(exit_ok);
-            default:
-                std::fputs(kUsage, stderr);
-                return false;
+            default: std::fputs(kUsage, stderr); return false;
         }
     }
     options.agent_is_command = optind > 1 && std::strcmp(argv[optind - 1], "--") == 0;
     for (int i = optind; i < argc; ++i) options.agent.emplace_back(argv[i]);
-    if ((!options.connect.empty() ? 1 : 0) + (!options.agent.empty() ? 1 : 0) + (!options.agent_name.empty() ? 1 : 0) > 1) {
+    if ((!options.connect.empty() ? 1 : 0) + (!options.agent.empty() ? 1 : 0) + (!options.agent_name.empty() ? 1 : 0) >
+        1) {
         std::fprintf(stderr, "acp-chat: --connect, --agent and an agent command exclude each other\n");
         return false;
     }

@@ -13,12 +13,12 @@ namespace chat {
 // Exit codes (documented in docs/samples.md).
 enum ExitCode {
     exit_ok = 0,
-    exit_error = 1,            // a command or the session failed otherwise
-    exit_usage = 2,            // bad command line
-    exit_agent_start = 3,      // the agent could not be started
-    exit_agent_exited = 4,     // the agent exited or closed the connection on its own
-    exit_protocol = 5,         // the agent speaks no ACP version libacp speaks (1 or 2)
-    exit_auth_required = 6,    // the agent requires authentication (see --login)
+    exit_error = 1,          // a command or the session failed otherwise
+    exit_usage = 2,          // bad command line
+    exit_agent_start = 3,    // the agent could not be started
+    exit_agent_exited = 4,   // the agent exited or closed the connection on its own
+    exit_protocol = 5,       // the agent speaks no ACP version libacp speaks (1 or 2)
+    exit_auth_required = 6,  // the agent requires authentication (see --login)
 };
 
 // The command line (--help prints it with kCommands).
@@ -29,20 +29,20 @@ extern const char* const kCommands;
 const char* unstable_help(const std::string& name);
 
 struct Options {
-    std::vector<std::string> agent;           // the words after the options
-    bool agent_is_command = false;            // they came after "--": never a name
-    std::string agent_name;                   // --agent NAME, or the name picked (agents.hpp)
-    std::string registry;                     // --registry FILE|URL: the ACP registry to read
-    long registry_max_age = 24 * 3600;        // --registry-max-age SECONDS: a fetched one's cache
-    acp::SpawnOptions spawn;                  // what starts the agent (pick_agent)
-    std::string connect;                      // --connect URL: a remote agent instead of a command
-    std::vector<std::string> headers;         // --header "Name: value", sent with every request
-    std::string ca_file;                      // --ca-file PEM
+    std::vector<std::string> agent;     // the words after the options
+    bool agent_is_command = false;      // they came after "--": never a name
+    std::string agent_name;             // --agent NAME, or the name picked (agents.hpp)
+    std::string registry;               // --registry FILE|URL: the ACP registry to read
+    long registry_max_age = 24 * 3600;  // --registry-max-age SECONDS: a fetched one's cache
+    acp::SpawnOptions spawn;            // what starts the agent (pick_agent)
+    std::string connect;                // --connect URL: a remote agent instead of a command
+    std::vector<std::string> headers;   // --header "Name: value", sent with every request
+    std::string ca_file;                // --ca-file PEM
     std::string cwd;
     std::string login;
     std::string log_file;
     std::string dump_file;
-    std::string resume;   // a session to resume at start instead of creating one
+    std::string resume;            // a session to resume at start instead of creating one
     std::size_t resume_turns = 3;  // --resume-turns N: the turns of a resumed history shown
     bool color = true;
     bool plain = false;              // agent text exactly as sent (sanitised): no colours, no formatting

@@ -173,8 +173,10 @@ bool Chat::of_foreground(const v2::RequestPermissionRequest& request) const {
     if (tool_call.empty() && terminal.empty()) return false;
     for (const auto& work : *state->foreground().background) {
         if (work.kind() == v2::BackgroundWork::Kind::unknown) return false;  // cannot tell
-        if (const auto* call = work.tool_call(); call && !tool_call.empty() && call->toolCallId == tool_call) return false;
-        if (const auto* shell = work.terminal(); shell && !terminal.empty() && shell->terminalId == terminal) return false;
+        if (const auto* call = work.tool_call(); call && !tool_call.empty() && call->toolCallId == tool_call)
+            return false;
+        if (const auto* shell = work.terminal(); shell && !terminal.empty() && shell->terminalId == terminal)
+            return false;
     }
     return true;
 }
@@ -210,8 +212,8 @@ bool Chat::answer_permission(const std::string& raw) {
     } else if (answer == "y" || answer == "n") {
         // Exactly allow_once or reject_once, whatever the options are called or their order:
         // an allow_always named "Allow once" is never what y picks.
-        chosen = only_option(options, answer == "y" ? v2::PermissionOptionKind::allow_once
-                                                    : v2::PermissionOptionKind::reject_once);
+        chosen = only_option(
+            options, answer == "y" ? v2::PermissionOptionKind::allow_once : v2::PermissionOptionKind::reject_once);
     } else {
         for (const auto& o : options) {
             if (o.optionId == answer) chosen = &o;
@@ -220,8 +222,8 @@ bool Chat::answer_permission(const std::string& raw) {
     if (chosen == nullptr) return false;
     open_line_ = false;
     write(tty_ ? answer + "\n" : "");
-    const bool allow = chosen->kind == v2::PermissionOptionKind::allow_once ||
-                       chosen->kind == v2::PermissionOptionKind::allow_always;
+    const bool allow =
+        chosen->kind == v2::PermissionOptionKind::allow_once || chosen->kind == v2::PermissionOptionKind::allow_always;
     line(style_.paint(allow ? Color::green : Color::red, "-> " + kind_of(*chosen) + " " + sanitize(chosen->name)));
     const std::string option_id = chosen->optionId;
     const acp::PermissionResponder responder = permission_->responder;

@@ -37,9 +37,7 @@ void Chat::on_event(const acp::SessionEvent& event) {
     if (event.session_id != session_ || event.session == nullptr) return;
     const acp::SessionState& state = *event.session;
     switch (event.type) {
-        case acp::SessionEvent::Type::session_reset:
-            shown_.clear();
-            break;
+        case acp::SessionEvent::Type::session_reset: shown_.clear(); break;
         case acp::SessionEvent::Type::item_inserted:
         case acp::SessionEvent::Type::item_changed:
             // A resumed session's history is shown from the model when the replay is over,
@@ -71,8 +69,7 @@ void Chat::on_event(const acp::SessionEvent& event) {
                 done();
             }
             break;
-        default:
-            break;
+        default: break;
     }
 }
 
@@ -256,7 +253,8 @@ void Chat::render_terminal(const acp::TerminalItem& terminal, Shown& shown) {
     if (terminal.exit_status.has_value() && !shown.exited) {
         shown.exited = true;
         std::string how = "exited";
-        if (terminal.exit_status->exitCode.has_value()) how += " with code " + std::to_string(*terminal.exit_status->exitCode);
+        if (terminal.exit_status->exitCode.has_value())
+            how += " with code " + std::to_string(*terminal.exit_status->exitCode);
         if (terminal.exit_status->signal.has_value()) how += " on " + sanitize(*terminal.exit_status->signal);
         line(style_.paint(Color::dim, "  (" + how + ")"));
     }
@@ -316,7 +314,8 @@ void Chat::status_line(const acp::SessionState& state) {
     if (tty_ && turn_started_ms_ != 0) {  // how long the turn took (scripted output stays the same each run)
         uv_update_time(loop_);
         char elapsed[32];
-        std::snprintf(elapsed, sizeof elapsed, "%.1f s", static_cast<double>(uv_now(loop_) - turn_started_ms_) / 1000.0);
+        std::snprintf(elapsed, sizeof elapsed, "%.1f s",
+                      static_cast<double>(uv_now(loop_) - turn_started_ms_) / 1000.0);
         text += std::string(" | ") + elapsed;
         turn_started_ms_ = 0;
     }
@@ -334,6 +333,5 @@ std::string Chat::usage_text(const acp::SessionState& state) {
     }
     return text;
 }
-
 
 }  // namespace chat

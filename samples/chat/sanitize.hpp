@@ -55,9 +55,9 @@ private:
 
     Lines lines_;
     State state_ = State::text;
-    char utf8_[4] = {};       // an incomplete UTF-8 character from the previous piece
-    std::uint8_t have_ = 0;   // bytes of it held
-    std::uint8_t need_ = 0;   // bytes it has in all
+    char utf8_[4] = {};      // an incomplete UTF-8 character from the previous piece
+    std::uint8_t have_ = 0;  // bytes of it held
+    std::uint8_t need_ = 0;  // bytes it has in all
 };
 
 // A whole agent-controlled string as one line (Lines::escape): the default for everything

@@ -141,7 +141,7 @@ public:
         if (lead >= 0xC2 && lead <= 0xDF) return cont(1) ? 2 : 0;
         if (lead >= 0xE0 && lead <= 0xEF) {
             if (!cont(1) || !cont(2)) return 0;
-            if (lead == 0xE0 && b(1) < 0xA0) return 0;  // overlong
+            if (lead == 0xE0 && b(1) < 0xA0) return 0;   // overlong
             if (lead == 0xED && b(1) >= 0xA0) return 0;  // surrogate
             return 3;
         }

@@ -56,26 +56,28 @@ bool Chat::unstable_command(const std::vector<std::string>& words, const std::st
         }
         acp::unstable::set_session_title(*client_, target, arg, [this](acp::Result<un::SetSessionTitleResponse> r) {
             // The agent may normalise the title: show the one it stored.
-            if (!r) error("cannot set the title: " + failure(r.status()));
-            else line("title: \"" + sanitize(r->title) + "\"");
+            if (!r)
+                error("cannot set the title: " + failure(r.status()));
+            else
+                line("title: \"" + sanitize(r->title) + "\"");
             done();
         });
     } else if (command == "/archive" || command == "/unarchive") {
         const bool archive = command == "/archive";
         auto report = [this, target, archive](const acp::Status& status) {
-            if (!status) error(std::string("cannot ") + (archive ? "archive " : "unarchive ") + sanitize(target) + ": " +
-                               failure(status));
-            else line((archive ? "archived " : "unarchived ") + sanitize(target));
+            if (!status)
+                error(std::string("cannot ") + (archive ? "archive " : "unarchive ") + sanitize(target) + ": " +
+                      failure(status));
+            else
+                line((archive ? "archived " : "unarchived ") + sanitize(target));
             done();
         };
         if (archive) {
-            acp::unstable::archive_session(*client_, target, [report](acp::Result<un::ArchiveSessionResponse> r) {
-                report(r.status());
-            });
+            acp::unstable::archive_session(*client_, target,
+                                           [report](acp::Result<un::ArchiveSessionResponse> r) { report(r.status()); });
         } else {
-            acp::unstable::unarchive_session(*client_, target, [report](acp::Result<un::UnarchiveSessionResponse> r) {
-                report(r.status());
-            });
+            acp::unstable::unarchive_session(
+                *client_, target, [report](acp::Result<un::UnarchiveSessionResponse> r) { report(r.status()); });
         }
     } else if (command == "/status") {
         acp::unstable::session_status(*client_, target, [this, target](acp::Result<un::SessionStatusResponse> r) {
@@ -120,8 +122,10 @@ void Chat::providers(const std::vector<std::string>& words) {
         const std::string id = words[2];
         // libacp asks providers/list first and never disables a required one.
         acp::unstable::disable_provider(*client_, id, [this, id](acp::Result<un::DisableProviderResponse> r) {
-            if (!r) error("cannot disable " + sanitize(id) + ": " + failure(r.status()));
-            else line("disabled " + sanitize(id));
+            if (!r)
+                error("cannot disable " + sanitize(id) + ": " + failure(r.status()));
+            else
+                line("disabled " + sanitize(id));
             done();
         });
         return;
@@ -133,8 +137,10 @@ void Chat::providers(const std::vector<std::string>& words) {
         request.baseUrl = words[4];
         const std::string id = words[2];
         acp::unstable::set_provider(*client_, request, [this, id](acp::Result<un::SetProviderResponse> r) {
-            if (!r) error("cannot set " + sanitize(id) + ": " + failure(r.status()));
-            else line("set " + sanitize(id));
+            if (!r)
+                error("cannot set " + sanitize(id) + ": " + failure(r.status()));
+            else
+                line("set " + sanitize(id));
             done();
         });
         return;

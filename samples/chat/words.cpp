@@ -58,7 +58,6 @@ std::string text_of(const std::vector<acp::v2::ContentBlock>& blocks) {
     return text;
 }
 
-
 namespace {
 
 bool valid_env_name(const std::string& name) {
@@ -81,14 +80,44 @@ bool has_control(const std::string& text) {
 
 // Exact names, then prefixes (every variable of the loader and of these tools): what they
 // change is which programs, libraries, startup files or packages run.
-constexpr const char* kChangesWhatRuns[] = {
-    "PATH", "BASH_ENV", "ENV", "ZDOTDIR", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "IFS", "SHELL",
-    "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB", "GEM_HOME",
-    "GEM_PATH", "BUNDLE_GEMFILE", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "LUA_INIT",
-    "LUA_PATH", "LUA_CPATH", "TCLLIBPATH", "GCONV_PATH", "HOME", "XDG_CONFIG_HOME", "EDITOR", "VISUAL", "PAGER",
-    "BROWSER"};
-constexpr const char* kChangesWhatRunsPrefixes[] = {"LD_", "DYLD_", "PYTHON", "GIT_", "NPM_CONFIG_", "npm_config_",
-                                                    "PIP_", "UV_", "DOTNET_", "COMPlus_"};
+constexpr const char* kChangesWhatRuns[] = {"PATH",
+                                            "BASH_ENV",
+                                            "ENV",
+                                            "ZDOTDIR",
+                                            "SHELLOPTS",
+                                            "BASHOPTS",
+                                            "PS4",
+                                            "PROMPT_COMMAND",
+                                            "IFS",
+                                            "SHELL",
+                                            "NODE_OPTIONS",
+                                            "NODE_PATH",
+                                            "PERL5OPT",
+                                            "PERL5LIB",
+                                            "PERLLIB",
+                                            "PERL5DB",
+                                            "RUBYOPT",
+                                            "RUBYLIB",
+                                            "GEM_HOME",
+                                            "GEM_PATH",
+                                            "BUNDLE_GEMFILE",
+                                            "JAVA_TOOL_OPTIONS",
+                                            "_JAVA_OPTIONS",
+                                            "JDK_JAVA_OPTIONS",
+                                            "CLASSPATH",
+                                            "LUA_INIT",
+                                            "LUA_PATH",
+                                            "LUA_CPATH",
+                                            "TCLLIBPATH",
+                                            "GCONV_PATH",
+                                            "HOME",
+                                            "XDG_CONFIG_HOME",
+                                            "EDITOR",
+                                            "VISUAL",
+                                            "PAGER",
+                                            "BROWSER"};
+constexpr const char* kChangesWhatRunsPrefixes[] = {"LD_",         "DYLD_", "PYTHON", "GIT_",    "NPM_CONFIG_",
+                                                    "npm_config_", "PIP_",  "UV_",    "DOTNET_", "COMPlus_"};
 
 }  // namespace
 

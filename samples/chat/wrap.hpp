@@ -29,14 +29,14 @@ public:
 private:
     void place_word(std::size_t width, std::string& out);
 
-    std::string word_;             // the word being read (with its escape sequences)
+    std::string word_;  // the word being read (with its escape sequences)
     std::size_t word_columns_ = 0;
-    std::size_t spaces_ = 0;       // spaces before it, not printed yet
-    std::size_t column_ = 0;       // of the printed part of the line
-    std::size_t width_ = 0;        // the last feed's
-    bool escape_ = false;          // inside an escape sequence (ESC [ ... final byte)
-    bool long_word_ = false;       // the word goes on from one longer than a line: no break
-    std::string utf8_;             // an incomplete UTF-8 character
+    std::size_t spaces_ = 0;  // spaces before it, not printed yet
+    std::size_t column_ = 0;  // of the printed part of the line
+    std::size_t width_ = 0;   // the last feed's
+    bool escape_ = false;     // inside an escape sequence (ESC [ ... final byte)
+    bool long_word_ = false;  // the word goes on from one longer than a line: no break
+    std::string utf8_;        // an incomplete UTF-8 character
 };
 
 }  // namespace chat

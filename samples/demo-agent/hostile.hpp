@@ -16,8 +16,10 @@ inline constexpr const char* kHostileSequences =
     "\x1b[2J\x1b[H"
     "\x1b]52;c;cHduZWQ=\x07"
     "\x1b]0;pwned\x1b\\"
-    "\xc2\x9b" "2J"
-    "\xc2\x9d" "0;pwned\xc2\x9c"
+    "\xc2\x9b"
+    "2J"
+    "\xc2\x9d"
+    "0;pwned\xc2\x9c"
     "\x07";
 
 // text with the sequences around it when on, else text.

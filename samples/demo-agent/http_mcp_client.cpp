@@ -41,8 +41,8 @@ bool fits_in_header(const std::string& text) {
 // The response to one POST: JSON (one message) or an event stream (one message per event).
 struct HttpMcpClient::Post final : acp::detail::SseSink {
     HttpMcpClient* owner = nullptr;
-    uint64_t id = 0;               // the request's, 0 for a notification or response
-    std::function<void()> done;    // runs when the exchange ended, however
+    uint64_t id = 0;             // the request's, 0 for a notification or response
+    std::function<void()> done;  // runs when the exchange ended, however
     bool event_stream = false;
     bool too_large = false;        // a message over kMaxMcpMessageBytes was dropped
     bool event_too_large = false;  // the current event is being dropped

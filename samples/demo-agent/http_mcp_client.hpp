@@ -38,7 +38,7 @@ private:
     std::shared_ptr<acp::detail::CurlMulti> multi_;
     std::string url_;
     std::vector<std::pair<std::string, std::string>> headers_;
-    std::string session_id_;  // Mcp-Session-Id, from the initialize answer
+    std::string session_id_;                                // Mcp-Session-Id, from the initialize answer
     std::map<acp::detail::Exchange*, uint64_t> in_flight_;  // and the id of its request (0: none)
 };
 

@@ -68,7 +68,8 @@ inline std::string unbase64(std::string_view text) {
     std::string out;
     for (std::size_t i = 0; i + 3 < text.size(); i += 4) {
         const uint32_t n = (value(text[i]) << 18) | (value(text[i + 1]) << 12) |
-                           (text[i + 2] == '=' ? 0 : value(text[i + 2]) << 6) | (text[i + 3] == '=' ? 0 : value(text[i + 3]));
+                           (text[i + 2] == '=' ? 0 : value(text[i + 2]) << 6) |
+                           (text[i + 3] == '=' ? 0 : value(text[i + 3]));
         out.push_back(static_cast<char>(n >> 16));
         if (text[i + 2] != '=') out.push_back(static_cast<char>((n >> 8) & 0xFF));
         if (text[i + 3] != '=') out.push_back(static_cast<char>(n & 0xFF));

@@ -44,12 +44,12 @@
 #include "acp/version.hpp"
 #include "hostile.hpp"
 #include "json_text.hpp"
+#include "jsonrpc/connection.hpp"
 #include "mcp_client.hpp"
 #include "mcp_tools.hpp"
-#include "stdio_mcp_client.hpp"
-#include "jsonrpc/connection.hpp"
 #include "protocol/v2/codec.hpp"
 #include "protocol/v2/methods.hpp"
+#include "stdio_mcp_client.hpp"
 #include "support/utf8.hpp"
 #include "transport/fd_transport.hpp"
 #if ACP_WITH_REMOTE
@@ -95,14 +95,13 @@ struct Options {
     bool minimal_caps = false;
     int protocol_version = 0;  // 0: negotiate normally
     bool hostile = false;
-    bool two_permissions = false;  // ask a second question together with the first
+    bool two_permissions = false;                             // ask a second question together with the first
     bool mcp_acp = true, mcp_http = false, mcp_stdio = true;  // --mcp
 };
 
-constexpr const char* kPermissionOptions =
-    R"([{"optionId":"allow-once","name":"Allow once","kind":"allow_once"},)"
-    R"({"optionId":"allow-always","name":"Always allow","kind":"allow_always"},)"
-    R"({"optionId":"reject-once","name":"Reject","kind":"reject_once"}])";
+constexpr const char* kPermissionOptions = R"([{"optionId":"allow-once","name":"Allow once","kind":"allow_once"},)"
+                                           R"({"optionId":"allow-always","name":"Always allow","kind":"allow_always"},)"
+                                           R"({"optionId":"reject-once","name":"Reject","kind":"reject_once"}])";
 
 constexpr const char* kCommands =
     R"([{"type":"command","name":"echo","description":"Repeat the text back","input":{"type":"text","hint":"text to repeat"}},)"
@@ -279,8 +278,10 @@ private:
     std::string config_options(const Session& s) const;
     std::string permission_options() const {
         if (!options_.hostile) return kPermissionOptions;
-        return R"([{"optionId":"allow-once","name":)" + quote(h("Allow once")) + R"(,"kind":"allow_once"},)"
-               R"({"optionId":"reject-once","name":)" + quote(h("Reject")) + R"(,"kind":"reject_once"}])";
+        return R"([{"optionId":"allow-once","name":)" + quote(h("Allow once")) +
+               R"(,"kind":"allow_once"},)"
+               R"({"optionId":"reject-once","name":)" +
+               quote(h("Reject")) + R"(,"kind":"reject_once"}])";
     }
     std::string commands() const {
         if (!options_.hostile) return kCommands;
@@ -388,7 +389,8 @@ bool Agent::load_state() {
                 is(st, "additionalDirectories", Type::array) && is(st, "history", Type::array);
         if (!valid) break;
         for (const auto& d : st["additionalDirectories"].GetArray()) valid = valid && d.IsString();
-        for (auto m = st["counters"].MemberBegin(); m != st["counters"].MemberEnd(); ++m) valid = valid && m->value.IsInt();
+        for (auto m = st["counters"].MemberBegin(); m != st["counters"].MemberEnd(); ++m)
+            valid = valid && m->value.IsInt();
         for (const auto& u : st["history"].GetArray()) valid = valid && u.IsObject();
     }
     if (!valid) {
@@ -506,8 +508,8 @@ void Agent::emit(Session& s, const std::string& update, bool store) {
 }
 
 std::string Agent::config_options(const Session& s) const {
-    return R"([{"configId":"model","name":)" + quote(h("Model")) + R"(,"category":"model","type":"select","currentValue":)" +
-           quote(s.model) +
+    return R"([{"configId":"model","name":)" + quote(h("Model")) +
+           R"(,"category":"model","type":"select","currentValue":)" + quote(s.model) +
            R"(,"options":[{"value":"demo-fast","name":"Demo fast","description":"Short thoughts"},)"
            R"({"value":"demo-thorough","name":"Demo thorough","description":"Longer thoughts"}]},)"
            R"({"configId":"thoughts","name":"Show thoughts","category":"thought_level","type":"boolean","currentValue":)" +
@@ -592,8 +594,8 @@ void Agent::on_initialize(const JsonValue* params, const Responder& r) {
     std::string caps = options_.minimal_caps
                            ? R"({"session":{}})"
                            : R"({"session":{"mcp":{)" + mcp + R"(},"delete":{},"additionalDirectories":{}}})";
-    std::string response = R"({"protocolVersion":)" + std::to_string(version) +
-                           R"(,"info":{"name":)" + quote(h("acp-demo-agent")) + R"(,"title":)" + quote(h("libacp demo agent")) +
+    std::string response = R"({"protocolVersion":)" + std::to_string(version) + R"(,"info":{"name":)" +
+                           quote(h("acp-demo-agent")) + R"(,"title":)" + quote(h("libacp demo agent")) +
                            R"(,"version":)" + quote(h(acp::version_string())) + R"(},"capabilities":)" + caps;
     if (options_.auth_required) {
         response += R"(,"authMethods":[{"type":"agent","methodId":"demo-login","name":)" + quote(h("Demo login")) +
@@ -621,12 +623,13 @@ bool Agent::check_setup(const std::optional<std::vector<std::string>>& dirs,
     }
     if (servers) {
         for (const auto& server : *servers) {
-            const bool advertised = !options_.minimal_caps &&
-                                    ((server.kind() == v2::McpServer::Kind::stdio && options_.mcp_stdio) ||
-                                     (server.kind() == v2::McpServer::Kind::http && options_.mcp_http) ||
-                                     (server.tag() == "acp" && options_.mcp_acp));
+            const bool advertised =
+                !options_.minimal_caps && ((server.kind() == v2::McpServer::Kind::stdio && options_.mcp_stdio) ||
+                                           (server.kind() == v2::McpServer::Kind::http && options_.mcp_http) ||
+                                           (server.tag() == "acp" && options_.mcp_acp));
             if (!advertised) {
-                fail(r, acp::error_code::invalid_params, "unsupported MCP transport", R"({"type":)" + quote(server.tag()) + "}");
+                fail(r, acp::error_code::invalid_params, "unsupported MCP transport",
+                     R"({"type":)" + quote(server.tag()) + "}");
                 return false;
             }
         }
@@ -825,7 +828,8 @@ void Agent::on_prompt(const JsonValue* params, const Responder& r) {
     }
     if (options_.hostile) std::fprintf(stderr, "%s\n", h("the model is slow today").c_str());
     if (options_.hostile && text == "fail") {
-        fail(r, acp::error_code::internal_error, h("the model is unavailable"), R"({"detail":)" + quote(h("quota")) + "}");
+        fail(r, acp::error_code::internal_error, h("the model is unavailable"),
+             R"({"detail":)" + quote(h("quota")) + "}");
         return;
     }
     std::string prompt_json = to_json_text((*params)["prompt"]);
@@ -870,7 +874,8 @@ void Agent::start_turn(Session& s, const Responder& responder, const std::string
         const std::string id = next_id(s, "m");
         s.turn->steps.push_back([this, &s, id, n] {
             emit(s, R"({"sessionUpdate":"agent_message_chunk","messageId":)" + quote(id) +
-                        R"(,"content":{"type":"text","text":)" + quote(std::string(std::min<std::size_t>(n, 1u << 28), 'y')) + "}}");
+                        R"(,"content":{"type":"text","text":)" +
+                        quote(std::string(std::min<std::size_t>(n, 1u << 28), 'y')) + "}}");
         });
         stream_message(s, "agent_message_chunk", next_id(s, "m"), "That was a big one.");
     } else if (text == "/markdown") {
@@ -995,8 +1000,8 @@ std::string plan_update(bool hostile, const std::string& plan_id, const char* s1
            R"(,"entries":[{"content":)" + quote(demo::hostile(hostile, "Answer the message")) +
            R"(,"priority":"high","status":")" + s1 + R"("},{"content":)" +
            quote(demo::hostile(hostile, "Note it down in NOTES.md")) + R"(,"priority":"medium","status":")" + s2 +
-           R"("},{"content":)" + quote(demo::hostile(hostile, "Run the checks")) +
-           R"(,"priority":"low","status":")" + s3 + R"("}]}})";
+           R"("},{"content":)" + quote(demo::hostile(hostile, "Run the checks")) + R"(,"priority":"low","status":")" +
+           s3 + R"("}]}})";
 }
 
 void Agent::script_demo(Session& s, const std::string& text) {
@@ -1017,42 +1022,49 @@ void Agent::script_demo(Session& s, const std::string& text) {
         stream_message(s, "agent_thought_chunk", next_id(s, "th"), thought);
     }
     const std::string plan_id = next_id(s, "plan");
-    steps.push_back([this, &s, plan_id] { emit(s, plan_update(options_.hostile, plan_id, "in_progress", "pending", "pending")); });
+    steps.push_back(
+        [this, &s, plan_id] { emit(s, plan_update(options_.hostile, plan_id, "in_progress", "pending", "pending")); });
     stream_message(s, "agent_message_chunk", next_id(s, "m"),
-                   "You said: " + line + "\nI am the libacp demo agent: I run offline and every turn shows each "
-                   "part of the protocol. Let me note that down.");
+                   "You said: " + line +
+                       "\nI am the libacp demo agent: I run offline and every turn shows each "
+                       "part of the protocol. Let me note that down.");
 
     const std::string edit = next_id(s, "tc");
     const std::string patch = "diff --git " + path + " " + path + "\n--- " + path + "\n+++ " + path +
                               "\n@@ -1,2 +1,2 @@\n # Notes\n-- (nothing yet)\n+- " + line + "\n";
-    const std::string diff = R"({"type":"diff","changes":[{"operation":"modify","path":)" + quote(path) +
-                             R"(,"fileType":"text","mimeType":"text/markdown"}],"patch":{"format":"git_patch","text":)" +
-                             quote(patch) + "}}";
-    const std::string edit_fields = R"(,"title":)" + quote(h("Add a line to NOTES.md")) + R"(,"name":"edit_file","kind":)" +
-                                    quote(h("edit"));
-    const std::string tool_call = R"({"toolCallId":)" + quote(edit) + edit_fields + R"(,"status":"pending",)"
-                                  R"("locations":[{"path":)" + quote(path) + R"(,"line":2}],"rawInput":{"path":)" +
-                                  quote(path) + R"(,"line":)" + quote(line) + R"(},"content":[)" + diff + "]}";
+    const std::string diff =
+        R"({"type":"diff","changes":[{"operation":"modify","path":)" + quote(path) +
+        R"(,"fileType":"text","mimeType":"text/markdown"}],"patch":{"format":"git_patch","text":)" + quote(patch) +
+        "}}";
+    const std::string edit_fields =
+        R"(,"title":)" + quote(h("Add a line to NOTES.md")) + R"(,"name":"edit_file","kind":)" + quote(h("edit"));
+    const std::string tool_call = R"({"toolCallId":)" + quote(edit) + edit_fields +
+                                  R"(,"status":"pending",)"
+                                  R"("locations":[{"path":)" +
+                                  quote(path) + R"(,"line":2}],"rawInput":{"path":)" + quote(path) + R"(,"line":)" +
+                                  quote(line) + R"(},"content":[)" + diff + "]}";
     tool_update(s,
-                edit_fields + R"(,"locations":[{"path":)" +
-                    quote(path) + R"(,"line":2}],"rawInput":{"path":)" + quote(path) + R"(,"line":)" + quote(line) +
-                    R"(},"content":[)" + diff + "]",
+                edit_fields + R"(,"locations":[{"path":)" + quote(path) + R"(,"line":2}],"rawInput":{"path":)" +
+                    quote(path) + R"(,"line":)" + quote(line) + R"(},"content":[)" + diff + "]",
                 edit, "pending");
     steps.push_back([this, &s, tool_call, edit] { ask_permission(s, tool_call, edit); });
     tool_update(s, "", edit, "in_progress");
     tool_update(s, R"(,"rawOutput":{"linesChanged":1})", edit, "completed");
-    steps.push_back([this, &s, plan_id] { emit(s, plan_update(options_.hostile, plan_id, "completed", "completed", "in_progress")); });
+    steps.push_back([this, &s, plan_id] {
+        emit(s, plan_update(options_.hostile, plan_id, "completed", "completed", "in_progress"));
+    });
 
     const std::string check = next_id(s, "tc");
     const std::string term = next_id(s, "term");
     tool_update(s,
-                R"(,"title":)" + quote(h("Run the checks")) + R"(,"name":"run","kind":"execute","rawInput":{"command":"make check"},)"
-                R"("content":[{"type":"terminal","terminalId":)" + quote(term) + "}]",
+                R"(,"title":)" + quote(h("Run the checks")) +
+                    R"(,"name":"run","kind":"execute","rawInput":{"command":"make check"},)"
+                    R"("content":[{"type":"terminal","terminalId":)" +
+                    quote(term) + "}]",
                 check, "in_progress");
     steps.push_back([this, &s, term, dir] {
-        emit(s, R"({"sessionUpdate":"terminal_update","terminalId":)" + quote(term) +
-                    R"(,"command":)" + quote(h("make check")) + R"(,"cwd":)" + quote(dir) +
-                    R"(,"size":{"cols":80,"rows":24}})");
+        emit(s, R"({"sessionUpdate":"terminal_update","terminalId":)" + quote(term) + R"(,"command":)" +
+                    quote(h("make check")) + R"(,"cwd":)" + quote(dir) + R"(,"size":{"cols":80,"rows":24}})");
     });
     for (const char* out : {"$ make check\r\n", "checking NOTES.md ... ", "ok\r\n", "1 file checked, 0 problems\r\n"}) {
         steps.push_back([this, &s, term, out] {
@@ -1061,10 +1073,13 @@ void Agent::script_demo(Session& s, const std::string& text) {
         });
     }
     steps.push_back([this, &s, term] {
-        emit(s, R"({"sessionUpdate":"terminal_update","terminalId":)" + quote(term) + R"(,"exitStatus":{"exitCode":0}})");
+        emit(s,
+             R"({"sessionUpdate":"terminal_update","terminalId":)" + quote(term) + R"(,"exitStatus":{"exitCode":0}})");
     });
     tool_update(s, R"(,"rawOutput":{"exitCode":0})", check, "completed");
-    steps.push_back([this, &s, plan_id] { emit(s, plan_update(options_.hostile, plan_id, "completed", "completed", "completed")); });
+    steps.push_back([this, &s, plan_id] {
+        emit(s, plan_update(options_.hostile, plan_id, "completed", "completed", "completed"));
+    });
     stream_message(s, "agent_message_chunk", next_id(s, "m"), "Done: NOTES.md has your line and the checks pass.");
 
     const uint64_t tokens = 1000 + 4 * text.size();
@@ -1091,11 +1106,11 @@ void Agent::ask_permission(Session& s, const std::string& tool_call_json, const 
     emit(s, R"({"sessionUpdate":"state_update","state":"requires_action"})", false);
     const uint64_t serial = s.turn->serial;
     const std::string session_id = s.id;
-    const std::string params = R"({"sessionId":)" + quote(s.id) +
-                               R"(,"title":)" + quote(h("Edit NOTES.md?")) + R"(,"description":)" +
-                               quote(h("The agent wants to add a line to NOTES.md.")) + ","
-                               R"("subject":{"type":"tool_call","toolCall":)" + tool_call_json +
-                               R"(},"options":)" + permission_options() + "}";
+    const std::string params = R"({"sessionId":)" + quote(s.id) + R"(,"title":)" + quote(h("Edit NOTES.md?")) +
+                               R"(,"description":)" + quote(h("The agent wants to add a line to NOTES.md.")) +
+                               ","
+                               R"("subject":{"type":"tool_call","toolCall":)" +
+                               tool_call_json + R"(},"options":)" + permission_options() + "}";
     s.turn->permission_request = rpc_.send_request(
         method::session_request_permission,
         [params](JsonWriter& w) { write_raw_json(w, params, rapidjson::kObjectType); },
@@ -1122,8 +1137,7 @@ void Agent::ask_permission(Session& s, const std::string& tool_call_json, const 
                 emit(session, R"({"sessionUpdate":"state_update","state":"running"})", false);
                 session.turn->steps.clear();
                 tool_update(session, R"(,"rawOutput":{"rejected":true})", tool_call_id, "failed");
-                stream_message(session, "agent_message_chunk", next_id(session, "m"),
-                               "OK, I left NOTES.md alone.");
+                stream_message(session, "agent_message_chunk", next_id(session, "m"), "OK, I left NOTES.md alone.");
                 advance(session);
                 return;
             }
@@ -1137,8 +1151,8 @@ void Agent::ask_permission(Session& s, const std::string& tool_call_json, const 
 void Agent::ask_second_permission(Session& s) {
     const uint64_t serial = s.turn->serial;
     const std::string session_id = s.id;
-    const std::string params = R"({"sessionId":)" + quote(s.id) +
-                               R"(,"title":"Also run the checks?","options":)" + permission_options() + "}";
+    const std::string params =
+        R"({"sessionId":)" + quote(s.id) + R"(,"title":"Also run the checks?","options":)" + permission_options() + "}";
     s.turn->second_permission = rpc_.send_request(
         method::session_request_permission,
         [params](JsonWriter& w) { write_raw_json(w, params, rapidjson::kObjectType); },
@@ -1182,7 +1196,8 @@ bool Agent::record_tool_servers(Session& s, const std::optional<std::vector<v2::
             entry.Parse(server.unknown()->text.c_str());
             const JsonValue* name = find_member(entry, "name");
             const JsonValue* id = find_member(entry, "serverId");
-            if (name == nullptr || !name->IsString() || id == nullptr || !id->IsString() || id->GetStringLength() == 0) {
+            if (name == nullptr || !name->IsString() || id == nullptr || !id->IsString() ||
+                id->GetStringLength() == 0) {
                 fail(r, acp::error_code::invalid_params, "an acp MCP server needs a name and a serverId");
                 return false;
             }
@@ -1248,15 +1263,16 @@ void Agent::send_mcp(Session& s, std::size_t server_index, const std::string& me
     }
     const uint64_t serial = s.turn->serial;
     const std::string session_id = s.id;
-    auto id = server.client->request(
-        method, "{" + members + "}",
-        [this, serial, session_id, then](const JsonValue* response, const std::string& failure) {
-            auto it = sessions_.find(session_id);
-            if (it == sessions_.end() || !it->second->turn || it->second->turn->serial != serial) return;
-            Session& session = *it->second;
-            session.turn->mcp_cancel = nullptr;
-            then(session, response, failure);
-        });
+    auto id =
+        server.client->request(method, "{" + members + "}",
+                               [this, serial, session_id, then](const JsonValue* response, const std::string& failure) {
+                                   auto it = sessions_.find(session_id);
+                                   if (it == sessions_.end() || !it->second->turn || it->second->turn->serial != serial)
+                                       return;
+                                   Session& session = *it->second;
+                                   session.turn->mcp_cancel = nullptr;
+                                   then(session, response, failure);
+                               });
     if (!id) return then(s, nullptr, id.status().message());
     s.turn->mcp_cancel = [client = std::weak_ptr<demo::McpClient>(server.client), id = *id] {
         if (auto alive = client.lock()) alive->cancel(id);
@@ -1267,8 +1283,8 @@ void Agent::send_mcp_over_acp(Session& s, const std::string& server_id, const st
                               const std::string& members, McpThen then) {
     const uint64_t serial = s.turn->serial;
     const std::string session_id = s.id;
-    const std::string params = demo::mcp_message(server_id, "demo-" + s.id + "-" + std::to_string(++s.mcp_requests),
-                                                 method, members);
+    const std::string params =
+        demo::mcp_message(server_id, "demo-" + s.id + "-" + std::to_string(++s.mcp_requests), method, members);
     const int64_t request = rpc_.send_request(
         "mcp/message", [params](JsonWriter& w) { write_raw_json(w, params, rapidjson::kObjectType); },
         [this, serial, session_id, then = std::move(then)](const Reply& reply) {
@@ -1319,9 +1335,11 @@ void Agent::call_tool(Session& s, std::size_t server_index, const std::string& t
     }
     const std::string server = s.tool_servers[server_index].name;
     const std::string tool_call = next_id(s, "tc");
-    emit(s, R"({"sessionUpdate":"tool_call_update","toolCallId":)" + quote(tool_call) + R"(,"status":"in_progress",)"
-            R"("title":)" + quote("Ask " + server + " for " + tool) + R"(,"name":)" + quote(tool) +
-            R"(,"kind":"fetch","rawInput":)" + to_json_text(parsed) + "}");
+    emit(s, R"({"sessionUpdate":"tool_call_update","toolCallId":)" + quote(tool_call) +
+                R"(,"status":"in_progress",)"
+                R"("title":)" +
+                quote("Ask " + server + " for " + tool) + R"(,"name":)" + quote(tool) +
+                R"(,"kind":"fetch","rawInput":)" + to_json_text(parsed) + "}");
     s.turn->open_tool_calls.insert(tool_call);
     send_mcp(s, server_index, "tools/call", R"("name":)" + quote(tool) + R"(,"arguments":)" + to_json_text(parsed),
              [this, tool_call, server, tool](Session& session, const JsonValue* outcome, const std::string& failure) {

@@ -15,8 +15,8 @@ using acp::detail::string_view_of;
 namespace {
 
 std::string request_text(uint64_t id, const std::string& method, const std::string& params) {
-    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":)" + quote(method) +
-           R"(,"params":)" + params + "}";
+    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":)" + quote(method) + R"(,"params":)" +
+           params + "}";
 }
 
 }  // namespace
@@ -51,7 +51,8 @@ void McpClient::cancel(uint64_t id) {
 void McpClient::start_handshake() {
     state_ = State::initializing;
     const uint64_t id = next_id_++;
-    replies_.emplace(id, [this](const JsonValue* response, const std::string& failure) { on_initialized(response, failure); });
+    replies_.emplace(
+        id, [this](const JsonValue* response, const std::string& failure) { on_initialized(response, failure); });
     send(id, request_text(id, "initialize",
                           R"({"protocolVersion":"2025-11-25","capabilities":{},)"
                           R"("clientInfo":{"name":"acp-demo-agent","version":"1"}})"));

@@ -81,7 +81,7 @@ inline std::string outcome_text(const rapidjson::Value& outcome) {
         auto message = error->value.FindMember("message");
         return "the server refused the call: " +
                std::string(message != error->value.MemberEnd() && message->value.IsString() ? message->value.GetString()
-                                                                                          : "no reason");
+                                                                                            : "no reason");
     }
     auto result = outcome.FindMember("result");
     if (result == outcome.MemberEnd() || !result->value.IsObject()) return "(no result)";

@@ -135,7 +135,9 @@ acp::Result<std::unique_ptr<StdioMcpClient>> StdioMcpClient::spawn(
     child->owner = client.get();
     uv_read_start(
         reinterpret_cast<uv_stream_t*>(&child->output),
-        [](uv_handle_t* handle, std::size_t, uv_buf_t* buf) { *buf = uv_buf_init(Child::of(handle)->buffer, kReadBytes); },
+        [](uv_handle_t* handle, std::size_t, uv_buf_t* buf) {
+            *buf = uv_buf_init(Child::of(handle)->buffer, kReadBytes);
+        },
         [](uv_stream_t* stream, ssize_t n, const uv_buf_t*) {
             Child* reading = Child::of(stream);
             if (n > 0) {

@@ -22,10 +22,9 @@ namespace demo {
 class StdioMcpClient final : public McpClient {
 public:
     // env is added to (or replaces in) the agent's own environment.
-    static acp::Result<std::unique_ptr<StdioMcpClient>> spawn(uv_loop_t* loop, const std::string& name,
-                                                              const std::string& command,
-                                                              const std::vector<std::string>& args,
-                                                              const std::vector<std::pair<std::string, std::string>>& env);
+    static acp::Result<std::unique_ptr<StdioMcpClient>> spawn(
+        uv_loop_t* loop, const std::string& name, const std::string& command, const std::vector<std::string>& args,
+        const std::vector<std::pair<std::string, std::string>>& env);
     ~StdioMcpClient() override;
 
 private:

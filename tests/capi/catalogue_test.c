@@ -23,8 +23,10 @@ int main(void) {
     snprintf(path, sizeof path, "%s/agents.json", dir);
     file = fopen(path, "w");
     REQUIRE(file != NULL);
-    fputs("{\"default\": \"mine\", \"agents\": {\"mine\": {\"command\": \"/opt/mine\", \"args\": [\"--acp\"],"
-          " \"env\": {\"A\": \"1\"}, \"cwd\": \"/work\"}}}", file);
+    fputs(
+        "{\"default\": \"mine\", \"agents\": {\"mine\": {\"command\": \"/opt/mine\", \"args\": [\"--acp\"],"
+        " \"env\": {\"A\": \"1\"}, \"cwd\": \"/work\"}}}",
+        file);
     fclose(file);
 
     REQUIRE(acp_catalogue_new(&catalogue, registry, path) == ACP_OK);
@@ -35,8 +37,9 @@ int main(void) {
     acp_string_free(json);
 
     REQUIRE(acp_catalogue_resolve_json(&json, catalogue, "mine", 0) == ACP_OK);
-    CHECK(strcmp(json, "{\"id\":\"mine\",\"kind\":\"user\",\"argv\":[\"/opt/mine\",\"--acp\"],\"env\":{\"A\":\"1\"},"
-                       "\"cwd\":\"/work\",\"needs_install\":false,\"install_dir\":\"\",\"notes\":[]}") == 0);
+    CHECK(strcmp(json,
+                 "{\"id\":\"mine\",\"kind\":\"user\",\"argv\":[\"/opt/mine\",\"--acp\"],\"env\":{\"A\":\"1\"},"
+                 "\"cwd\":\"/work\",\"needs_install\":false,\"install_dir\":\"\",\"notes\":[]}") == 0);
     acp_string_free(json);
 
     /* No npx on this PATH: the error says so. */

@@ -11,21 +11,21 @@
 
 static int failures = 0;
 
-#define CHECK(cond)                                                                      \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);     \
-            ++failures;                                                                  \
-        }                                                                                \
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            ++failures;                                                              \
+        }                                                                            \
     } while (0)
 
-#define REQUIRE(cond)                                                                    \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
+#define REQUIRE(cond)                                                                                  \
+    do {                                                                                               \
+        if (!(cond)) {                                                                                 \
             fprintf(stderr, "%s:%d: REQUIRE failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond, \
-                    acp_error_last());                                                   \
-            exit(1);                                                                     \
-        }                                                                                \
+                    acp_error_last());                                                                 \
+            exit(1);                                                                                   \
+        }                                                                                              \
     } while (0)
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A host slower than the stream, against the TypeScript-SDK peer, with update events off
- * (by default while observing the sessions, ACP_UPDATES_AUTO, or acp_client_report_updates): the loop runs a whole turn before the host pulls a single
- * event, so every text change of one item that queued back to back must have coalesced
+ * (by default while observing the sessions, ACP_UPDATES_AUTO, or acp_client_report_updates): the loop runs a whole turn
+ * before the host pulls a single event, so every text change of one item that queued back to back must have coalesced
  * into one ACP_EVENT_SESSION_CHANGED carrying all the appended text. Each item built from
  * appended text alone must equal the model's text (no byte lost or doubled), items are
  * first seen in index order, and no ACP_EVENT_SESSION_UPDATE comes. (Items that also had
@@ -24,7 +24,7 @@ struct follower {
     int other_events[MAX_ITEMS];  /* item changes without appended text */
     int first_seen[MAX_ITEMS];    /* item indexes in the order events first named them */
     int seen;
-    int update_events;            /* ACP_EVENT_SESSION_UPDATE: must stay 0 */
+    int update_events; /* ACP_EVENT_SESSION_UPDATE: must stay 0 */
 };
 
 static acp_client *client;
@@ -100,8 +100,7 @@ static void run_turn_unpulled(int items_before) {
         REQUIRE(acp_client_run_once(client, 50) >= 0);
         REQUIRE(acp_client_session(&snapshot, client, session_id) == 0);
         ended = acp_session_stop_reason(snapshot) != NULL && acp_session_state(snapshot) != NULL &&
-                strcmp(acp_session_state(snapshot), "idle") == 0 &&
-                acp_session_item_count(snapshot) > items_before;
+                strcmp(acp_session_state(snapshot), "idle") == 0 && acp_session_item_count(snapshot) > items_before;
         acp_session_free(snapshot);
         if (ended) return;
     }

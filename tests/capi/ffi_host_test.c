@@ -18,8 +18,8 @@
 struct follower {
     char *text[MAX_ITEMS];
     size_t size[MAX_ITEMS];
-    int appends;     /* changes that carried appended text */
-    int rereads;     /* changes that did not: the item was read again */
+    int appends; /* changes that carried appended text */
+    int rereads; /* changes that did not: the item was read again */
     int turn_ended;
     char stop_reason[32];
     char state[32];
@@ -109,7 +109,8 @@ static void check_options_init(void) {
     CHECK(acp_client_options_init(&options, ACP_CLIENT_OPTIONS_VERSION) == 0);
     CHECK(options.version == expected.version && options.mode == expected.mode && options.uv_loop == NULL);
     CHECK(options.client_name == NULL && options.client_version == NULL);
-    CHECK(options.request_timeout_ms == expected.request_timeout_ms && options.max_line_bytes == expected.max_line_bytes);
+    CHECK(options.request_timeout_ms == expected.request_timeout_ms &&
+          options.max_line_bytes == expected.max_line_bytes);
     CHECK(options.queue_events == 1 && options.log_level == ACP_LOG_INFO);
     CHECK(options.protocol_version == ACP_PROTOCOL_AUTO);
     /* A version-1 struct ends before protocol_version: nothing past it is written. */
@@ -122,7 +123,8 @@ static void check_options_init(void) {
     memset(&spawn, 0x5a, sizeof spawn);
     CHECK(acp_spawn_options_init(&spawn, ACP_SPAWN_OPTIONS_VERSION) == 0);
     CHECK(spawn.version == spawn_expected.version && spawn.argv == NULL && spawn.cwd == NULL);
-    CHECK(spawn.env_set == NULL && spawn.env_unset == NULL && spawn.shutdown_grace_ms == 0 && spawn.terminate_grace_ms == 0);
+    CHECK(spawn.env_set == NULL && spawn.env_unset == NULL && spawn.shutdown_grace_ms == 0 &&
+          spawn.terminate_grace_ms == 0);
     CHECK(acp_spawn_options_init(&spawn, 0) == ACP_EINVAL);
     {
         /* Remote agents: the defaults, then what is refused before any connection. */
@@ -271,7 +273,8 @@ int main(void) {
             if (f.text[i] == NULL || f.size[i] != size || memcmp(f.text[i], text, size) != 0) {
                 fprintf(stderr, "item %d: followed '%s', model '%s'\n", i, f.text[i] ? f.text[i] : "(none)", text);
             }
-            if (acp_item_kind(item) == ACP_ITEM_TERMINAL) CHECK(strcmp(text, "$ make check\r\nbuild: \xE2\x9C\x93 ok\r\n") == 0);
+            if (acp_item_kind(item) == ACP_ITEM_TERMINAL)
+                CHECK(strcmp(text, "$ make check\r\nbuild: \xE2\x9C\x93 ok\r\n") == 0);
         }
         acp_item_free(item);
     }

@@ -88,7 +88,7 @@ int main(void) {
     CHECK(acp_client_observe_sessions(h.client, 1) == 0);
     CHECK(acp_client_initialize(NULL, h.client, on_initialized, &h) == 0);
     uv_run(&loop, UV_RUN_DEFAULT); /* returns when the agent is gone */
-    CHECK(h.steps == 3); /* initialize, session/new, session/prompt */
+    CHECK(h.steps == 3);           /* initialize, session/new, session/prompt */
     CHECK(h.idle == 1);
     CHECK(h.closed == 1);
     CHECK(acp_client_prompt_text(NULL, h.client, h.session_id, "again", NULL, NULL) == ACP_ECLOSED);

@@ -201,7 +201,8 @@ static char *checked_dump(struct host *h) {
         }
         if (acp_session_item_kind(session, i) == ACP_ITEM_AGENT_MESSAGE &&
             strcmp(acp_session_item_id(session, i), "m2") == 0) {
-            saw_granted = strcmp(acp_session_item_text(session, i), "Permission granted (allow-once); the command ran.") == 0;
+            saw_granted =
+                strcmp(acp_session_item_text(session, i), "Permission granted (allow-once); the command ran.") == 0;
         }
     }
     CHECK(saw_tool);
@@ -322,7 +323,8 @@ int main(void) {
     CHECK(b.bad_item_events == 0);
     replayed_dump = checked_dump(&b);
     CHECK(strcmp(live_dump, replayed_dump) == 0); /* the replay rebuilt the very same model */
-    if (strcmp(live_dump, replayed_dump) != 0) fprintf(stderr, "live:     %s\nreplayed: %s\n", live_dump, replayed_dump);
+    if (strcmp(live_dump, replayed_dump) != 0)
+        fprintf(stderr, "live:     %s\nreplayed: %s\n", live_dump, replayed_dump);
 
     /* A permission taken from the queue and answered from this thread while the loop
      * runs on libacp's: the answer crosses threads. */

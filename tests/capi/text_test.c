@@ -53,7 +53,8 @@ static acp_event *next_event(acp_client *client) {
     CHECK(valid_utf8(acp_event_json(event)));
     CHECK(valid_utf8(acp_event_text(event)));
     CHECK(valid_utf8(acp_event_item_id(event)));
-    if (acp_event_type(event) == ACP_EVENT_SESSION_UPDATE && strstr(acp_event_json(event), "\"state\":\"idle\"") != NULL) {
+    if (acp_event_type(event) == ACP_EVENT_SESSION_UPDATE &&
+        strstr(acp_event_json(event), "\"state\":\"idle\"") != NULL) {
         ++idle_updates;
     }
     return event;
@@ -105,7 +106,8 @@ int main(void) {
     REQUIRE(acp_client_session(&session, client, "sess-1") == 0);
     CHECK(valid_utf8(acp_session_json(session)));
     CHECK(valid_utf8(acp_session_title(session)));
-    CHECK(acp_session_title(session) != NULL && strcmp(acp_session_title(session), "\xEF\xBF\xBDtitle\xEF\xBF\xBD") == 0);
+    CHECK(acp_session_title(session) != NULL &&
+          strcmp(acp_session_title(session), "\xEF\xBF\xBDtitle\xEF\xBF\xBD") == 0);
     for (i = 0; i < acp_session_item_count(session); ++i) {
         const char *text = acp_session_item_text(session, i);
         CHECK(valid_utf8(text));

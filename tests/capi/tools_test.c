@@ -33,13 +33,13 @@ struct later {
 struct host {
     acp_client *client;
     char session_id[64];
-    int tool_calls;   /* ACP_EVENT_TOOL_CALL events */
-    int typed_calls;  /* of them, calls of "typed" */
+    int tool_calls;  /* ACP_EVENT_TOOL_CALL events */
+    int typed_calls; /* of them, calls of "typed" */
     char typed_arguments[128];
     acp_responder *held; /* the call of "never", unanswered */
     unsigned long held_id;
-    int withdrawn; /* REQUEST_WITHDRAWN of held_id seen */
-    int session_new_lines_out; /* outgoing session/new requests seen in the traffic */
+    int withdrawn;               /* REQUEST_WITHDRAWN of held_id seen */
+    int session_new_lines_out;   /* outgoing session/new requests seen in the traffic */
     char lines[MAX_LINES][2048]; /* the agent's reply, one line per message */
     int line_count;
     int turn_ended;
@@ -112,7 +112,8 @@ static void serve_tool(struct host *h, const acp_event *event) {
         CHECK(acp_responder_tool_text(r, "typed ok") == 0);
     } else if (strcmp(tool, "whole") == 0) {
         CHECK(acp_responder_tool_result(r, "not json") == ACP_EINVAL);
-        CHECK(acp_responder_tool_result(r, "{\"content\":[{\"type\":\"text\",\"text\":\"whole\"}],\"_meta\":{\"k\":1}}") == 0);
+        CHECK(acp_responder_tool_result(
+                  r, "{\"content\":[{\"type\":\"text\",\"text\":\"whole\"}],\"_meta\":{\"k\":1}}") == 0);
     } else if (strcmp(tool, "drop") == 0) {
         acp_responder_free(r); /* unanswered: the MCP error -32603 */
         return;
@@ -305,7 +306,8 @@ int main(void) {
     /* Answered later, from another thread. */
     CHECK(has(h.lines[1], "{\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"int main\"}]}}"));
     /* A tool error is a result the model sees, not an MCP error. */
-    CHECK(has(h.lines[2], "{\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"no selection\"}],\"isError\":true}}"));
+    CHECK(
+        has(h.lines[2], "{\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"no selection\"}],\"isError\":true}}"));
     CHECK(has(h.lines[3], "\"structuredContent\":{\"line\":3}"));
     /* Bad input: an MCP error, and the host never saw the call. */
     CHECK(has(h.lines[4], "{\"error\":{\"code\":-32602"));

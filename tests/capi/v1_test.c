@@ -194,7 +194,8 @@ int main(void) {
     CHECK(acp_client_serve_client_methods(a.client, 8) == ACP_EINVAL);
     REQUIRE(acp_client_serve_client_methods(a.client, ACP_CLIENT_METHOD_READ_TEXT_FILE) == 0);
     /* A second call adds to the first. */
-    REQUIRE(acp_client_serve_client_methods(a.client, ACP_CLIENT_METHOD_WRITE_TEXT_FILE | ACP_CLIENT_METHOD_TERMINAL) == 0);
+    REQUIRE(acp_client_serve_client_methods(a.client, ACP_CLIENT_METHOD_WRITE_TEXT_FILE | ACP_CLIENT_METHOD_TERMINAL) ==
+            0);
     CHECK(acp_client_negotiated_version(a.client) == 0); /* before initialize */
     REQUIRE(acp_client_initialize(&id, a.client, NULL, NULL) == 0);
     expect_ok(&a, id);
@@ -273,9 +274,8 @@ int main(void) {
         fclose(file);
         c.client = spawn_v1_agent(ACP_PROTOCOL_AUTO);
         CHECK(acp_client_serve_confined_files(c.client, ACP_CLIENT_METHOD_TERMINAL, 0) == ACP_EINVAL);
-        REQUIRE(acp_client_serve_confined_files(c.client,
-                                                ACP_CLIENT_METHOD_READ_TEXT_FILE | ACP_CLIENT_METHOD_WRITE_TEXT_FILE,
-                                                0) == 0);
+        REQUIRE(acp_client_serve_confined_files(
+                    c.client, ACP_CLIENT_METHOD_READ_TEXT_FILE | ACP_CLIENT_METHOD_WRITE_TEXT_FILE, 0) == 0);
         REQUIRE(acp_client_initialize(&id, c.client, NULL, NULL) == 0);
         expect_ok(&c, id);
         new_session(&c);

@@ -10,9 +10,9 @@
 //
 // The first input byte picks the size of the reads the framer gets (agents write in any
 // pieces); the rest is the stream.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <set>

@@ -33,7 +33,8 @@ struct FloodHarness {
     int resumes = 0;
     std::string errors;
 
-    explicit FloodHarness(std::chrono::milliseconds queued_output_timeout = acp::ClientOptions{}.queued_output_timeout) {
+    explicit FloodHarness(
+        std::chrono::milliseconds queued_output_timeout = acp::ClientOptions{}.queued_output_timeout) {
         acp::SpawnOptions agent;
         agent.argv = {ACP_HOSTILE_AGENT, "flood-requests", "--pid-file", pids.path};
         agent.shutdown_grace = std::chrono::milliseconds(200);
@@ -151,7 +152,8 @@ struct PromptWhileStreaming {
         std::optional<acp::Result<acp::v2::NewSessionResponse>> created;
         acp::v2::NewSessionRequest request;
         request.cwd = "/tmp";
-        client->new_session(request, [&](acp::Result<acp::v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
+        client->new_session(request,
+                            [&](acp::Result<acp::v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
         REQUIRE(loop.run_until([&] { return created.has_value(); }));
         REQUIRE(created->ok());
         return created->value().sessionId;
@@ -187,7 +189,7 @@ struct PromptWhileStreaming {
         // guard ends the wait, not the test's clock.
         const bool both_ended = loop.run_until([&] { return stream_end && prompt_end; }, std::chrono::seconds(15));
         INFO("streamed " << streamed_bytes << " bytes; the prompt's answer: '" << answer << "'; "
-                          << client->queued_output_bytes() << " bytes still queued for the agent");
+                         << client->queued_output_bytes() << " bytes still queued for the agent");
         CHECK(pauses == 0);
         REQUIRE(both_ended);
         REQUIRE(prompt_end->ok());

@@ -92,8 +92,8 @@ TEST_CASE("unstable e2e: a fork after one turn is its own session, and prompting
     fork.sessionId = source;
     fork.cwd = "/tmp";
     fork.systemPrompt = text_prompt("override", "You are terse.");
-    auto forked = peer.wait<un::ForkSessionResponse>(
-        [&](auto done) { acp::unstable::fork_session(*peer.client, fork, done); });
+    auto forked =
+        peer.wait<un::ForkSessionResponse>([&](auto done) { acp::unstable::fork_session(*peer.client, fork, done); });
     REQUIRE_MESSAGE(forked.ok(), forked.status().to_string());
     const std::string child = forked->sessionId;
     CHECK(child != source);
@@ -112,8 +112,8 @@ TEST_CASE("unstable e2e: title, archive with the list filter, unarchive and stat
     REQUIRE_MESSAGE(titled.ok(), titled.status().to_string());
     CHECK(titled->title == "Refactor");  // the agent's normalised title
 
-    auto status = peer.wait<un::SessionStatusResponse>(
-        [&](auto done) { acp::unstable::session_status(*peer.client, id, done); });
+    auto status =
+        peer.wait<un::SessionStatusResponse>([&](auto done) { acp::unstable::session_status(*peer.client, id, done); });
     REQUIRE_MESSAGE(status.ok(), status.status().to_string());
     CHECK(status->status.value == "open");
 
@@ -132,8 +132,8 @@ TEST_CASE("unstable e2e: title, archive with the list filter, unarchive and stat
     REQUIRE(visible.ok());
     CHECK(visible->sessions.empty());  // archived sessions are hidden by default
 
-    status = peer.wait<un::SessionStatusResponse>(
-        [&](auto done) { acp::unstable::session_status(*peer.client, id, done); });
+    status =
+        peer.wait<un::SessionStatusResponse>([&](auto done) { acp::unstable::session_status(*peer.client, id, done); });
     REQUIRE(status.ok());
     CHECK(status->status.value == "saved");  // archiving closed it
     REQUIRE(peer.wait<un::UnarchiveSessionResponse>(
@@ -148,8 +148,8 @@ TEST_CASE("unstable e2e: title, archive with the list filter, unarchive and stat
 TEST_CASE("unstable e2e: auth/status and its update, and providers, with the required one never disabled") {
     TsPeer peer = unstable_peer();
     std::optional<std::string> pushed;
-    acp::unstable::on_auth_status_update(
-        *peer.client, [&](const un::AuthStatusUpdateNotification& n) { pushed = n.state.value; });
+    acp::unstable::on_auth_status_update(*peer.client,
+                                         [&](const un::AuthStatusUpdateNotification& n) { pushed = n.state.value; });
     REQUIRE(peer.initialize().ok());
     auto auth = peer.wait<un::AuthStatusResponse>([&](auto done) { acp::unstable::auth_status(*peer.client, done); });
     REQUIRE_MESSAGE(auth.ok(), auth.status().to_string());
@@ -157,8 +157,8 @@ TEST_CASE("unstable e2e: auth/status and its update, and providers, with the req
     CHECK(peer.loop.run_until([&] { return pushed.has_value(); }));
     CHECK(pushed == "authenticated");
 
-    auto listed = peer.wait<un::ListProvidersResponse>(
-        [&](auto done) { acp::unstable::list_providers(*peer.client, done); });
+    auto listed =
+        peer.wait<un::ListProvidersResponse>([&](auto done) { acp::unstable::list_providers(*peer.client, done); });
     REQUIRE_MESSAGE(listed.ok(), listed.status().to_string());
     CHECK(listed->providers.size() == 2);
     un::SetProviderRequest set;
@@ -183,10 +183,10 @@ TEST_CASE("unstable e2e: against the stable peer every unstable call is refused 
     REQUIRE(peer.initialize().ok());
     const std::string id = peer.new_session();
     const std::size_t sent = peer.sent.size();
-    CHECK(peer.wait<un::SessionStatusResponse>(
-                  [&](auto done) { acp::unstable::session_status(*peer.client, id, done); })
-              .status()
-              .code() == Errc::unsupported);
+    CHECK(
+        peer.wait<un::SessionStatusResponse>([&](auto done) { acp::unstable::session_status(*peer.client, id, done); })
+            .status()
+            .code() == Errc::unsupported);
     CHECK(peer.wait<un::AuthStatusResponse>([&](auto done) { acp::unstable::auth_status(*peer.client, done); })
               .status()
               .code() == Errc::unsupported);
@@ -212,7 +212,8 @@ TsPeer v1_unstable_peer(acp::ClientOptions options = opted_in(), const char* cap
 bool received_contains(const TsPeer& peer, const std::string& method, const std::string& fragment) {
     const auto lines = peer.received();
     return std::any_of(lines.begin(), lines.end(), [&](const std::string& line) {
-        return line.find("\"method\":\"" + method + "\"") != std::string::npos && line.find(fragment) != std::string::npos;
+        return line.find("\"method\":\"" + method + "\"") != std::string::npos &&
+               line.find(fragment) != std::string::npos;
     });
 }
 
@@ -288,8 +289,8 @@ TEST_CASE("unstable e2e v1: systemPrompt on new, resume and fork, and a fork in 
     stdio.command = "/bin/true";
     fork.mcpServers = std::vector<v2::McpServer>{v2::McpServer::make_stdio(std::move(stdio))};
     fork.systemPrompt = text_prompt("override", "You are terse.");
-    auto forked = peer.wait<un::ForkSessionResponse>(
-        [&](auto done) { acp::unstable::fork_session(*peer.client, fork, done); });
+    auto forked =
+        peer.wait<un::ForkSessionResponse>([&](auto done) { acp::unstable::fork_session(*peer.client, fork, done); });
     REQUIRE_MESSAGE(forked.ok(), forked.status().to_string());
     // v1's stdio servers carry no type, but args and env (the peer refuses a typed one).
     CHECK(received_contains(peer, "session/fork", R"({"name":"files","command":"/bin/true","args":[],"env":[]})"));
@@ -316,8 +317,8 @@ TEST_CASE("unstable e2e v1: title, archive with the list filter, unarchive and s
     REQUIRE_MESSAGE(titled.ok(), titled.status().to_string());
     CHECK(titled->title == "Refactor");
 
-    auto status = peer.wait<un::SessionStatusResponse>(
-        [&](auto done) { acp::unstable::session_status(*peer.client, id, done); });
+    auto status =
+        peer.wait<un::SessionStatusResponse>([&](auto done) { acp::unstable::session_status(*peer.client, id, done); });
     REQUIRE_MESSAGE(status.ok(), status.status().to_string());
     CHECK(status->status.value == "open");
     CHECK_FALSE(status->state.has_value());  // v1 has no state
@@ -337,8 +338,8 @@ TEST_CASE("unstable e2e v1: title, archive with the list filter, unarchive and s
     REQUIRE(visible.ok());
     CHECK(visible->sessions.empty());
 
-    status = peer.wait<un::SessionStatusResponse>(
-        [&](auto done) { acp::unstable::session_status(*peer.client, id, done); });
+    status =
+        peer.wait<un::SessionStatusResponse>([&](auto done) { acp::unstable::session_status(*peer.client, id, done); });
     REQUIRE(status.ok());
     CHECK(status->status.value == "saved");
     REQUIRE(peer.wait<un::UnarchiveSessionResponse>(
@@ -353,8 +354,8 @@ TEST_CASE("unstable e2e v1: title, archive with the list filter, unarchive and s
 TEST_CASE("unstable e2e v1: auth/status and its update, and providers, with the required one never disabled") {
     TsPeer peer = v1_unstable_peer();
     std::optional<std::string> pushed;
-    acp::unstable::on_auth_status_update(
-        *peer.client, [&](const un::AuthStatusUpdateNotification& n) { pushed = n.state.value; });
+    acp::unstable::on_auth_status_update(*peer.client,
+                                         [&](const un::AuthStatusUpdateNotification& n) { pushed = n.state.value; });
     REQUIRE(peer.initialize().ok());
     auto auth = peer.wait<un::AuthStatusResponse>([&](auto done) { acp::unstable::auth_status(*peer.client, done); });
     REQUIRE_MESSAGE(auth.ok(), auth.status().to_string());
@@ -362,8 +363,8 @@ TEST_CASE("unstable e2e v1: auth/status and its update, and providers, with the 
     CHECK(peer.loop.run_until([&] { return pushed.has_value(); }));
     CHECK(pushed == "authenticated");
 
-    auto listed = peer.wait<un::ListProvidersResponse>(
-        [&](auto done) { acp::unstable::list_providers(*peer.client, done); });
+    auto listed =
+        peer.wait<un::ListProvidersResponse>([&](auto done) { acp::unstable::list_providers(*peer.client, done); });
     REQUIRE_MESSAGE(listed.ok(), listed.status().to_string());
     CHECK(listed->providers.size() == 2);
     un::SetProviderRequest set;
@@ -403,10 +404,10 @@ TEST_CASE("unstable e2e v1: against the stable v1 peer every unstable call is re
                   [&](auto done) { acp::unstable::archive_session(*peer.client, id, done); })
               .status()
               .code() == Errc::unsupported);
-    CHECK(peer.wait<un::SessionStatusResponse>(
-                  [&](auto done) { acp::unstable::session_status(*peer.client, id, done); })
-              .status()
-              .code() == Errc::unsupported);
+    CHECK(
+        peer.wait<un::SessionStatusResponse>([&](auto done) { acp::unstable::session_status(*peer.client, id, done); })
+            .status()
+            .code() == Errc::unsupported);
     CHECK(peer.wait<un::SetSessionTitleResponse>(
                   [&](auto done) { acp::unstable::set_session_title(*peer.client, id, "x", done); })
               .status()
@@ -425,8 +426,8 @@ TEST_CASE("unstable e2e v1: against the stable v1 peer every unstable call is re
               .status()
               .code() == Errc::unsupported);
     CHECK(peer.wait<v2::ListSessionsResponse>([&](auto done) {
-                  acp::unstable::list_sessions(*peer.client, v2::ListSessionsRequest{}, un::SessionArchiveFilter("only"),
-                                               done);
+                  acp::unstable::list_sessions(*peer.client, v2::ListSessionsRequest{},
+                                               un::SessionArchiveFilter("only"), done);
               })
               .status()
               .code() == Errc::unsupported);

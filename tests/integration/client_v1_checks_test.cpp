@@ -38,8 +38,8 @@ v2::McpServer http_server(const std::string& name) {
 
 // v2 has no sse variant: a host names v1's sse transport as the raw server object.
 v2::McpServer sse_server(const std::string& name) {
-    return v2::McpServer::make_unknown(
-        "sse", acp::RawJson{R"({"type":"sse","name":")" + name + R"(","url":"https://mcp.example.com/sse","headers":[]})"});
+    return v2::McpServer::make_unknown("sse", acp::RawJson{R"({"type":"sse","name":")" + name +
+                                                           R"(","url":"https://mcp.example.com/sse","headers":[]})"});
 }
 
 // The call is refused with `code` and a message containing `rule`, and nothing is sent.
@@ -110,8 +110,9 @@ TEST_CASE("client v1 checks: session/load and session/resume get the path, direc
     REQUIRE(peer.initialize().ok());
     const std::string session = peer.new_session();
     // session/load (replay from the start) with a relative cwd.
-    check_refused<v2::ResumeSessionResponse>(peer, Errc::invalid_argument, "CLIENT-MUST-38: cwd must be an absolute path",
-                                             [&](auto done) { peer.client->resume_session(load_request(session, "tmp"), done); });
+    check_refused<v2::ResumeSessionResponse>(
+        peer, Errc::invalid_argument, "CLIENT-MUST-38: cwd must be an absolute path",
+        [&](auto done) { peer.client->resume_session(load_request(session, "tmp"), done); });
     // session/load with additional directories the agent does not take.
     v2::ResumeSessionRequest load = load_request(session, "/tmp");
     load.additionalDirectories = std::vector<std::string>{"/var"};

@@ -307,12 +307,14 @@ TEST_CASE("client v1: resume with replay is session/load - the replay rebuilds t
         for (const char* prompt : {"hello", "work", "permission"}) REQUIRE(peer.prompt_turn(session, prompt).ok());
         const std::string live = acp::to_json(*peer.client->sessions().find(session));
 
-        REQUIRE(peer.wait<v2::CloseSessionResponse>([&](auto done) { peer.client->close_session(session, done); }).ok());
+        REQUIRE(
+            peer.wait<v2::CloseSessionResponse>([&](auto done) { peer.client->close_session(session, done); }).ok());
         v2::ResumeSessionRequest request;
         request.sessionId = session;
         request.cwd = "/tmp";
         request.replayFrom = v2::ReplayFrom::make_start({});
-        auto resumed = peer.wait<v2::ResumeSessionResponse>([&](auto done) { peer.client->resume_session(request, done); });
+        auto resumed =
+            peer.wait<v2::ResumeSessionResponse>([&](auto done) { peer.client->resume_session(request, done); });
         REQUIRE_MESSAGE(resumed.ok(), resumed.status().to_string());
         CHECK(sent_contains(peer, R"("method":"session/load")"));
         CHECK(resumed->configOptions.has_value());
@@ -347,8 +349,8 @@ TEST_CASE("client v1: modes become a config option - setting it sends session/se
 
     auto changed = set_option(peer, session, "_v1_mode", by_id("code"));
     REQUIRE_MESSAGE(changed.ok(), changed.status().to_string());
-    CHECK(sent_contains(peer, R"("method":"session/set_mode","params":{"sessionId":")" + session +
-                                  R"(","modeId":"code"})"));
+    CHECK(sent_contains(peer,
+                        R"("method":"session/set_mode","params":{"sessionId":")" + session + R"(","modeId":"code"})"));
     CHECK(option(*state, "_v1_mode")->type.select()->currentValue == "code");
     CHECK(changed->configOptions.size() == 3);
     // CLIENT-MUST-45 holds for the synthesized option as for any other.
@@ -475,19 +477,20 @@ TEST_CASE("client v1: list and close where advertised - nothing a minimal agent 
         REQUIRE(peer.initialize().ok());
         const std::string session = peer.new_session();
         const std::size_t sent_before = peer.sent.size();
-        CHECK(peer.wait<std::vector<v2::SessionInfo>>([&](auto done) {
-                      peer.client->list_all_sessions(std::nullopt, done);
-                  }).status().code() == Errc::unsupported);
-        CHECK(peer.wait<v2::CloseSessionResponse>([&](auto done) {
-                      peer.client->close_session(session, done);
-                  }).status().code() == Errc::unsupported);
+        CHECK(peer.wait<std::vector<v2::SessionInfo>>(
+                      [&](auto done) { peer.client->list_all_sessions(std::nullopt, done); })
+                  .status()
+                  .code() == Errc::unsupported);
+        CHECK(peer.wait<v2::CloseSessionResponse>([&](auto done) { peer.client->close_session(session, done); })
+                  .status()
+                  .code() == Errc::unsupported);
         v2::ResumeSessionRequest request;
         request.sessionId = session;
         request.cwd = "/tmp";
         request.replayFrom = v2::ReplayFrom::make_start({});
-        CHECK(peer.wait<v2::ResumeSessionResponse>([&](auto done) {
-                      peer.client->resume_session(request, done);
-                  }).status().code() == Errc::unsupported);
+        CHECK(peer.wait<v2::ResumeSessionResponse>([&](auto done) { peer.client->resume_session(request, done); })
+                  .status()
+                  .code() == Errc::unsupported);
         CHECK(peer.sent.size() == sent_before);
         // The lifted capabilities say the same to a host that reads them.
         CHECK_FALSE(peer.client->agent()->capabilities->session->prompt->image.has_value());
@@ -542,7 +545,8 @@ TEST_CASE("client v1: resume without replay is v1 session/resume, delete is sess
     auto deleted = peer.wait<v2::DeleteSessionResponse>([&](auto done) { peer.client->delete_session(session, done); });
     REQUIRE_MESSAGE(deleted.ok(), deleted.status().to_string());
     CHECK(sent_contains(peer, R"("method":"session/delete")"));
-    auto listed = peer.wait<std::vector<v2::SessionInfo>>([&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
+    auto listed =
+        peer.wait<std::vector<v2::SessionInfo>>([&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
     REQUIRE(listed.ok());
     CHECK(listed->empty());
 }

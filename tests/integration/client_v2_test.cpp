@@ -159,7 +159,8 @@ TEST_CASE("client v2: session setup is validated before sending, nothing reaches
 
     v2::NewSessionRequest sse;
     sse.cwd = "/tmp";
-    sse.mcpServers = std::vector<v2::McpServer>{v2::McpServer::make_unknown("sse", acp::RawJson{R"({"type":"sse","name":"old"})"})};
+    sse.mcpServers =
+        std::vector<v2::McpServer>{v2::McpServer::make_unknown("sse", acp::RawJson{R"({"type":"sse","name":"old"})"})};
     refused(sse, "CLIENT-MUST-33");
 
     // What the agent does support goes through, and the agent accepts it.
@@ -309,9 +310,8 @@ TEST_CASE("client v2: a permission request reaches the host, which may answer la
     });
     REQUIRE(peer.initialize().ok());
     const std::string session = peer.new_session();
-    auto response = peer.wait<v2::PromptResponse>([&](auto done) {
-        peer.client->prompt(TsPeer::text_prompt(session, "permission"), done);
-    });
+    auto response = peer.wait<v2::PromptResponse>(
+        [&](auto done) { peer.client->prompt(TsPeer::text_prompt(session, "permission"), done); });
     REQUIRE(response.ok());
     REQUIRE(peer.loop.run_until([&] { return pending.has_value(); }));
     CHECK(asked->options.size() == 3);
@@ -391,15 +391,13 @@ TEST_CASE("client v2: tool_call/cancel only while the tool call advertises cance
     TsPeer peer({"--slow-ms=20"});
     REQUIRE(peer.initialize().ok());
     const std::string session = peer.new_session();
-    auto early = peer.wait<v2::CancelToolCallResponse>([&](auto done) {
-        peer.client->cancel_tool_call(session, "tc1", done);
-    });
+    auto early =
+        peer.wait<v2::CancelToolCallResponse>([&](auto done) { peer.client->cancel_tool_call(session, "tc1", done); });
     CHECK(early.status().message().find("CLIENT-MUST-36") != std::string::npos);
     REQUIRE(peer.start_prompt(session, "slow").ok());
     REQUIRE(peer.loop.run_until([&] { return peer.agent_text("m1").find("tick 1") != std::string::npos; }));
-    auto cancelled = peer.wait<v2::CancelToolCallResponse>([&](auto done) {
-        peer.client->cancel_tool_call(session, "tc1", done);
-    });
+    auto cancelled =
+        peer.wait<v2::CancelToolCallResponse>([&](auto done) { peer.client->cancel_tool_call(session, "tc1", done); });
     CHECK_MESSAGE(cancelled.ok(), cancelled.status().to_string());
     // The agent confirms with a final status and withdraws the capability.
     REQUIRE(peer.loop.run_until([&] {
@@ -409,9 +407,8 @@ TEST_CASE("client v2: tool_call/cancel only while the tool call advertises cance
         }
         return false;
     }));
-    auto again = peer.wait<v2::CancelToolCallResponse>([&](auto done) {
-        peer.client->cancel_tool_call(session, "tc1", done);
-    });
+    auto again =
+        peer.wait<v2::CancelToolCallResponse>([&](auto done) { peer.client->cancel_tool_call(session, "tc1", done); });
     CHECK(again.status().code() == Errc::invalid_argument);
     peer.client->cancel(session);
     peer.loop.run_until([&] { return peer.idle_count() == 1; });
@@ -466,12 +463,12 @@ TEST_CASE("client v2: session/list pages through opaque cursors") {
     TsPeer peer({"--page-size=2"});
     REQUIRE(peer.initialize().ok());
     for (int i = 0; i < 5; ++i) peer.new_session(i < 3 ? "/tmp" : "/var");
-    auto all = peer.wait<std::vector<v2::SessionInfo>>([&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
+    auto all =
+        peer.wait<std::vector<v2::SessionInfo>>([&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
     REQUIRE_MESSAGE(all.ok(), all.status().to_string());
     CHECK(all->size() == 5);
-    auto filtered = peer.wait<std::vector<v2::SessionInfo>>([&](auto done) {
-        peer.client->list_all_sessions(std::string("/var"), done);
-    });
+    auto filtered = peer.wait<std::vector<v2::SessionInfo>>(
+        [&](auto done) { peer.client->list_all_sessions(std::string("/var"), done); });
     REQUIRE(filtered.ok());
     CHECK(filtered->size() == 2);
     // Three pages of two were needed for all five.
@@ -485,7 +482,8 @@ TEST_CASE("client v2: paging takes an empty-string cursor as a cursor and stops 
     TsPeer peer({"--page-size=2", "--empty-cursor"});
     REQUIRE(peer.initialize().ok());
     for (int i = 0; i < 5; ++i) peer.new_session();
-    auto all = peer.wait<std::vector<v2::SessionInfo>>([&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
+    auto all =
+        peer.wait<std::vector<v2::SessionInfo>>([&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
     REQUIRE_MESSAGE(all.ok(), all.status().to_string());
     CHECK(all->size() == 5);
     CHECK(sent_contains(peer, R"("method":"session/list","params":{"cursor":""})"));
@@ -508,7 +506,8 @@ TEST_CASE("client v2: close and delete treat an unknown session as success - del
     REQUIRE(full.initialize().ok());
     const std::string session = full.new_session();
     CHECK(full.wait<v2::DeleteSessionResponse>([&](auto done) { full.client->delete_session(session, done); }).ok());
-    auto listed = full.wait<std::vector<v2::SessionInfo>>([&](auto done) { full.client->list_all_sessions(std::nullopt, done); });
+    auto listed =
+        full.wait<std::vector<v2::SessionInfo>>([&](auto done) { full.client->list_all_sessions(std::nullopt, done); });
     REQUIRE(listed.ok());
     CHECK(listed->empty());
 
@@ -533,9 +532,8 @@ TEST_CASE("client v2: config options are set with the right value type and repla
         request.sessionId = session;
         request.configId = id;
         request.type = std::move(value);
-        return peer.wait<v2::SetSessionConfigOptionResponse>([&](auto done) {
-            peer.client->set_config_option(request, done);
-        });
+        return peer.wait<v2::SetSessionConfigOptionResponse>(
+            [&](auto done) { peer.client->set_config_option(request, done); });
     };
     auto by_id = [](const std::string& value) {
         v2::SetSessionConfigOptionRequestTypeId id;
@@ -571,12 +569,12 @@ TEST_CASE("client v2: extension requests and notifications both ways") {
     });
     peer.client->on_ext_notification("_test/notice", [&](const acp::RawJson& params) { notice = params.text; });
     REQUIRE(peer.initialize().ok());
-    auto echoed = peer.wait<acp::RawJson>([&](auto done) {
-        peer.client->ext_request("_test/echo", acp::RawJson{R"({"a":[1,2]})"}, done);
-    });
+    auto echoed = peer.wait<acp::RawJson>(
+        [&](auto done) { peer.client->ext_request("_test/echo", acp::RawJson{R"({"a":[1,2]})"}, done); });
     REQUIRE(echoed.ok());
     CHECK(echoed->text == R"({"a":[1,2]})");
-    auto bad = peer.wait<acp::RawJson>([&](auto done) { peer.client->ext_request("test/echo", acp::RawJson{"{}"}, done); });
+    auto bad =
+        peer.wait<acp::RawJson>([&](auto done) { peer.client->ext_request("test/echo", acp::RawJson{"{}"}, done); });
     CHECK(bad.status().message().find("CLIENT-MUST-16") != std::string::npos);
     CHECK(peer.client->ext_notification("_test/note", acp::RawJson{R"({"x":1})"}).ok());
     const std::string session = peer.new_session();
@@ -598,15 +596,16 @@ TEST_CASE("client v2: an agent request for a method the host does not serve gets
 TEST_CASE("client v2: form and url elicitations round trip - completion is delivered once") {
     TsPeer peer;
     std::vector<std::string> completed;
-    peer.client->on_elicitation(true, true, [&](const v2::CreateElicitationRequest& request, acp::ElicitationResponder r) {
-        if (request.mode.form() != nullptr) {
-            CHECK(r.accept(acp::RawJson{"[1]"}).code() == Errc::invalid_argument);  // not an object: nothing sent
-            CHECK(r.accept(acp::RawJson{R"({"name":"x","count":2})"}).ok());
-        } else {
-            CHECK(request.mode.url()->url.rfind("https://example.com/login", 0) == 0);
-            CHECK(r.accept(acp::RawJson{}).ok());
-        }
-    });
+    peer.client->on_elicitation(
+        true, true, [&](const v2::CreateElicitationRequest& request, acp::ElicitationResponder r) {
+            if (request.mode.form() != nullptr) {
+                CHECK(r.accept(acp::RawJson{"[1]"}).code() == Errc::invalid_argument);  // not an object: nothing sent
+                CHECK(r.accept(acp::RawJson{R"({"name":"x","count":2})"}).ok());
+            } else {
+                CHECK(request.mode.url()->url.rfind("https://example.com/login", 0) == 0);
+                CHECK(r.accept(acp::RawJson{}).ok());
+            }
+        });
     peer.client->on_elicitation_complete(
         [&](const v2::CompleteElicitationNotification& n) { completed.push_back(n.elicitationId); });
     REQUIRE(peer.initialize().ok());

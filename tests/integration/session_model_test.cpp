@@ -69,22 +69,21 @@ TEST_CASE("session model: a fresh client resuming a restarted agent rebuilds exa
         CHECK(state->foreground().is_idle());
         CHECK(state->config_options().has_value());
         live_dump = acp::to_json(*state);
-        CHECK(live_dump.find("\"tc1\"") != std::string::npos);  // the tool call is in it
+        CHECK(live_dump.find("\"tc1\"") != std::string::npos);           // the tool call is in it
         CHECK(live_dump.find("build: \u2713 ok") != std::string::npos);  // terminal text joined across chunks
     }
     {
         TsPeer second({state_dir});
         REQUIRE(second.initialize().ok());
         std::vector<acp::SessionEvent::Type> events;
-        auto subscription = second.client->sessions().subscribe(
-            [&](const acp::SessionEvent& event) { events.push_back(event.type); });
+        auto subscription =
+            second.client->sessions().subscribe([&](const acp::SessionEvent& event) { events.push_back(event.type); });
         v2::ResumeSessionRequest request;
         request.sessionId = session;
         request.cwd = "/tmp";
         request.replayFrom = v2::ReplayFrom::make_start({});
-        auto resumed = second.wait<v2::ResumeSessionResponse>([&](auto done) {
-            second.client->resume_session(request, done);
-        });
+        auto resumed =
+            second.wait<v2::ResumeSessionResponse>([&](auto done) { second.client->resume_session(request, done); });
         REQUIRE_MESSAGE(resumed.ok(), resumed.status().to_string());
         const acp::SessionState* state = second.client->sessions().find(session);
         REQUIRE(state != nullptr);

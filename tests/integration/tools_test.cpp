@@ -32,7 +32,8 @@ struct ToolsPeer {
     uv_timer_t* timer = new uv_timer_t;  // freed by its close callback, which the loop runs last
 
     ~ToolsPeer() {
-        uv_close(reinterpret_cast<uv_handle_t*>(timer), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+        uv_close(reinterpret_cast<uv_handle_t*>(timer),
+                 [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
     }
 
     explicit ToolsPeer(bool unstable = false, bool v1 = false, const std::string& mcp = "acp") {
@@ -60,7 +61,8 @@ struct ToolsPeer {
         REQUIRE(editor->add_tool(std::move(selection)).ok());
         acp::Tool open;
         open.name = "open_file";
-        open.input_schema = acp::RawJson{R"({"type":"object","properties":{"path":{"type":"string"}},"required":["path"]})"};
+        open.input_schema =
+            acp::RawJson{R"({"type":"object","properties":{"path":{"type":"string"}},"required":["path"]})"};
         open.handler = [this](const acp::ToolCall& call, acp::ToolResponder answer) {
             ++open_calls;
             answer.text("opened " + call.arguments.text);
@@ -73,8 +75,8 @@ struct ToolsPeer {
         slow.handler = [this](const acp::ToolCall&, acp::ToolResponder answer) {
             answer.progress(1, 2, "half way");
             slow_answer = answer;
-            uv_timer_start(timer, [](uv_timer_t* t) { static_cast<ToolsPeer*>(t->data)->slow_answer->text("slow done"); },
-                           100, 0);
+            uv_timer_start(
+                timer, [](uv_timer_t* t) { static_cast<ToolsPeer*>(t->data)->slow_answer->text("slow done"); }, 100, 0);
         };
         REQUIRE(editor->add_tool(std::move(slow)).ok());
         acp::Tool never;
@@ -90,12 +92,13 @@ struct ToolsPeer {
     std::vector<std::string> run(const std::string& session_id, const std::string& script) {
         std::vector<std::string> lines;
         auto end = acp::wait_for<acp::TurnEnd>(loop.get(), [&](auto done) {
-            acp::prompt_turn(*client, session_id, script,
-                             [&](const acp::TurnText& t) {
-                                 if (t.starts_message) lines.emplace_back();
-                                 lines.back() += std::string(t.text);
-                             },
-                             done);
+            acp::prompt_turn(
+                *client, session_id, script,
+                [&](const acp::TurnText& t) {
+                    if (t.starts_message) lines.emplace_back();
+                    lines.back() += std::string(t.text);
+                },
+                done);
         });
         REQUIRE_MESSAGE(end.ok(), end.status().to_string());
         CHECK(end->ended_normally());
@@ -116,9 +119,10 @@ TEST_CASE("tools over ACP: the TS SDK's McpOverAcpCaller lists and calls the hos
         p.loop.get(), [&](auto done) { p.client->new_session(request, {p.editor}, done); });
     REQUIRE_MESSAGE(session.ok(), session.status().to_string());
 
-    auto lines = p.run(session->sessionId,
-                       "list\ncall current_selection\ncall open_file {\"path\":\"a.c\"}\ncall open_file {\"path\":7}\n"
-                       "call nothing\nprogress slow\nraw resources/list\nserver editor:unknown\ncall current_selection");
+    auto lines =
+        p.run(session->sessionId,
+              "list\ncall current_selection\ncall open_file {\"path\":\"a.c\"}\ncall open_file {\"path\":7}\n"
+              "call nothing\nprogress slow\nraw resources/list\nserver editor:unknown\ncall current_selection");
     REQUIRE(lines.size() == 9);
     CHECK(contains(lines[0], R"("name":"current_selection")"));
     CHECK(contains(lines[0], R"("name":"open_file")"));
@@ -136,7 +140,8 @@ TEST_CASE("tools over ACP: the TS SDK's McpOverAcpCaller lists and calls the hos
     CHECK(p.open_calls == 1);
 }
 
-TEST_CASE("tools over ACP: a call the SDK's caller aborts reaches the handler as cancelled and closing ends the server") {
+TEST_CASE(
+    "tools over ACP: a call the SDK's caller aborts reaches the handler as cancelled and closing ends the server") {
     ToolsPeer p;
     REQUIRE(acp::wait_for<v2::InitializeResponse>(p.loop.get(), [&](auto done) { p.client->initialize(done); }).ok());
     v2::NewSessionRequest request;
@@ -239,7 +244,8 @@ TEST_CASE("tools over ACP: a v1 agent advertising mcpCapabilities.acp gets acp e
     // v1 chunks have no ids: one message, a line per call.
     auto lines = p.run(session->sessionId, "call current_selection\ncall open_file {\"path\":7}");
     REQUIRE(lines.size() == 1);
-    CHECK(contains(lines[0], R"(call current_selection => {"result":{"content":[{"type":"text","text":"int main"}]}})"));
+    CHECK(
+        contains(lines[0], R"(call current_selection => {"result":{"content":[{"type":"text","text":"int main"}]}})"));
     CHECK(contains(lines[0], R"(call open_file {"path":7} => {"error":{"code":-32602)"));
     CHECK(p.selection_calls == 1);
     CHECK(p.open_calls == 0);
@@ -251,8 +257,8 @@ TEST_CASE("tools over ACP: a v1 fork offered tools gets its acp entry in v1's se
     REQUIRE(acp::unstable::offer(*p.client).fork);
     v2::NewSessionRequest request;
     request.cwd = "/tmp";
-    auto source = acp::wait_for<v2::NewSessionResponse>(
-        p.loop.get(), [&](auto done) { p.client->new_session(request, done); });
+    auto source =
+        acp::wait_for<v2::NewSessionResponse>(p.loop.get(), [&](auto done) { p.client->new_session(request, done); });
     REQUIRE(source.ok());
     acp::v2::unstable::ForkSessionRequest fork;
     fork.sessionId = source->sessionId;
@@ -262,7 +268,8 @@ TEST_CASE("tools over ACP: a v1 fork offered tools gets its acp entry in v1's se
     REQUIRE_MESSAGE(forked.ok(), forked.status().to_string());
     auto lines = p.run(forked->sessionId, "call current_selection");
     REQUIRE(lines.size() == 1);
-    CHECK(contains(lines[0], R"(call current_selection => {"result":{"content":[{"type":"text","text":"int main"}]}})"));
+    CHECK(
+        contains(lines[0], R"(call current_selection => {"result":{"content":[{"type":"text","text":"int main"}]}})"));
     CHECK(p.selection_calls == 1);
 }
 
@@ -274,7 +281,8 @@ TEST_CASE("tools: the SDKs' clients get identical results over MCP over ACP, HTT
     for (const char* transport : {"acp", "http", "stdio"}) {
         INFO("transport: " << transport);
         ToolsPeer p(false, false, transport);
-        REQUIRE(acp::wait_for<v2::InitializeResponse>(p.loop.get(), [&](auto done) { p.client->initialize(done); }).ok());
+        REQUIRE(
+            acp::wait_for<v2::InitializeResponse>(p.loop.get(), [&](auto done) { p.client->initialize(done); }).ok());
         v2::NewSessionRequest request;
         request.cwd = "/tmp";
         auto session = acp::wait_for<v2::NewSessionResponse>(

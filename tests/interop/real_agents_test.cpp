@@ -146,24 +146,26 @@ acp::SpawnOptions claude_agent(const char* claude, const std::string& home, cons
 void ask_for_selection(RealAgent& peer, const std::string& cwd, const std::string& transport) {
     EditorTools editor("int main() { return 42; }");
     int permissions = 0;
-    peer.client->on_permission_request([&](const v2::RequestPermissionRequest& request, acp::PermissionResponder answer) {
-        ++permissions;
-        for (const auto& option : request.options) {
-            if (option.kind.value == v2::PermissionOptionKind::allow_once) return answer.select(option.optionId);
-        }
-        answer.cancel();
-    });
+    peer.client->on_permission_request(
+        [&](const v2::RequestPermissionRequest& request, acp::PermissionResponder answer) {
+            ++permissions;
+            for (const auto& option : request.options) {
+                if (option.kind.value == v2::PermissionOptionKind::allow_once) return answer.select(option.optionId);
+            }
+            answer.cancel();
+        });
     auto init = peer.wait<v2::InitializeResponse>([&](auto done) { peer.client->initialize(done); });
     REQUIRE_MESSAGE(init.ok(), init.status().to_string());
     v2::NewSessionRequest request;
     request.cwd = cwd;
-    auto session = peer.wait<v2::NewSessionResponse>(
-        [&](auto done) { peer.client->new_session(request, {editor.server}, done); });
+    auto session =
+        peer.wait<v2::NewSessionResponse>([&](auto done) { peer.client->new_session(request, {editor.server}, done); });
     REQUIRE_MESSAGE(session.ok(), session.status().to_string());
     bool logged = false;
     const std::string offered = "tool servers 'editor' offered over ";
     for (const auto& line : peer.log) {
-        if (line.find(offered) != std::string::npos && line.find(transport == "http" ? "HTTP" : "stdio") != std::string::npos) {
+        if (line.find(offered) != std::string::npos &&
+            line.find(transport == "http" ? "HTTP" : "stdio") != std::string::npos) {
             logged = true;
         }
     }
@@ -335,7 +337,8 @@ TEST_CASE("interop: claude-agent-acp (v2 and v1) - calls the host's editor tool 
     }
 }
 
-TEST_CASE("interop: claude-agent-acp (v2, unstable) - a fork goes its own way; a system prompt append reaches the model") {
+TEST_CASE(
+    "interop: claude-agent-acp (v2, unstable) - a fork goes its own way; a system prompt append reaches the model") {
     const char* claude = std::getenv("ACP_CLAUDE_ACP_JS");
     const char* home = std::getenv("ACP_INTEROP_HOME");
     if (claude == nullptr || home == nullptr || std::getenv("ACP_FAKE_ANTHROPIC_URL") == nullptr) {
@@ -422,7 +425,8 @@ TEST_CASE("interop: gemini --acp (v1) - calls the host's editor tool over HTTP a
         INFO("transport: " << transport);
         acp::SpawnOptions agent;
         agent.argv = {ACP_NODE, gemini, "--acp"};
-        agent.env_set = {{"HOME", home}, {"GEMINI_API_KEY", "fake-key-for-offline-tests"}, {"GOOGLE_GEMINI_BASE_URL", model}};
+        agent.env_set = {
+            {"HOME", home}, {"GEMINI_API_KEY", "fake-key-for-offline-tests"}, {"GOOGLE_GEMINI_BASE_URL", model}};
         agent.cwd = project;
         RealAgent peer(agent, only(transport));
         ask_for_selection(peer, project, transport);

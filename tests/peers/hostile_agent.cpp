@@ -88,8 +88,9 @@ int flood_requests() {
         }
     }).detach();
     for (long long id = 1;; ++id) {
-        std::string line =
-            R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"hostile/flood","params":{}})" "\n";
+        std::string line = R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+                           R"(,"method":"hostile/flood","params":{}})"
+                           "\n";
         if (!write_all(1, line.data(), line.size())) return 0;  // the client is gone
     }
 }
@@ -180,13 +181,16 @@ int attack_guard(int signal_number) {
 int main(int argc, char** argv) {
     std::string mode = argc > 1 ? argv[1] : "";
     for (int i = 2; i + 1 < argc; ++i) {
-        if (std::strcmp(argv[i], "--pid-file") == 0) pid_file = argv[++i];
-        else if (std::strcmp(argv[i], "--exit-code") == 0) exit_code = std::atoi(argv[++i]);
+        if (std::strcmp(argv[i], "--pid-file") == 0)
+            pid_file = argv[++i];
+        else if (std::strcmp(argv[i], "--exit-code") == 0)
+            exit_code = std::atoi(argv[++i]);
     }
     if (mode == "flood-requests") return flood_requests();
     if (mode == "setsid-children") return setsid_children();
     if (mode == "stop-guard") return attack_guard(SIGSTOP);
     if (mode == "kill-guard") return attack_guard(SIGKILL);
-    std::fprintf(stderr, "usage: hostile_agent flood-requests|setsid-children|stop-guard|kill-guard [--pid-file FILE]\n");
+    std::fprintf(stderr,
+                 "usage: hostile_agent flood-requests|setsid-children|stop-guard|kill-guard [--pid-file FILE]\n");
     return 2;
 }

@@ -83,12 +83,14 @@ private:
         const std::string id = std::to_string(message["id"].GetInt64());
         const std::string method = message["method"].GetString();
         if (method == "initialize") {
-            write_all(R"({"jsonrpc":"2.0","id":)" + id +
-                      R"(,"result":{"protocolVersion":2,"info":{"name":"sync-agent","version":"1.0"},"capabilities":{"session":{}}}})"
-                      "\n");
+            write_all(
+                R"({"jsonrpc":"2.0","id":)" + id +
+                R"(,"result":{"protocolVersion":2,"info":{"name":"sync-agent","version":"1.0"},"capabilities":{"session":{}}}})"
+                "\n");
         } else if (method == "session/new") {
             write_all(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"sessionId":"s)" + std::to_string(++sessions_) +
-                      R"("}})" "\n");
+                      R"("}})"
+                      "\n");
         } else if (method == "session/prompt") {
             const auto& params = message["params"];
             const std::string session = params["sessionId"].GetString();
@@ -96,7 +98,9 @@ private:
             const auto& first = prompt[0];
             const std::string text(first["text"].GetString(), first["text"].GetStringLength());
             const std::string k = std::to_string(++prompts_);
-            write_all(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"messageId":"u)" + k + R"("}})" "\n");
+            write_all(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"messageId":"u)" + k +
+                      R"("}})"
+                      "\n");
             // The user message the answer named (its text in short: it may be megabytes).
             write_all(update(session, R"({"sessionUpdate":"user_message_chunk","messageId":"u)" + k +
                                           R"(","content":{"type":"text","text":"a prompt of )" +
@@ -117,7 +121,8 @@ private:
             write_all(update(session, R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"})"));
         } else {
             write_all(R"({"jsonrpc":"2.0","id":)" + id +
-                      R"(,"error":{"code":-32601,"message":"not in the sync agent"}})" "\n");
+                      R"(,"error":{"code":-32601,"message":"not in the sync agent"}})"
+                      "\n");
         }
     }
 

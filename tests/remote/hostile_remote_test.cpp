@@ -27,7 +27,9 @@ using acp::test::TsPeer;
 #if defined(__SANITIZE_ADDRESS__)
 // AddressSanitizer holds freed memory back (256 MiB by default), which peak RSS would count
 // as the client's: a small quarantine keeps the memory bounds meaningful in that build.
-extern "C" __attribute__((visibility("default"), used)) const char* __asan_default_options() { return "quarantine_size_mb=16"; }
+extern "C" __attribute__((visibility("default"), used)) const char* __asan_default_options() {
+    return "quarantine_size_mb=16";
+}
 #endif
 
 namespace {

@@ -54,8 +54,8 @@ std::string converse(TsPeer& peer) {
     set.sessionId = session;
     set.configId = "model";
     set.type = select_value("model-b");
-    auto changed = peer.wait<v2::SetSessionConfigOptionResponse>(
-        [&](auto done) { peer.client->set_config_option(set, done); });
+    auto changed =
+        peer.wait<v2::SetSessionConfigOptionResponse>([&](auto done) { peer.client->set_config_option(set, done); });
     REQUIRE_MESSAGE(changed.ok(), changed.status().to_string());
     const acp::SessionState* state = peer.client->sessions().find(session);
     REQUIRE(state != nullptr);
@@ -162,7 +162,8 @@ TEST_CASE("remote: TLS with the test's own CA works and a certificate nobody vou
     const std::string make = std::string("sh ") + ACP_TS_AGENT_DIR + "/make-cert.sh " + certs + " >/dev/null 2>&1";
     REQUIRE(std::system(make.c_str()) == 0);
     std::string record = TsPeer::make_record_file();
-    TsServer server({"--record=" + record, "--tls-cert=" + certs + "/server.pem", "--tls-key=" + certs + "/server.key"});
+    TsServer server(
+        {"--record=" + record, "--tls-cert=" + certs + "/server.pem", "--tls-key=" + certs + "/server.key"});
     REQUIRE(server.ws_url.rfind("wss://", 0) == 0);
     REQUIRE(server.http_url.rfind("https://", 0) == 0);
     for (bool ws : {true, false}) {
@@ -199,7 +200,8 @@ TEST_CASE("remote: an HTTP error fails only its request with {status body} as th
     set.sessionId = session;
     set.configId = "model";
     set.type = select_value("model-b");
-    auto failed = peer.wait<v2::SetSessionConfigOptionResponse>([&](auto done) { peer.client->set_config_option(set, done); });
+    auto failed =
+        peer.wait<v2::SetSessionConfigOptionResponse>([&](auto done) { peer.client->set_config_option(set, done); });
     REQUIRE_FALSE(failed.ok());
     CHECK(failed.status().code() == acp::Errc::rpc_error);
     CHECK(failed.status().rpc_code() == -32603);
@@ -286,7 +288,8 @@ TEST_CASE("remote: a server killed mid-turn closes the client and a new connecti
         resume.sessionId = session;
         resume.cwd = "/tmp";
         resume.replayFrom = v2::ReplayFrom::make_start({});
-        auto resumed = peer.wait<v2::ResumeSessionResponse>([&](auto done) { peer.client->resume_session(resume, done); });
+        auto resumed =
+            peer.wait<v2::ResumeSessionResponse>([&](auto done) { peer.client->resume_session(resume, done); });
         REQUIRE_MESSAGE(resumed.ok(), resumed.status().to_string());
         const acp::SessionState* rebuilt = peer.client->sessions().find(session);
         REQUIRE(rebuilt != nullptr);

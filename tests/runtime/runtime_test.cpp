@@ -142,14 +142,15 @@ void watcher_started_in_a_callback_is_watched(Runtime& runtime) {
         if (n <= 0) return;
         auto* st = static_cast<Streams*>(s->data);
         uv_read_stop(s);
-        uv_read_start(reinterpret_cast<uv_stream_t*>(&st->b),
-                      [](uv_handle_t*, std::size_t, uv_buf_t* buf) {
-                          static char storage[64];
-                          *buf = uv_buf_init(storage, sizeof storage);
-                      },
-                      [](uv_stream_t* b_stream, ssize_t read, const uv_buf_t*) {
-                          if (read > 0) static_cast<Streams*>(b_stream->data)->b_read = true;
-                      });
+        uv_read_start(
+            reinterpret_cast<uv_stream_t*>(&st->b),
+            [](uv_handle_t*, std::size_t, uv_buf_t* buf) {
+                static char storage[64];
+                *buf = uv_buf_init(storage, sizeof storage);
+            },
+            [](uv_stream_t* b_stream, ssize_t read, const uv_buf_t*) {
+                if (read > 0) static_cast<Streams*>(b_stream->data)->b_read = true;
+            });
     });
     REQUIRE(::write(b[1], "b", 1) == 1);  // B's data is there before anyone reads B
     REQUIRE(host_loop_until(runtime, [] { return true; }));
@@ -214,24 +215,29 @@ TEST_CASE("a host on its own thread calls into an own-thread runtime from other 
     Runtime& runtime = **created;
     std::unique_ptr<Client> client;
     std::thread::id loop_thread;
-    REQUIRE(runtime.call([&] {
-        loop_thread = std::this_thread::get_id();
-        auto spawned = Client::spawn(runtime.loop(), peer());
-        REQUIRE(spawned.ok());
-        client = std::move(spawned.value());
-    }).ok());
+    REQUIRE(runtime
+                .call([&] {
+                    loop_thread = std::this_thread::get_id();
+                    auto spawned = Client::spawn(runtime.loop(), peer());
+                    REQUIRE(spawned.ok());
+                    client = std::move(spawned.value());
+                })
+                .ok());
     CHECK((loop_thread != std::this_thread::get_id()));
 
     // Loop-thread state, only touched there: callbacks and dispatched functions alike.
     std::vector<std::string> sessions;
     bool initialized = false;
     bool callbacks_on_loop_thread = true;
-    REQUIRE(runtime.dispatch([&] {
-        client->initialize([&](Result<v2::InitializeResponse> r) {
-            callbacks_on_loop_thread = callbacks_on_loop_thread && runtime.on_loop_thread() && runtime.inside_loop();
-            initialized = r.ok();
-        });
-    }).ok());
+    REQUIRE(runtime
+                .dispatch([&] {
+                    client->initialize([&](Result<v2::InitializeResponse> r) {
+                        callbacks_on_loop_thread =
+                            callbacks_on_loop_thread && runtime.on_loop_thread() && runtime.inside_loop();
+                        initialized = r.ok();
+                    });
+                })
+                .ok());
     REQUIRE(runtime.run_until([&] { return initialized; }).ok());
 
     // Several host threads at once, each through the one entry; what they dispatch runs
@@ -240,15 +246,17 @@ TEST_CASE("a host on its own thread calls into an own-thread runtime from other 
     std::vector<std::thread> hosts;
     for (int i = 0; i < 3; ++i) {
         hosts.emplace_back([&] {
-            CHECK(runtime.dispatch([&] {
-                if (std::this_thread::get_id() != loop_thread) dispatched_on_loop_thread = false;
-                v2::NewSessionRequest request;
-                request.cwd = "/tmp";
-                client->new_session(request, [&](Result<v2::NewSessionResponse> r) {
-                    callbacks_on_loop_thread = callbacks_on_loop_thread && runtime.on_loop_thread();
-                    if (r) sessions.push_back(r->sessionId);
-                });
-            }).ok());
+            CHECK(runtime
+                      .dispatch([&] {
+                          if (std::this_thread::get_id() != loop_thread) dispatched_on_loop_thread = false;
+                          v2::NewSessionRequest request;
+                          request.cwd = "/tmp";
+                          client->new_session(request, [&](Result<v2::NewSessionResponse> r) {
+                              callbacks_on_loop_thread = callbacks_on_loop_thread && runtime.on_loop_thread();
+                              if (r) sessions.push_back(r->sessionId);
+                          });
+                      })
+                      .ok());
         });
     }
     for (auto& host : hosts) host.join();
@@ -267,10 +275,12 @@ TEST_CASE("a host on its own thread calls into an own-thread runtime from other 
     CHECK(from_inside.code() == Errc::invalid_argument);
 
     bool closed = false;
-    REQUIRE(runtime.dispatch([&] {
-        client->on_closed([&](const Status&) { closed = true; });
-        client->close();
-    }).ok());
+    REQUIRE(runtime
+                .dispatch([&] {
+                    client->on_closed([&](const Status&) { closed = true; });
+                    client->close();
+                })
+                .ok());
     REQUIRE(runtime.run_until([&] { return closed; }).ok());
     std::thread::id teardown_thread;
     runtime.shutdown([&] {
@@ -296,15 +306,18 @@ TEST_CASE("a host loop runtime runs functions from other threads on the host's l
         // The host keeps its loop alive with a timer of its own, as an editor would.
         uv_timer_t keep_alive;
         uv_timer_init(&loop, &keep_alive);
-        uv_timer_start(&keep_alive, [](uv_timer_t*) {}, 50, 50);
+        uv_timer_start(
+            &keep_alive, [](uv_timer_t*) {}, 50, 50);
         std::atomic<bool> dispatched_here{false};
         const std::thread::id host_thread = std::this_thread::get_id();
         std::thread other([&] {
             CHECK(runtime.dispatch([&] { dispatched_here = std::this_thread::get_id() == host_thread; }).ok());
-            CHECK(runtime.call([&] {
-                ran_on = std::this_thread::get_id();
-                ran = true;
-            }).ok());
+            CHECK(runtime
+                      .call([&] {
+                          ran_on = std::this_thread::get_id();
+                          ran = true;
+                      })
+                      .ok());
         });
         const auto guard = Clock::now() + std::chrono::seconds(30);
         while (!ran && Clock::now() < guard) uv_run(&loop, UV_RUN_ONCE);

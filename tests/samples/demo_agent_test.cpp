@@ -20,11 +20,14 @@ namespace v2 = acp::v2;
 
 namespace {
 
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
 
 std::size_t count_kind(const acp::SessionState& state, acp::ItemKind kind) {
-    return static_cast<std::size_t>(std::count_if(state.items().begin(), state.items().end(),
-                                                  [kind](const acp::SessionItem& item) { return item.kind() == kind; }));
+    return static_cast<std::size_t>(
+        std::count_if(state.items().begin(), state.items().end(),
+                      [kind](const acp::SessionItem& item) { return item.kind() == kind; }));
 }
 
 std::string message_text(const acp::SessionItem& item) {
@@ -142,8 +145,7 @@ TEST_CASE("demo agent: always allow is remembered for the session") {
     peer.prompt_turn(id, "one");
     peer.prompt_turn(id, "two");
     CHECK(peer.permission_requests.size() == 1);
-    CHECK(peer.session(id).item(acp::ItemKind::tool_call, "tc3")->tool_call()->status ==
-          v2::ToolCallStatus::completed);
+    CHECK(peer.session(id).item(acp::ItemKind::tool_call, "tc3")->tool_call()->status == v2::ToolCallStatus::completed);
 }
 
 TEST_CASE("demo agent: session/cancel while permission is pending ends the turn cancelled") {
@@ -180,7 +182,8 @@ TEST_CASE("demo agent: config options change the turn and refuse unknown values"
     off.sessionId = id;
     off.configId = "thoughts";
     off.type = v2::SetSessionConfigOptionRequestType::make_boolean({false, {}});
-    auto set = peer.wait<v2::SetSessionConfigOptionResponse>([&](auto done) { peer.client->set_config_option(off, done); });
+    auto set =
+        peer.wait<v2::SetSessionConfigOptionResponse>([&](auto done) { peer.client->set_config_option(off, done); });
     REQUIRE_MESSAGE(set.ok(), set.status().to_string());
     CHECK(set->configOptions[1].type.boolean()->currentValue == false);
 
@@ -189,7 +192,8 @@ TEST_CASE("demo agent: config options change the turn and refuse unknown values"
     bad.configId = "model";
     bad.type = v2::SetSessionConfigOptionRequestType::make_id({"no-such-model", {}});
     // CLIENT-MUST-45: a value the option does not offer is refused before sending.
-    auto refused = peer.wait<v2::SetSessionConfigOptionResponse>([&](auto done) { peer.client->set_config_option(bad, done); });
+    auto refused =
+        peer.wait<v2::SetSessionConfigOptionResponse>([&](auto done) { peer.client->set_config_option(bad, done); });
     CHECK(refused.status().code() == acp::Errc::invalid_argument);
 
     peer.prompt_turn(id, "no thoughts please");
@@ -223,9 +227,8 @@ TEST_CASE("demo agent: list and resume with replay rebuild the live model, also 
 
         // Same client and agent: close, then resume with a full replay.
         REQUIRE(peer.wait<v2::CloseSessionResponse>([&](auto done) { peer.client->close_session(id, done); }).ok());
-        auto resumed = peer.wait<v2::ResumeSessionResponse>([&](auto done) {
-            peer.client->resume_session(replay_request(id), done);
-        });
+        auto resumed = peer.wait<v2::ResumeSessionResponse>(
+            [&](auto done) { peer.client->resume_session(replay_request(id), done); });
         REQUIRE_MESSAGE(resumed.ok(), resumed.status().to_string());
         CHECK(acp::to_json(peer.session(id)) == live);
     }
@@ -233,16 +236,14 @@ TEST_CASE("demo agent: list and resume with replay rebuild the live model, also 
         // A new agent process reads the sessions back from the state directory.
         DemoPeer peer(dir.path());
         peer.initialize();
-        auto listed = peer.wait<std::vector<v2::SessionInfo>>([&](auto done) {
-            peer.client->list_all_sessions(std::nullopt, done);
-        });
+        auto listed = peer.wait<std::vector<v2::SessionInfo>>(
+            [&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
         REQUIRE(listed.ok());
         REQUIRE(listed->size() == 1);
         CHECK((*listed)[0].sessionId == id);
         CHECK((*listed)[0].title == acp::Nullable<std::string>("remember me"));
-        auto resumed = peer.wait<v2::ResumeSessionResponse>([&](auto done) {
-            peer.client->resume_session(replay_request(id), done);
-        });
+        auto resumed = peer.wait<v2::ResumeSessionResponse>(
+            [&](auto done) { peer.client->resume_session(replay_request(id), done); });
         REQUIRE_MESSAGE(resumed.ok(), resumed.status().to_string());
         CHECK(acp::to_json(peer.session(id)) == live);
         // The terminal's output came back as one snapshot, not as its historic chunks.
@@ -278,9 +279,8 @@ TEST_CASE("demo agent: resume without replay sends only the state, wrong cwd is 
     REQUIRE(resumed.ok());
     REQUIRE(peer.updates.size() == 1);  // AGENT-MUST-08/09: no history, one state snapshot
     CHECK(peer.updates[0].update.state_update() != nullptr);
-    auto wrong = peer.wait<v2::ResumeSessionResponse>([&](auto done) {
-        peer.client->resume_session(replay_request(id, "/elsewhere"), done);
-    });
+    auto wrong = peer.wait<v2::ResumeSessionResponse>(
+        [&](auto done) { peer.client->resume_session(replay_request(id, "/elsewhere"), done); });
     CHECK(wrong.status().rpc_code() == acp::error_code::invalid_params);
 }
 
@@ -296,11 +296,13 @@ TEST_CASE("demo agent: delete forgets the session for good") {
     }
     DemoPeer peer(dir.path());
     peer.initialize();
-    auto listed = peer.wait<std::vector<v2::SessionInfo>>([&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
+    auto listed =
+        peer.wait<std::vector<v2::SessionInfo>>([&](auto done) { peer.client->list_all_sessions(std::nullopt, done); });
     REQUIRE(listed.ok());
     REQUIRE(listed->size() == 1);
     CHECK((*listed)[0].cwd == "/tmp/other");
-    auto resumed = peer.wait<v2::ResumeSessionResponse>([&](auto done) { peer.client->resume_session(replay_request(id), done); });
+    auto resumed =
+        peer.wait<v2::ResumeSessionResponse>([&](auto done) { peer.client->resume_session(replay_request(id), done); });
     CHECK(resumed.status().rpc_code() == acp::error_code::resource_not_found);
 }
 

@@ -169,8 +169,8 @@ std::string ask_for_selection(DemoPeer& peer, const std::string& transport, int&
 
 // What is left of a transport once its session is gone: the port, or the bridge.
 struct Leftovers {
-    int port = 0;             // http: libacp's endpoint
-    std::string bridge_socket; // stdio: the bridge's socket path, in its command line
+    int port = 0;               // http: libacp's endpoint
+    std::string bridge_socket;  // stdio: the bridge's socket path, in its command line
     bool any() {
         if (port != 0 && listening(port)) return true;
         return !bridge_socket.empty() && processes_with("cmdline", bridge_socket) > 0;
@@ -193,7 +193,9 @@ Leftovers leftovers_of(const DemoPeer& peer, const std::string& transport) {
 
 }  // namespace
 
-TEST_CASE("demo agent: calls the host's tool over each MCP transport with the same reply and leaves nothing after close_session") {
+TEST_CASE(
+    "demo agent: calls the host's tool over each MCP transport with the same reply and leaves nothing after "
+    "close_session") {
     std::map<std::string, std::string> replies;
     for (const std::string& transport : transports({"acp", "http", "stdio"})) {
         CAPTURE(transport);
@@ -281,8 +283,8 @@ TEST_CASE("demo agent: a stdio server that never answers is ended with the sessi
     const std::vector<std::string> held = descriptors(server);
     CHECK(std::count(held.begin(), held.end(), descriptor(agent, 0)) == 0);
     CHECK(std::count(held.begin(), held.end(), descriptor(agent, 1)) == 0);
-    auto closed = peer.wait<v2::CloseSessionResponse>(
-        [&](auto done) { peer.client->close_session(session->sessionId, done); });
+    auto closed =
+        peer.wait<v2::CloseSessionResponse>([&](auto done) { peer.client->close_session(session->sessionId, done); });
     REQUIRE(closed.ok());
     CHECK(peer.session(session->sessionId).foreground().stop_reason == std::optional<std::string>("cancelled"));
     CHECK(peer.loop.run_until([&] { return processes_with("environ", mark) == 0; }));
@@ -303,9 +305,10 @@ TEST_CASE("demo agent: calls the MCP SDK's server over HTTP (event streams) and 
         request.cwd = "/tmp/project";
         const std::string mark = "ACP_DEMO_TOOLS_MARK=" + dir.path();
         if (transport == "http") {
-            server = std::make_unique<acp::test::LoopChild>(peer.loop.get(),
-                                                            std::vector<std::string>{ACP_NODE, script, "--serve-http", "--sse"});
-            REQUIRE(peer.loop.run_until([&] { return server->out().find('\n') != std::string::npos || server->exited(); }));
+            server = std::make_unique<acp::test::LoopChild>(
+                peer.loop.get(), std::vector<std::string>{ACP_NODE, script, "--serve-http", "--sse"});
+            REQUIRE(
+                peer.loop.run_until([&] { return server->out().find('\n') != std::string::npos || server->exited(); }));
             rapidjson::Document line;
             line.Parse(server->out().c_str());
             REQUIRE_MESSAGE(!line.HasParseError(), server->out() << server->err());
@@ -372,7 +375,8 @@ TEST_CASE("demo agent: a server's message over 1 MiB fails the call and the agen
         if (transport == "http") {
             server = std::make_unique<acp::test::LoopChild>(peer.loop.get(),
                                                             std::vector<std::string>{ACP_PYTHON, "-c", http_server});
-            REQUIRE(peer.loop.run_until([&] { return server->out().find('\n') != std::string::npos || server->exited(); }));
+            REQUIRE(
+                peer.loop.run_until([&] { return server->out().find('\n') != std::string::npos || server->exited(); }));
             v2::McpServerHttp http;
             http.name = "big";
             http.url = "http://127.0.0.1:" + std::to_string(std::atoi(server->out().c_str())) + "/mcp";

@@ -144,8 +144,8 @@ private:
     void check_recorded_traffic() {
 #ifdef ACP_NODE
         const std::string command = std::string(ACP_NODE) + " " + ACP_TS_AGENT_DIR + "/validate.mjs" +
-                                    (check_agent_messages ? " --agent" : "") + " --schema=" +
-                                    ACP_V2_SCHEMA_PATH + " " + record_ + " 2>&1";
+                                    (check_agent_messages ? " --agent" : "") + " --schema=" + ACP_V2_SCHEMA_PATH + " " +
+                                    record_ + " 2>&1";
         FILE* pipe = popen(command.c_str(), "r");
         CHECK(pipe != nullptr);
         if (pipe == nullptr) return;

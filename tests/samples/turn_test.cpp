@@ -18,7 +18,7 @@ namespace {
 
 // What one prompt_turn reported, in the order it was reported.
 struct TurnRecord {
-    std::vector<std::string> events;  // "text", "done"
+    std::vector<std::string> events;       // "text", "done"
     std::vector<std::string> message_ids;  // one per message that started
     std::string text;
     std::optional<Result<TurnEnd>> end;

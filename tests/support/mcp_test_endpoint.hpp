@@ -51,8 +51,9 @@ public:
             if (document.HasMember("params") && document["params"].HasMember("protocolVersion")) {
                 version = document["params"]["protocolVersion"].GetString();
             }
-            answer(from, id, R"({"protocolVersion":")" + version +
-                                 R"(","capabilities":{"tools":{}},"serverInfo":{"name":"test","version":"1.0.0"}})");
+            answer(from, id,
+                   R"({"protocolVersion":")" + version +
+                       R"(","capabilities":{"tools":{}},"serverInfo":{"name":"test","version":"1.0.0"}})");
         } else if (method == "ping") {
             answer(from, id, "{}");
         } else if (method == "tools/list") {
@@ -68,13 +69,15 @@ public:
                 return;
             }
             if (params.HasMember("_meta") && params["_meta"].HasMember("progressToken")) {
-                later(from, R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":)" +
-                                text_of(params["_meta"]["progressToken"]) + R"(,"progress":1,"total":2}})",
+                later(from,
+                      R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":)" +
+                          text_of(params["_meta"]["progressToken"]) + R"(,"progress":1,"total":2}})",
                       id);
             }
             answer(from, id, R"({"content":[{"type":"text","text":)" + text_of(params["arguments"]["text"]) + "}]}");
         } else {
-            later(from, R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":{"code":-32601,"message":"no such method"}})", id);
+            later(from, R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":{"code":-32601,"message":"no such method"}})",
+                  id);
         }
     }
 
@@ -121,7 +124,8 @@ private:
             return;
         }
         queue_.push_back({&to, std::move(message), in_reply_to});
-        uv_timer_start(timer_.get(), [](uv_timer_t* timer) { static_cast<McpTestEndpoint*>(timer->data)->flush(); }, 1, 0);
+        uv_timer_start(
+            timer_.get(), [](uv_timer_t* timer) { static_cast<McpTestEndpoint*>(timer->data)->flush(); }, 1, 0);
     }
 
     void flush() {

@@ -48,7 +48,8 @@ private:
     bool run_for(std::chrono::milliseconds duration, const std::function<bool()>& done) {
         const auto deadline = std::chrono::steady_clock::now() + duration;
         // A short repeating timer keeps UV_RUN_ONCE from blocking past the deadline.
-        uv_timer_start(&tick_, [](uv_timer_t*) {}, 5, 5);
+        uv_timer_start(
+            &tick_, [](uv_timer_t*) {}, 5, 5);
         bool reached = done();
         while (!reached && std::chrono::steady_clock::now() < deadline) {
             uv_run(&loop_, UV_RUN_ONCE);

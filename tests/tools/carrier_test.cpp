@@ -115,7 +115,8 @@ HttpReply http_request(int port, const std::string& method, const std::vector<st
     std::string request = method + " /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
                           "\r\nConnection: close\r\nAccept: application/json, text/event-stream\r\n";
     for (const auto& line : headers) request += line + "\r\n";
-    if (method == "POST") request += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+    if (method == "POST")
+        request += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
     request += "\r\n" + body;
     send_all(fd, request.data(), request.size());
     std::string all;
@@ -201,7 +202,8 @@ std::vector<std::string> bridge_command(const BridgeCarrier& bridge) {
 
 std::vector<std::string> bridge_env(const BridgeCarrier& bridge, const std::string& token_override = {}) {
     std::vector<std::string> env = {"PATH=/usr/bin:/bin"};
-    for (const auto& [name, value] : bridge.env()) env.push_back(name + "=" + (token_override.empty() ? value : token_override));
+    for (const auto& [name, value] : bridge.env())
+        env.push_back(name + "=" + (token_override.empty() ? value : token_override));
     return env;
 }
 
@@ -240,10 +242,12 @@ TEST_CASE("HTTP requests without the token, with a wrong one or from another ori
     wrong_token[10] = wrong_token[10] == 'a' ? 'b' : 'a';
     for (int i = 0; i < 3; ++i) {
         CHECK(off_loop(loop, [&] { return http_request(port, "POST", {}, kInitialize); }).status == 401);
-        CHECK(off_loop(loop, [&] { return http_request(port, "POST", {"Authorization: Bearer " + wrong_token}, kInitialize); })
-                  .status == 401);
-        CHECK(off_loop(loop, [&] { return http_request(port, "POST", {"Authorization: Basic " + token}, kInitialize); })
-                  .status == 401);
+        CHECK(off_loop(loop, [&] {
+                  return http_request(port, "POST", {"Authorization: Bearer " + wrong_token}, kInitialize);
+              }).status == 401);
+        CHECK(off_loop(loop, [&] {
+                  return http_request(port, "POST", {"Authorization: Basic " + token}, kInitialize);
+              }).status == 401);
         CHECK(off_loop(loop, [&] {
                   return http_request(port, "POST", {good, "Origin: http://evil.example"}, kInitialize);
               }).status == 403);
@@ -296,8 +300,8 @@ TEST_CASE("HTTP: oversized bodies get 413 and reach no endpoint, bad messages 40
     auto chunked = off_loop(loop, [&] {
         HttpReply reply;
         int fd = connect_tcp(port);
-        std::string head = "POST /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + auth +
-                           "\r\nTransfer-Encoding: chunked\r\n\r\n";
+        std::string head =
+            "POST /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + auth + "\r\nTransfer-Encoding: chunked\r\n\r\n";
         send_all(fd, head.data(), head.size());
         const std::string chunk(1024 * 1024, ' ');
         char size_line[32];
@@ -335,10 +339,12 @@ TEST_CASE("HTTP sessions: issued at initialize, required after, ended by DELETE,
     REQUIRE(!session.empty());
     const std::string with_session = "Mcp-Session-Id: " + session;
     CHECK(off_loop(loop, [&] { return http_request(port, "POST", {auth}, tools_call(2, "echo")); }).status == 400);
-    CHECK(off_loop(loop, [&] { return http_request(port, "POST", {auth, "Mcp-Session-Id: nope"}, tools_call(2, "echo")); })
-              .status == 404);
+    CHECK(off_loop(loop, [&] {
+              return http_request(port, "POST", {auth, "Mcp-Session-Id: nope"}, tools_call(2, "echo"));
+          }).status == 404);
     auto notified = off_loop(loop, [&] {
-        return http_request(port, "POST", {auth, with_session}, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+        return http_request(port, "POST", {auth, with_session},
+                            R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
     });
     CHECK(notified.status == 202);
     auto call = off_loop(loop, [&] { return http_request(port, "POST", {auth, with_session}, tools_call(2, "echo")); });
@@ -348,8 +354,9 @@ TEST_CASE("HTTP sessions: issued at initialize, required after, ended by DELETE,
     CHECK(endpoint.closed_peers == 0);
     CHECK(off_loop(loop, [&] { return http_request(port, "DELETE", {auth, with_session}); }).status == 200);
     CHECK(endpoint.closed_peers == 1);
-    CHECK(off_loop(loop, [&] { return http_request(port, "POST", {auth, with_session}, tools_call(3, "echo")); }).status ==
-          404);
+    CHECK(off_loop(loop, [&] {
+              return http_request(port, "POST", {auth, with_session}, tools_call(3, "echo"));
+          }).status == 404);
 }
 
 TEST_CASE("HTTP: closing the carrier answers waiting requests, tells the endpoint, leaves nothing listening") {
@@ -362,7 +369,9 @@ TEST_CASE("HTTP: closing the carrier answers waiting requests, tells the endpoin
     auto init = off_loop(loop, [&] { return http_request(port, "POST", {auth}, kInitialize); });
     const std::string with_session = "Mcp-Session-Id: " + init.header("Mcp-Session-Id");
     // A call the endpoint never answers holds its request open until the carrier closes.
-    auto waiting = std::async(std::launch::async, [&] { return http_request(port, "POST", {auth, with_session}, tools_call(5, "hang")); });
+    auto waiting = std::async(std::launch::async, [&] {
+        return http_request(port, "POST", {auth, with_session}, tools_call(5, "hang"));
+    });
     REQUIRE(loop.run_until([&] { return endpoint.messages == 2; }));
     loop.run_for(std::chrono::milliseconds(50));
     CHECK(waiting.wait_for(std::chrono::seconds(0)) == std::future_status::timeout);
@@ -384,7 +393,9 @@ TEST_CASE("HTTP: the endpoint may close the carrier from inside a call") {
     const std::string auth = "Authorization: Bearer " + (*http)->bearer_token();
     auto init = off_loop(loop, [&] { return http_request(port, "POST", {auth}, kInitialize); });
     const std::string with_session = "Mcp-Session-Id: " + init.header("Mcp-Session-Id");
-    auto closed = off_loop(loop, [&] { return http_request(port, "POST", {auth, with_session}, tools_call(7, "close")); });
+    auto closed = off_loop(loop, [&] {
+        return http_request(port, "POST", {auth, with_session}, tools_call(7, "close"));
+    });
     CHECK(closed.status == 503);
     CHECK(endpoint.closed_peers == 1);
     CHECK(connect_tcp(port) == -1);
@@ -422,7 +433,8 @@ TEST_CASE("a bridge with a wrong or no token is refused and exits, logged once, 
     wrong[0] = wrong[0] == '0' ? '1' : '0';
     for (const std::string& presented : {wrong, wrong, std::string("short")}) {
         LoopChild child(loop.get(), bridge_command(**bridge), bridge_env(**bridge, presented));
-        child.write_stdin(R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\n");
+        child.write_stdin(R"({"jsonrpc":"2.0","id":1,"method":"ping"})"
+                          "\n");
         // The host closes the socket: the bridge exits though its stdin stays open.
         REQUIRE(loop.run_until([&] { return child.exited(); }));
         CHECK(child.exit_status() == 0);
@@ -486,12 +498,14 @@ TEST_CASE("an agent spawning the bridge a thousand times: at most 8 held, every 
         std::vector<std::unique_ptr<LoopChild>> children;
         for (int i = 0; i < 100; ++i) {
             children.push_back(std::make_unique<LoopChild>(loop.get(), bridge_command(**bridge), bridge_env(**bridge)));
-            children.back()->write_stdin(R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\n");
+            children.back()->write_stdin(R"({"jsonrpc":"2.0","id":1,"method":"ping"})"
+                                         "\n");
         }
         // Refused ones exit by themselves; the accepted ones answer their ping.
         auto settled = [&] {
             std::size_t done = 0;
-            for (auto& child : children) done += child->exited() || child->out().find("\"result\"") != std::string::npos;
+            for (auto& child : children)
+                done += child->exited() || child->out().find("\"result\"") != std::string::npos;
             return done == children.size();
         };
         REQUIRE(loop.run_until(settled));
@@ -524,7 +538,8 @@ TEST_CASE("closing the bridge carrier ends a bridge the agent never closes, and 
     CHECK((info.st_mode & 0777) == 0700);
     LoopChild child(loop.get(), bridge_command(**bridge), bridge_env(**bridge));
     child.write_stdin(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":)"
-                      R"({"text":"x"},"_meta":{"progressToken":"p"}}})" "\n");
+                      R"({"text":"x"},"_meta":{"progressToken":"p"}}})"
+                      "\n");
     REQUIRE(loop.run_until([&] { return child.out().find("\"result\"") != std::string::npos; }));
     // Relayed as sent: the progress notification, then the answer, one line each.
     CHECK(child.out() ==
@@ -566,7 +581,8 @@ TEST_CASE("ACP_MCP_BRIDGE names the bridge program instead of the embedded copy"
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.status().message().find("ACP_MCP_BRIDGE") != std::string::npos);
     LoopChild child(loop.get(), bridge_command(**bridge), bridge_env(**bridge));
-    child.write_stdin(R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\n");
+    child.write_stdin(R"({"jsonrpc":"2.0","id":1,"method":"ping"})"
+                      "\n");
     REQUIRE(loop.run_until([&] { return child.out().find("\"result\"") != std::string::npos; }));
     child.close_stdin();
     REQUIRE(loop.run_until([&] { return child.exited(); }));

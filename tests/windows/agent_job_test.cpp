@@ -50,8 +50,8 @@ struct StubbornAgent {
         startup.hStdError = ::GetStdHandle(STD_ERROR_HANDLE);
         std::wstring command = L"\"" + wide(ACP_WINDOWS_CHILD) + L"\"";
         PROCESS_INFORMATION info{};
-        BOOL started = ::CreateProcessW(nullptr, &command[0], nullptr, nullptr, TRUE, 0, nullptr, nullptr, &startup,
-                                        &info);
+        BOOL started =
+            ::CreateProcessW(nullptr, &command[0], nullptr, nullptr, TRUE, 0, nullptr, nullptr, &startup, &info);
         ::CloseHandle(child_stdin);
         ::CloseHandle(child_stdout);
         REQUIRE(started);

@@ -27,8 +27,8 @@ constexpr int kLowestGuardFd = 64;
 
 Result<std::string> load_guard() {
     auto failed = [](const char* step) {
-        return Status(Errc::spawn_failed, std::string("the agent guard cannot be loaded: ") + step + ": " +
-                                              std::strerror(errno));
+        return Status(Errc::spawn_failed,
+                      std::string("the agent guard cannot be loaded: ") + step + ": " + std::strerror(errno));
     };
     int fd = ::memfd_create("acp-agent-guard", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
     if (fd < 0 && errno == EINVAL) fd = ::memfd_create("acp-agent-guard", MFD_CLOEXEC | MFD_ALLOW_SEALING);

@@ -20,9 +20,9 @@
 namespace acp::detail {
 
 struct AgentTree {
-    int guard_pid = 0;    // also the session id: the guard leads its own session
-    int agent_pid = 0;    // also its process group id; 0 when not known
-    std::string marker;   // "NAME=VALUE" in the environment of every process the agent started
+    int guard_pid = 0;   // also the session id: the guard leads its own session
+    int agent_pid = 0;   // also its process group id; 0 when not known
+    std::string marker;  // "NAME=VALUE" in the environment of every process the agent started
 };
 
 // SIGKILLs every process of the tree but the guard itself, until none is left (bounded

@@ -82,8 +82,9 @@ int main(int argc, char **argv) {
     int sock;
 
     if (argc != 2 || token == NULL || strlen(argv[1]) >= sizeof address.sun_path) {
-        fprintf(stderr, "usage: ACP_MCP_BRIDGE_TOKEN=<token> acp-mcp-bridge <socket>\n"
-                        "(started by an ACP agent for the tools its client offers)\n");
+        fprintf(stderr,
+                "usage: ACP_MCP_BRIDGE_TOKEN=<token> acp-mcp-bridge <socket>\n"
+                "(started by an ACP agent for the tools its client offers)\n");
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);

@@ -46,7 +46,8 @@ std::shared_ptr<CurlMulti> CurlMulti::create(uv_loop_t* loop) {
     return std::shared_ptr<CurlMulti>(new CurlMulti(loop));
 }
 
-CurlMulti::CurlMulti(uv_loop_t* loop) : loop_(loop), multi_(curl().multi_init()), share_(curl().share_init()), timer_(new uv_timer_t) {
+CurlMulti::CurlMulti(uv_loop_t* loop)
+    : loop_(loop), multi_(curl().multi_init()), share_(curl().share_init()), timer_(new uv_timer_t) {
     uv_timer_init(loop, timer_.get());
     timer_->data = this;
     curl().multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlMulti::on_socket);
@@ -308,7 +309,8 @@ std::size_t CurlMulti::on_header(char* data, std::size_t size, std::size_t count
         exchange->multi->cookies_set_ = true;
     }
     static constexpr std::string_view kConnectionId = "acp-connection-id:";
-    if (line.size() > kConnectionId.size() && strncasecmp(line.data(), kConnectionId.data(), kConnectionId.size()) == 0) {
+    if (line.size() > kConnectionId.size() &&
+        strncasecmp(line.data(), kConnectionId.data(), kConnectionId.size()) == 0) {
         std::string_view value = line.substr(kConnectionId.size());
         while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
         while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);

@@ -35,17 +35,17 @@ struct Exchange {
 
     CURL* easy = nullptr;
     curl_slist* headers = nullptr;
-    std::string request_body;  // kept alive for the transfer
-    long status = 0;           // the HTTP status, once the headers are in
-    std::string connection_id; // the Acp-Connection-Id response header, if any
+    std::string request_body;          // kept alive for the transfer
+    long status = 0;                   // the HTTP status, once the headers are in
+    std::string connection_id;         // the Acp-Connection-Id response header, if any
     char error[CURL_ERROR_SIZE] = {};  // libcurl's account of a failure
 
     // All optional; none runs after the exchange was cancelled.
-    std::function<void()> on_headers;                           // status and headers known
+    std::function<void()> on_headers;  // status and headers known
     // Each header line ("Name: value", no line end), for headers the owner reads itself.
     std::function<void(std::string_view line)> on_header_line;
     std::function<bool(const char* data, std::size_t size)> on_body;  // false: abort the transfer
-    std::function<void(CURLcode result)> on_done;               // finished, failed or aborted
+    std::function<void(CURLcode result)> on_done;                     // finished, failed or aborted
 
     bool cancelled = false;
     bool paused = false;
@@ -91,8 +91,8 @@ private:
     uv_loop_t* loop_;
     CURLM* multi_ = nullptr;
     CURLSH* share_ = nullptr;
-    CURL* jar_ = nullptr;         // no transfer: reads and trims the shared cookie jar
-    bool cookies_set_ = false;    // a response set cookies since the jar was last trimmed
+    CURL* jar_ = nullptr;       // no transfer: reads and trims the shared cookie jar
+    bool cookies_set_ = false;  // a response set cookies since the jar was last trimmed
     UvHandlePtr<uv_timer_t> timer_;
     std::unordered_map<CURL*, std::unique_ptr<Exchange>> exchanges_;
     std::unordered_set<Watch*> watches_;

@@ -185,8 +185,8 @@ void HttpTransport::pump() {
         Outgoing& next = outgoing_.front();
         if (connection_id_.empty()) {
             if (next.facts.method != "initialize" || !next.facts.is_request) {
-                fail_transport(Status(Errc::protocol_error,
-                                      "the first message to " + url_.redacted + " must be initialize"));
+                fail_transport(
+                    Status(Errc::protocol_error, "the first message to " + url_.redacted + " must be initialize"));
                 return;
             }
             post({});
@@ -276,7 +276,8 @@ void HttpTransport::on_post_done(const std::string& session, Exchange& exchange,
     }
     if (curl_result != CURLE_OK && !cut) {
         std::string what = connection_id_.empty() ? "connecting to " : "sending to ";
-        fail_transport(Status(errc_of(curl_result), what + url_.redacted + " failed: " + curl_reason(exchange, curl_result)));
+        fail_transport(
+            Status(errc_of(curl_result), what + url_.redacted + " failed: " + curl_reason(exchange, curl_result)));
         return;
     }
     if (connection_id_.empty()) {
@@ -293,7 +294,8 @@ void HttpTransport::on_post_done(const std::string& session, Exchange& exchange,
     if (message.facts.is_request) session_creating_requests_.erase(message.facts.id_key);  // no answer will come
     HttpFailure failure{status, body, "the agent's server answered HTTP " + std::to_string(status)};
     bool still_pending = true;
-    if (!session.empty() && message.facts.is_request) still_pending = pending_session_requests_.erase(message.facts.id_key) > 0;
+    if (!session.empty() && message.facts.is_request)
+        still_pending = pending_session_requests_.erase(message.facts.id_key) > 0;
     if (!session.empty() && status == 409) {
         fail_session(session, failure);
         drop_session_message(message, failure);
@@ -311,7 +313,8 @@ void HttpTransport::on_post_done(const std::string& session, Exchange& exchange,
 void HttpTransport::on_initialize_answer(Exchange& exchange, std::string& body) {
     long status = exchange.status;
     auto refuse = [&](const std::string& why) {
-        fail_transport(Status(Errc::connection_closed, "the agent at " + url_.redacted + " refused initialize: " + why));
+        fail_transport(
+            Status(Errc::connection_closed, "the agent at " + url_.redacted + " refused initialize: " + why));
     };
     if (status != 200) {
         refuse("HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + excerpt(body)));
@@ -492,8 +495,8 @@ void HttpTransport::on_stream_done(EventStream& stream, int curl_result, long st
         // nothing of this is touched again. The stream itself lives in the callback.
         if (stream.owner == nullptr || closed_) return;
         if (curl_result != CURLE_OK) {
-            fail_transport(Status(Errc::connection_closed,
-                                  "the event stream from " + url_.redacted + " failed: " + reason));
+            fail_transport(
+                Status(Errc::connection_closed, "the event stream from " + url_.redacted + " failed: " + reason));
             return;
         }
         if (session.empty()) {
@@ -511,23 +514,23 @@ void HttpTransport::on_stream_done(EventStream& stream, int curl_result, long st
         fail_transport(Status(errc_of(curl_result), "cannot reach " + url_.redacted + ": " + reason));
         return;
     }
-    HttpFailure failure{status, stream.error_body, "the agent's server refused the event stream: HTTP " +
-                                                       std::to_string(status)};
+    HttpFailure failure{status, stream.error_body,
+                        "the agent's server refused the event stream: HTTP " + std::to_string(status)};
     if (!session.empty() && status == 409) {
         fail_session(session, failure);
         pump();
         return;
     }
-    fail_transport(Status(Errc::connection_closed,
-                          url_.redacted + " refused the event stream" + (session.empty() ? "" : " of a session") +
-                              ": HTTP " + std::to_string(status) +
-                              (failure.body.empty() ? "" : ": " + excerpt(failure.body))));
+    fail_transport(Status(Errc::connection_closed, url_.redacted + " refused the event stream" +
+                                                       (session.empty() ? "" : " of a session") + ": HTTP " +
+                                                       std::to_string(status) +
+                                                       (failure.body.empty() ? "" : ": " + excerpt(failure.body))));
 }
 
 void HttpTransport::fail_session(const std::string& session, const HttpFailure& failure) {
     logger_(LogLevel::warning, log_source::transport,
-            "the agent's server detached session " + excerpt(session) + " (HTTP " +
-                std::to_string(failure.status) + "); its requests fail until it is resumed or loaded");
+            "the agent's server detached session " + excerpt(session) + " (HTTP " + std::to_string(failure.status) +
+                "); its requests fail until it is resumed or loaded");
     session_failures_[session] = failure;
     auto it = session_streams_.find(session);
     if (it != session_streams_.end()) {
@@ -599,7 +602,8 @@ void HttpTransport::close() {
         send_delete();  // reports the close when the server answered (or in 2 s)
         return;
     }
-    deferred_.post([this] { report_closed(Status(Errc::connection_closed, "the connection was closed by the client")); });
+    deferred_.post(
+        [this] { report_closed(Status(Errc::connection_closed, "the connection was closed by the client")); });
 }
 
 void HttpTransport::fail_transport(Status why) {
@@ -625,9 +629,7 @@ void HttpTransport::report_closed(Status why) {
 
 void HttpTransport::detach() { events_ = nullptr; }
 
-void HttpTransport::set_write_limits(WriteLimits limits) {
-    throttle_.configure(this, std::move(limits), logger_);
-}
+void HttpTransport::set_write_limits(WriteLimits limits) { throttle_.configure(this, std::move(limits), logger_); }
 
 void HttpTransport::pause_reading() {
     read_paused_ = true;

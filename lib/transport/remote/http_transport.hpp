@@ -72,10 +72,10 @@ private:
         std::string session;
         Exchange* exchange = nullptr;
         SseParser parser;
-        std::string event;         // the current event's data, while under the size cap
+        std::string event;             // the current event's data, while under the size cap
         bool passing_through = false;  // over the cap: handed on as it comes, for the framer to refuse
-        bool open = false;         // answered 200
-        std::string error_body;    // a refusal's body, cut to kMaxErrorBodyBytes
+        bool open = false;             // answered 200
+        std::string error_body;        // a refusal's body, cut to kMaxErrorBodyBytes
         void on_sse_data(const char* data, std::size_t size) override;
         void on_sse_event_end() override;
     };
@@ -131,19 +131,19 @@ private:
     std::deque<Outgoing> outgoing_;
     std::size_t queued_bytes_ = 0;
     std::size_t queued_agent_bytes_ = 0;  // of those, what the agent caused: the write limits' count
-    Exchange* post_ = nullptr;  // the POST in flight (one at a time)
-    std::string post_body_;     // its response body, capped
-    bool post_body_cut_ = false;  // the body reached the cap and reading it stopped
+    Exchange* post_ = nullptr;            // the POST in flight (one at a time)
+    std::string post_body_;               // its response body, capped
+    bool post_body_cut_ = false;          // the body reached the cap and reading it stopped
     ReadThrottle throttle_;
     bool read_paused_ = false;
 
     std::string connection_id_;
     std::shared_ptr<EventStream> connection_stream_;
     std::map<std::string, std::shared_ptr<EventStream>> session_streams_;
-    std::map<std::string, HttpFailure> session_failures_;         // 409: until reattached
+    std::map<std::string, HttpFailure> session_failures_;             // 409: until reattached
     std::map<std::string, PendingRequest> pending_session_requests_;  // by id key
-    std::map<std::string, std::string> agent_request_sessions_;   // the agent's requests: id key -> session
-    std::set<std::string> session_creating_requests_;             // session/new, session/fork in flight
+    std::map<std::string, std::string> agent_request_sessions_;       // the agent's requests: id key -> session
+    std::set<std::string> session_creating_requests_;                 // session/new, session/fork in flight
 
     std::string scratch_;  // a writable copy for the framer
     bool close_requested_ = false;

@@ -14,8 +14,8 @@ struct MessageFacts {
     bool is_notification = false;  // method, no id
     bool is_response = false;      // id and no method
     std::string method;
-    std::string id_key;        // one key per id value ("n:5", "s:abc", "null"); empty: no id
-    std::string id_json;       // the id as JSON text, for an error answer made here
+    std::string id_key;          // one key per id value ("n:5", "s:abc", "null"); empty: no id
+    std::string id_json;         // the id as JSON text, for an error answer made here
     std::string params_session;  // params.sessionId of a request or notification
     std::string result_session;  // result.sessionId of a response
 };

@@ -37,8 +37,7 @@ Status check_remote_headers(const std::vector<std::pair<std::string, std::string
 std::vector<std::string> header_secrets(const std::vector<std::pair<std::string, std::string>>& headers) {
     std::vector<std::string> secrets;
     auto add = [&secrets](std::string_view text) {
-        if (text.size() >= kMinSecretBytes &&
-            std::find(secrets.begin(), secrets.end(), text) == secrets.end()) {
+        if (text.size() >= kMinSecretBytes && std::find(secrets.begin(), secrets.end(), text) == secrets.end()) {
             secrets.emplace_back(text);
         }
     };
@@ -57,7 +56,8 @@ std::vector<std::string> header_secrets(const std::vector<std::pair<std::string,
         }
     }
     // Longest first: a whole value is replaced before a word of it.
-    std::sort(secrets.begin(), secrets.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    std::sort(secrets.begin(), secrets.end(),
+              [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
     return secrets;
 }
 

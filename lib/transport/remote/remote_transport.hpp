@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
+#include "acp/log.hpp"
 #include "acp/status.hpp"
 #include "acp/transport_options.hpp"
-#include "acp/log.hpp"
 #include "transport/transport.hpp"
 
 namespace acp::detail {

@@ -13,7 +13,7 @@ enum class RemoteKind { websocket, http };
 struct RemoteUrl {
     RemoteKind kind = RemoteKind::http;
     bool tls = false;
-    std::string host;      // without IPv6 brackets
+    std::string host;  // without IPv6 brackets
     int port = 0;
     std::string path;      // starts with '/', query included
     std::string full;      // the URL as given (may carry credentials: never log it)

@@ -25,42 +25,42 @@ void SseParser::feed(const char* data, std::size_t size, SseSink& sink) {
             continue;
         }
         switch (state_) {
-        case State::line_start:
-            if (c == ':') {
-                state_ = State::skip_line;  // a comment
-            } else {
-                field_.assign(1, c);
-                state_ = State::field;
+            case State::line_start:
+                if (c == ':') {
+                    state_ = State::skip_line;  // a comment
+                } else {
+                    field_.assign(1, c);
+                    state_ = State::field;
+                }
+                ++i;
+                break;
+            case State::field:
+                if (c == ':') {
+                    state_ = field_ == "data" ? State::skip_space : State::skip_line;
+                } else if (field_.size() >= kMaxFieldName) {
+                    state_ = State::skip_line;
+                } else {
+                    field_.push_back(c);
+                    // A UTF-8 byte order mark before a line is dropped (as the SDK's parser does).
+                    if (field_ == "\xEF\xBB\xBF") state_ = State::line_start;
+                }
+                ++i;
+                break;
+            case State::skip_space:
+                begin_field_value(sink);
+                state_ = State::data_value;
+                if (c == ' ') ++i;
+                break;
+            case State::data_value: {
+                std::size_t end = i;
+                while (end < size && data[end] != '\n' && data[end] != '\r') ++end;
+                sink.on_sse_data(data + i, end - i);
+                i = end;
+                break;
             }
-            ++i;
-            break;
-        case State::field:
-            if (c == ':') {
-                state_ = field_ == "data" ? State::skip_space : State::skip_line;
-            } else if (field_.size() >= kMaxFieldName) {
-                state_ = State::skip_line;
-            } else {
-                field_.push_back(c);
-                // A UTF-8 byte order mark before a line is dropped (as the SDK's parser does).
-                if (field_ == "\xEF\xBB\xBF") state_ = State::line_start;
-            }
-            ++i;
-            break;
-        case State::skip_space:
-            begin_field_value(sink);
-            state_ = State::data_value;
-            if (c == ' ') ++i;
-            break;
-        case State::data_value: {
-            std::size_t end = i;
-            while (end < size && data[end] != '\n' && data[end] != '\r') ++end;
-            sink.on_sse_data(data + i, end - i);
-            i = end;
-            break;
-        }
-        case State::skip_line:
-            while (i < size && data[i] != '\n' && data[i] != '\r') ++i;
-            break;
+            case State::skip_line:
+                while (i < size && data[i] != '\n' && data[i] != '\r') ++i;
+                break;
         }
     }
 }
@@ -72,20 +72,19 @@ void SseParser::begin_field_value(SseSink& sink) {
 
 void SseParser::end_line(SseSink& sink) {
     switch (state_) {
-    case State::line_start:  // a blank line ends the event
-        if (event_has_data_) {
-            event_has_data_ = false;
-            sink.on_sse_event_end();
-        }
-        break;
-    case State::field:  // a field name alone: "data" means an empty data line
-        if (field_ == "data") begin_field_value(sink);
-        break;
-    case State::skip_space:  // "data:" with nothing after it
-        begin_field_value(sink);
-        break;
-    default:
-        break;
+        case State::line_start:  // a blank line ends the event
+            if (event_has_data_) {
+                event_has_data_ = false;
+                sink.on_sse_event_end();
+            }
+            break;
+        case State::field:  // a field name alone: "data" means an empty data line
+            if (field_ == "data") begin_field_value(sink);
+            break;
+        case State::skip_space:  // "data:" with nothing after it
+            begin_field_value(sink);
+            break;
+        default: break;
     }
     field_.clear();
     state_ = State::line_start;

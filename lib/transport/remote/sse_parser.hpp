@@ -34,9 +34,9 @@ private:
     void begin_field_value(SseSink& sink);
 
     State state_ = State::line_start;
-    std::string field_;       // the field name being read (at most a few bytes)
+    std::string field_;  // the field name being read (at most a few bytes)
     bool event_has_data_ = false;
-    bool after_cr_ = false;   // a CR ended the last line: a following LF belongs to it
+    bool after_cr_ = false;  // a CR ended the last line: a following LF belongs to it
 };
 
 }  // namespace acp::detail

@@ -154,9 +154,9 @@ Result<std::unique_ptr<WsTransport>> WsTransport::connect(uv_loop_t* loop, Remot
         reaper->finish();  // frees the target too
         transport->reaper_ = nullptr;
         return Status(Errc::io_error, "cannot set up the WebSocket client for " + transport->url_.redacted +
-                                          (options.ca_file.empty() ? std::string()
-                                                                   : " (is the CA file '" + options.ca_file +
-                                                                         "' a readable PEM file?)"));
+                                          (options.ca_file.empty()
+                                               ? std::string()
+                                               : " (is the CA file '" + options.ca_file + "' a readable PEM file?)"));
     }
     return transport;
 }
@@ -204,10 +204,9 @@ void WsTransport::start(TransportEvents* events) {
             [](uv_timer_t* timer) {
                 auto* self = static_cast<WsTransport*>(timer->data);
                 if (self->wsi_ != nullptr) lws().set_timeout(self->wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-                self->report_closed(Status(Errc::timed_out, "connecting to the agent at " + self->url_.redacted +
-                                                                " timed out after " +
-                                                                std::to_string(self->options_.connect_timeout.count()) +
-                                                                " ms"));
+                self->report_closed(
+                    Status(Errc::timed_out, "connecting to the agent at " + self->url_.redacted + " timed out after " +
+                                                std::to_string(self->options_.connect_timeout.count()) + " ms"));
             },
             static_cast<uint64_t>(options_.connect_timeout.count()), 0);
     }
@@ -216,60 +215,57 @@ void WsTransport::start(TransportEvents* events) {
 int WsTransport::on_lws_event(struct lws* wsi, int reason, void* in, std::size_t len) {
     if (destroying_) return 0;
     switch (reason) {
-    case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER: {
-        auto** cursor = static_cast<unsigned char**>(in);
-        unsigned char* end = *cursor + len;
-        for (const auto& [name, value] : options_.headers) {
-            std::string lws_name = name + ":";
-            if (lws().add_http_header_by_name(wsi, reinterpret_cast<const unsigned char*>(lws_name.c_str()),
-                                            reinterpret_cast<const unsigned char*>(value.data()),
-                                            static_cast<int>(value.size()), cursor, end) != 0) {
-                return -1;  // more header bytes than the handshake buffer holds
+        case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER: {
+            auto** cursor = static_cast<unsigned char**>(in);
+            unsigned char* end = *cursor + len;
+            for (const auto& [name, value] : options_.headers) {
+                std::string lws_name = name + ":";
+                if (lws().add_http_header_by_name(wsi, reinterpret_cast<const unsigned char*>(lws_name.c_str()),
+                                                  reinterpret_cast<const unsigned char*>(value.data()),
+                                                  static_cast<int>(value.size()), cursor, end) != 0) {
+                    return -1;  // more header bytes than the handshake buffer holds
+                }
             }
+            return 0;
         }
-        return 0;
-    }
-    case LWS_CALLBACK_CLIENT_ESTABLISHED:
-        on_established();
-        return 0;
-    case LWS_CALLBACK_CLIENT_WRITEABLE:
-        if (close_requested_ && outgoing_.empty()) {
-            lws().close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nullptr, 0);
-            return -1;
+        case LWS_CALLBACK_CLIENT_ESTABLISHED: on_established(); return 0;
+        case LWS_CALLBACK_CLIENT_WRITEABLE:
+            if (close_requested_ && outgoing_.empty()) {
+                lws().close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nullptr, 0);
+                return -1;
+            }
+            on_writable();
+            return closed_ ? -1 : 0;
+        case LWS_CALLBACK_CLIENT_RECEIVE:
+            on_receive(static_cast<char*>(in), len, lws().is_final_fragment(wsi) != 0);
+            return closed_ ? -1 : 0;
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            if (len >= 2) {
+                auto* code = static_cast<unsigned char*>(in);
+                peer_close_code_ = (code[0] << 8) | code[1];
+            }
+            return 0;
+        case LWS_CALLBACK_CLIENT_CONNECTION_ERROR: {
+            // A refused upgrade has an HTTP status (401, 403, 404...): the host needs it.
+            unsigned int status = wsi != nullptr ? lws().http_client_http_response(wsi) : 0;
+            std::string why = in != nullptr ? static_cast<const char*>(in) : "the connection failed";
+            if (status != 0 && status != 101) why = "HTTP " + std::to_string(status) + " (" + why + ")";
+            wsi_ = nullptr;
+            on_connect_error(why.c_str());
+            return 0;
         }
-        on_writable();
-        return closed_ ? -1 : 0;
-    case LWS_CALLBACK_CLIENT_RECEIVE:
-        on_receive(static_cast<char*>(in), len, lws().is_final_fragment(wsi) != 0);
-        return closed_ ? -1 : 0;
-    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-        if (len >= 2) {
-            auto* code = static_cast<unsigned char*>(in);
-            peer_close_code_ = (code[0] << 8) | code[1];
+        case LWS_CALLBACK_CLIENT_CLOSED: {
+            wsi_ = nullptr;
+            std::string why = close_requested_ ? "the connection was closed by the client"
+                                               : "the agent at " + url_.redacted + " closed the WebSocket";
+            if (!close_requested_ && peer_close_code_ != 0) why += " (code " + std::to_string(peer_close_code_) + ")";
+            report_closed(Status(Errc::connection_closed, why));
+            return 0;
         }
-        return 0;
-    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR: {
-        // A refused upgrade has an HTTP status (401, 403, 404...): the host needs it.
-        unsigned int status = wsi != nullptr ? lws().http_client_http_response(wsi) : 0;
-        std::string why = in != nullptr ? static_cast<const char*>(in) : "the connection failed";
-        if (status != 0 && status != 101) why = "HTTP " + std::to_string(status) + " (" + why + ")";
-        wsi_ = nullptr;
-        on_connect_error(why.c_str());
-        return 0;
-    }
-    case LWS_CALLBACK_CLIENT_CLOSED: {
-        wsi_ = nullptr;
-        std::string why = close_requested_ ? "the connection was closed by the client"
-                                           : "the agent at " + url_.redacted + " closed the WebSocket";
-        if (!close_requested_ && peer_close_code_ != 0) why += " (code " + std::to_string(peer_close_code_) + ")";
-        report_closed(Status(Errc::connection_closed, why));
-        return 0;
-    }
-    case LWS_CALLBACK_WSI_DESTROY:
-        if (wsi == wsi_) wsi_ = nullptr;
-        return 0;
-    default:
-        return 0;
+        case LWS_CALLBACK_WSI_DESTROY:
+            if (wsi == wsi_) wsi_ = nullptr;
+            return 0;
+        default: return 0;
     }
 }
 
@@ -337,7 +333,8 @@ void WsTransport::close() {
         return;
     }
     if (wsi_ != nullptr) lws().set_timeout(wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-    deferred_.post([this] { report_closed(Status(Errc::connection_closed, "the connection was closed by the client")); });
+    deferred_.post(
+        [this] { report_closed(Status(Errc::connection_closed, "the connection was closed by the client")); });
 }
 
 void WsTransport::on_close_overdue() {
@@ -353,9 +350,7 @@ void WsTransport::on_close_overdue() {
 
 void WsTransport::detach() { events_ = nullptr; }
 
-void WsTransport::set_write_limits(WriteLimits limits) {
-    throttle_.configure(this, std::move(limits), logger_);
-}
+void WsTransport::set_write_limits(WriteLimits limits) { throttle_.configure(this, std::move(limits), logger_); }
 
 void WsTransport::pause_reading() {
     read_paused_ = true;

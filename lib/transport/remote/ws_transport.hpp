@@ -72,7 +72,7 @@ private:
     struct lws_context* context_ = nullptr;
     CallbackTarget* target_ = nullptr;  // freed by the reaper
     struct ContextReaper;
-    ContextReaper* reaper_ = nullptr;   // finishes the context's destruction, then frees itself
+    ContextReaper* reaper_ = nullptr;  // finishes the context's destruction, then frees itself
     struct lws* wsi_ = nullptr;
     TransportEvents* events_ = nullptr;
 

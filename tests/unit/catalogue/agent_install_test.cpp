@@ -2,8 +2,8 @@
 // Installing binary agents: archives made here (python3's tarfile and GNU tar), served as
 // file:// URLs, so no test touches the network. Hostile archives are refused with
 // nothing left in the cache and nothing written outside it.
-#include <doctest/doctest.h>
 #include <dirent.h>
+#include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,19 +33,21 @@ struct Scratch {
     // python3 fails the test).
     void python(const std::string& code) const {
         std::string script = dir + "/make.py";
-        std::ofstream(script) << "import tarfile, io, os, sys\nd = " << '"' << dir << '"' << "\n"
-                              << "def add(t, name, data=b'', mode=0o755, kind=tarfile.REGTYPE, link=''):\n"
-                              << "    i = tarfile.TarInfo(name); i.size = len(data); i.mode = mode; i.type = kind; i.linkname = link\n"
-                              << "    t.addfile(i, io.BytesIO(data) if data else None)\n"
-                              << code;
+        std::ofstream(script)
+            << "import tarfile, io, os, sys\nd = " << '"' << dir << '"' << "\n"
+            << "def add(t, name, data=b'', mode=0o755, kind=tarfile.REGTYPE, link=''):\n"
+            << "    i = tarfile.TarInfo(name); i.size = len(data); i.mode = mode; i.type = kind; i.linkname = link\n"
+            << "    t.addfile(i, io.BytesIO(data) if data else None)\n"
+            << code;
         REQUIRE(std::system(("python3 '" + script + "'").c_str()) == 0);
     }
 
     // A resolution of "tool" 1.0 for linux-x86_64 whose archive is dir/name.
     Resolution resolution(const std::string& name, const std::string& sha256 = "") const {
-        std::string registry = R"({"agents": [{"id": "tool", "version": "1.0", "distribution": {"binary": {"linux-x86_64":
+        std::string registry =
+            R"({"agents": [{"id": "tool", "version": "1.0", "distribution": {"binary": {"linux-x86_64":
             {"archive": "https://example.invalid/a.tar.gz", "cmd": "./bin/agent", "args": ["--acp"])" +
-                               (sha256.empty() ? std::string() : ", \"sha256\": \"" + sha256 + "\"") + "}}}}]}";
+            (sha256.empty() ? std::string() : ", \"sha256\": \"" + sha256 + "\"") + "}}}}]}";
         auto c = Catalogue::from_registry_json(registry);
         REQUIRE(c.ok());
         ResolveOptions how;
@@ -86,11 +88,12 @@ InstallOptions local() {
     return o;
 }
 
-const char* kGood = "t = tarfile.open(d + '/good.tar.gz', 'w:gz')\n"
-                    "add(t, 'bin', kind=tarfile.DIRTYPE)\n"
-                    "add(t, 'bin/agent', b'#!/bin/sh\\necho installed agent \"$@\"\\n', 0o4755)\n"
-                    "add(t, 'bin/alias', kind=tarfile.SYMTYPE, link='agent')\n"
-                    "t.close()\n";
+const char* kGood =
+    "t = tarfile.open(d + '/good.tar.gz', 'w:gz')\n"
+    "add(t, 'bin', kind=tarfile.DIRTYPE)\n"
+    "add(t, 'bin/agent', b'#!/bin/sh\\necho installed agent \"$@\"\\n', 0o4755)\n"
+    "add(t, 'bin/alias', kind=tarfile.SYMTYPE, link='agent')\n"
+    "t.close()\n";
 
 }  // namespace
 
@@ -143,29 +146,31 @@ TEST_CASE("install: a wrong sha256 is refused and nothing stays in the cache") {
 TEST_CASE("install: hostile archives are refused with nothing written outside the cache") {
     Scratch s;
     std::string outside = s.dir + "/outside";
-    s.python("def make(name, build):\n"
-             "    t = tarfile.open(d + '/' + name, 'w:gz'); build(t); t.close()\n"
-             "make('slip.tgz', lambda t: add(t, 'bin/../../../outside', b'x'))\n"
-             "make('absolute.tgz', lambda t: add(t, d + '/outside', b'x'))\n"
-             "make('link-out.tgz', lambda t: add(t, 'bin/l', kind=tarfile.SYMTYPE, link='../../../outside'))\n"
-             "make('link-abs.tgz', lambda t: add(t, 'l', kind=tarfile.SYMTYPE, link='/etc'))\n"
-             "def through(t):\n"
-             "    add(t, 'l', kind=tarfile.SYMTYPE, link='.')\n"
-             "    add(t, 'l/agent', b'x')\n"
-             "make('through-link.tgz', through)\n"
-             "make('hardlink.tgz', lambda t: add(t, 'h', kind=tarfile.LNKTYPE, link='/etc/passwd'))\n"
-             "make('device.tgz', lambda t: add(t, 'dev', kind=tarfile.CHRTYPE))\n"
-             "make('fifo.tgz', lambda t: add(t, 'fifo', kind=tarfile.FIFOTYPE))\n"
-             "open(d + '/not-an-archive', 'wb').write(b'plain text, not an archive')\n");
+    s.python(
+        "def make(name, build):\n"
+        "    t = tarfile.open(d + '/' + name, 'w:gz'); build(t); t.close()\n"
+        "make('slip.tgz', lambda t: add(t, 'bin/../../../outside', b'x'))\n"
+        "make('absolute.tgz', lambda t: add(t, d + '/outside', b'x'))\n"
+        "make('link-out.tgz', lambda t: add(t, 'bin/l', kind=tarfile.SYMTYPE, link='../../../outside'))\n"
+        "make('link-abs.tgz', lambda t: add(t, 'l', kind=tarfile.SYMTYPE, link='/etc'))\n"
+        "def through(t):\n"
+        "    add(t, 'l', kind=tarfile.SYMTYPE, link='.')\n"
+        "    add(t, 'l/agent', b'x')\n"
+        "make('through-link.tgz', through)\n"
+        "make('hardlink.tgz', lambda t: add(t, 'h', kind=tarfile.LNKTYPE, link='/etc/passwd'))\n"
+        "make('device.tgz', lambda t: add(t, 'dev', kind=tarfile.CHRTYPE))\n"
+        "make('fifo.tgz', lambda t: add(t, 'fifo', kind=tarfile.FIFOTYPE))\n"
+        "open(d + '/not-an-archive', 'wb').write(b'plain text, not an archive')\n");
     struct Case {
         const char* archive;
         const char* says;
     };
-    for (const Case& c : {Case{"slip.tgz", "a path out of its folder"}, Case{"absolute.tgz", "a path out of its folder"},
-                          Case{"link-out.tgz", "a link out of its folder"}, Case{"link-abs.tgz", "a link out of its folder"},
-                          Case{"through-link.tgz", "writes through a non-folder"}, Case{"hardlink.tgz", "a hard link"},
-                          Case{"device.tgz", "a device, FIFO or socket"}, Case{"fifo.tgz", "a device, FIFO or socket"},
-                          Case{"not-an-archive", "archive"}}) {
+    for (const Case& c :
+         {Case{"slip.tgz", "a path out of its folder"}, Case{"absolute.tgz", "a path out of its folder"},
+          Case{"link-out.tgz", "a link out of its folder"}, Case{"link-abs.tgz", "a link out of its folder"},
+          Case{"through-link.tgz", "writes through a non-folder"}, Case{"hardlink.tgz", "a hard link"},
+          Case{"device.tgz", "a device, FIFO or socket"}, Case{"fifo.tgz", "a device, FIFO or socket"},
+          Case{"not-an-archive", "archive"}}) {
         CAPTURE(c.archive);
         Status st = install_binary(s.resolution(c.archive), local());
         CHECK(st.code() == Errc::invalid_argument);
@@ -178,7 +183,8 @@ TEST_CASE("install: hostile archives are refused with nothing written outside th
 TEST_CASE("install: a 10 GB sparse member is refused by its size, not written") {
     Scratch s;
     // GNU tar stores the holes, so the archive is tiny; python3 cannot make sparse members.
-    std::string make = "cd '" + s.dir + "' && mkdir -p src/bin && truncate -s 10G src/bin/agent && "
+    std::string make = "cd '" + s.dir +
+                       "' && mkdir -p src/bin && truncate -s 10G src/bin/agent && "
                        "tar -S -czf sparse.tgz -C src bin && rm -rf src";
     REQUIRE(std::system(make.c_str()) == 0);
     Status st = install_binary(s.resolution("sparse.tgz"), local());

@@ -80,7 +80,8 @@ TEST_CASE("catalogue: registry entries keep their display fields") {
     CHECK(e->icon == "https://example.org/npx-agent.svg");
     CHECK(c.find("cmd-agent")->name == "cmd-agent");  // no name: the id
     CHECK(c.find("bin-agent")->binaries.size() == 2);
-    CHECK(c.find("bin-agent")->binaries[0].sha256 == "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789");
+    CHECK(c.find("bin-agent")->binaries[0].sha256 ==
+          "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789");
 }
 
 TEST_CASE("catalogue: an npx distribution resolves to npx -y PACKAGE ARGS with its env") {
@@ -163,7 +164,8 @@ TEST_CASE("catalogue: no build for this platform says which builds exist") {
 TEST_CASE("catalogue: an unknown or unsafe id is refused") {
     auto unknown = registry().resolve("nobody");
     CHECK(unknown.status().code() == Errc::invalid_argument);
-    CHECK(unknown.status().message() == "no agent 'nobody' in the catalogue (agents: npx-agent, cmd-agent, uvx-agent, bin-agent)");
+    CHECK(unknown.status().message() ==
+          "no agent 'nobody' in the catalogue (agents: npx-agent, cmd-agent, uvx-agent, bin-agent)");
     CHECK(registry().resolve("../etc").status().code() == Errc::invalid_argument);
 }
 
@@ -214,7 +216,8 @@ TEST_CASE("catalogue: control characters in display text become spaces") {
 
 TEST_CASE("catalogue: unusable registry text fails as a whole") {
     CHECK(Catalogue::from_registry_json("not json").status().code() == Errc::invalid_argument);
-    CHECK(Catalogue::from_registry_json("{\"agents\": {}}").status().message() == "the registry has no \"agents\" array");
+    CHECK(Catalogue::from_registry_json("{\"agents\": {}}").status().message() ==
+          "the registry has no \"agents\" array");
     CHECK(Catalogue::from_registry_json("{\"agents\": [\"\xff\"]}").status().code() == Errc::invalid_argument);
     std::string deep = "{\"agents\": [" + std::string(100000, '[') + std::string(100000, ']') + "]}";
     auto nested = Catalogue::from_registry_json(deep);  // iterative parse: no stack overflow

@@ -91,7 +91,8 @@ TEST_CASE("login shell: resolve finds npx on the login PATH, asks the shell once
         auto r = c->resolve("a", how);
         REQUIRE_MESSAGE(r.ok(), r.status().to_string());
         CHECK(r->spawn.argv == std::vector<std::string>{home.dir + "/bin/npx", "-y", "a@1"});
-        CHECK(r->spawn.env_set == EnvList{{"PATH", home.dir + "/bin:/usr/bin:/bin"}, {"ACP_TEST_TOKEN_DIR", "/secrets"}});
+        CHECK(r->spawn.env_set ==
+              EnvList{{"PATH", home.dir + "/bin:/usr/bin:/bin"}, {"ACP_TEST_TOKEN_DIR", "/secrets"}});
     }
     CHECK(home.runs() == "run\n");
 }
@@ -123,6 +124,7 @@ TEST_CASE("login shell: a shell that hangs is killed at the timeout and resolve 
     auto r = c->resolve("a", how);
     // The host's PATH may hold npx or not: the note is in the resolution or in the error.
     std::string said = r.ok() ? (r->notes.empty() ? std::string() : r->notes[0]) : r.status().message();
-    CHECK(said.find("the login shell's environment is not used: the login shell /bin/sh did not answer within 300 ms") !=
-          std::string::npos);
+    CHECK(
+        said.find("the login shell's environment is not used: the login shell /bin/sh did not answer within 300 ms") !=
+        std::string::npos);
 }

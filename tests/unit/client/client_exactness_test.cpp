@@ -86,8 +86,8 @@ TEST_CASE("exactness: extra_fields cannot carry a member the request defines or 
     v2::ResumeSessionRequest resume;
     resume.sessionId = "s-1";
     resume.cwd = "/work";
-    resume.extra_fields.emplace_back(
-        "systemPrompt", acp::RawJson{R"({"mode":"override","content":[{"type":"text","text":"x"}]})"});
+    resume.extra_fields.emplace_back("systemPrompt",
+                                     acp::RawJson{R"({"mode":"override","content":[{"type":"text","text":"x"}]})"});
     auto resumed = run_call<v2::ResumeSessionResponse>(s, [&](auto done) { s.client->resume_session(resume, done); });
     CHECK(resumed.status().message().find("'systemPrompt'") != std::string::npos);
     // _meta has its own field.
@@ -135,8 +135,8 @@ TEST_CASE("exactness: host strings that are not valid UTF-8 are refused before s
     CHECK(prompted.status().code() == Errc::invalid_argument);
     CHECK(prompted.status().message().find("UTF-8") != std::string::npos);
     // A lone surrogate encoded as UTF-8 (CESU) is not UTF-8 either.
-    prompted = run_call<v2::PromptResponse>(
-        s, [&](auto done) { s.client->prompt(text_prompt("s-1", "\xed\xa0\x80"), done); });
+    prompted =
+        run_call<v2::PromptResponse>(s, [&](auto done) { s.client->prompt(text_prompt("s-1", "\xed\xa0\x80"), done); });
     CHECK(prompted.status().code() == Errc::invalid_argument);
     s.client->cancel("s-1\xff");
     auto ext = s.client->ext_notification("_acme\xff", acp::RawJson{"{}"});
@@ -171,13 +171,15 @@ TEST_CASE("exactness: a malformed per-entity capabilities value means no control
     Scripted s;
     s.initialize();
     s.open_session("s-1");
-    s.update("s-1", R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"t","capabilities":{"cancel":{}}})");
+    s.update("s-1",
+             R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"t","capabilities":{"cancel":{}}})");
     s.update("s-1", R"({"sessionUpdate":"terminal_update","terminalId":"t1","capabilities":{"cancel":{}}})");
     s.update("s-1", R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","capabilities":"cancel"})");
     s.update("s-1", R"({"sessionUpdate":"terminal_update","terminalId":"t1","capabilities":[{"cancel":{}}]})");
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 4; }));
     const std::size_t before = s.agent->lines.size();
-    auto tool = run_call<v2::CancelToolCallResponse>(s, [&](auto done) { s.client->cancel_tool_call("s-1", "c1", done); });
+    auto tool =
+        run_call<v2::CancelToolCallResponse>(s, [&](auto done) { s.client->cancel_tool_call("s-1", "c1", done); });
     CHECK(tool.status().message().find("CLIENT-MUST-36") != std::string::npos);
     auto terminal =
         run_call<v2::CancelTerminalResponse>(s, [&](auto done) { s.client->cancel_terminal("s-1", "t1", done); });
@@ -191,14 +193,16 @@ TEST_CASE("exactness: a permission subject with malformed capabilities takes the
     s.client->on_permission_request([&](const v2::RequestPermissionRequest&, acp::PermissionResponder r) { held = r; });
     s.initialize();
     s.open_session("s-1");
-    s.update("s-1", R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"t","capabilities":{"cancel":{}}})");
+    s.update("s-1",
+             R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"t","capabilities":{"cancel":{}}})");
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
     s.agent->send_line(
         R"({"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s-1","title":"ok?",)"
         R"("subject":{"type":"tool_call","toolCall":{"toolCallId":"c1","capabilities":7}},)"
         R"("options":[{"optionId":"y","name":"Yes","kind":"allow_once"}]}})");
     REQUIRE(s.loop.run_until([&] { return held.has_value(); }));
-    auto tool = run_call<v2::CancelToolCallResponse>(s, [&](auto done) { s.client->cancel_tool_call("s-1", "c1", done); });
+    auto tool =
+        run_call<v2::CancelToolCallResponse>(s, [&](auto done) { s.client->cancel_tool_call("s-1", "c1", done); });
     CHECK(tool.status().message().find("CLIENT-MUST-36") != std::string::npos);
     held->cancel();
 }
@@ -248,15 +252,15 @@ TEST_CASE("exactness: a withdrawn prompt reports the agent's real answer") {
     s.initialize();
     s.open_session("s-1");
     std::optional<Result<v2::PromptResponse>> inserted;
-    acp::RequestHandle handle =
-        s.client->prompt(text_prompt("s-1", "one"), [&](Result<v2::PromptResponse> r) { inserted.emplace(std::move(r)); });
+    acp::RequestHandle handle = s.client->prompt(text_prompt("s-1", "one"),
+                                                 [&](Result<v2::PromptResponse> r) { inserted.emplace(std::move(r)); });
     REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() == 3; }));
     CHECK(s.client->cancel_request(handle));
     REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() == 4; }));
-    CHECK(s.agent->lines[3] == R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":)" +
-                                   std::to_string(handle.id) + "}}");
+    CHECK(s.agent->lines[3] ==
+          R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":)" + std::to_string(handle.id) + "}}");
     s.loop.run_for(std::chrono::milliseconds(20));
-    CHECK_FALSE(inserted.has_value());  // the agent has not answered yet
+    CHECK_FALSE(inserted.has_value());              // the agent has not answered yet
     CHECK_FALSE(s.client->cancel_request(handle));  // withdrawn once
     // The agent had already inserted the message: the prompt succeeded after all.
     s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(handle.id) + R"(,"result":{"messageId":"u1"}})");
@@ -281,8 +285,8 @@ TEST_CASE("exactness: a prompt turn withdrawn too late follows the turn the agen
     s.initialize();
     s.open_session("s-1");
     std::optional<Result<acp::TurnEnd>> end;
-    acp::RequestHandle handle = acp::prompt_turn(*s.client, "s-1", "hi", nullptr,
-                                                 [&](Result<acp::TurnEnd> r) { end.emplace(std::move(r)); });
+    acp::RequestHandle handle =
+        acp::prompt_turn(*s.client, "s-1", "hi", nullptr, [&](Result<acp::TurnEnd> r) { end.emplace(std::move(r)); });
     REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() == 3; }));
     REQUIRE(s.client->cancel_request(handle));
     s.update("s-1", R"({"sessionUpdate":"state_update","state":"running"})");
@@ -300,9 +304,8 @@ TEST_CASE("exactness: a prompt turn withdrawn too late follows the turn the agen
 TEST_CASE("exactness: an agent request reusing a pending id never gets two responses for that id") {
     Scripted s;
     std::vector<acp::PermissionResponder> held;
-    s.client->on_permission_request([&](const v2::RequestPermissionRequest&, acp::PermissionResponder r) {
-        held.push_back(r);
-    });
+    s.client->on_permission_request(
+        [&](const v2::RequestPermissionRequest&, acp::PermissionResponder r) { held.push_back(r); });
     s.initialize();
     s.open_session("s-1");
     const std::string request =
@@ -338,9 +341,11 @@ TEST_CASE("exactness: a '_' replay cursor is sent only when the agent advertises
     v2::ResumeSessionRequest request;
     request.sessionId = "s-1";
     request.cwd = "/work";
-    REQUIRE(v2::codec::decode(codec_test::parse(R"({"type":"_after","entry":"m1"})"), request.replayFrom.emplace()).ok());
+    REQUIRE(
+        v2::codec::decode(codec_test::parse(R"({"type":"_after","entry":"m1"})"), request.replayFrom.emplace()).ok());
     const std::size_t before = plain.agent->lines.size();
-    auto refused = run_call<v2::ResumeSessionResponse>(plain, [&](auto done) { plain.client->resume_session(request, done); });
+    auto refused =
+        run_call<v2::ResumeSessionResponse>(plain, [&](auto done) { plain.client->resume_session(request, done); });
     CHECK(refused.status().message().find("CLIENT-MUST-47") != std::string::npos);
     CHECK(plain.agent->lines.size() == before);
 
@@ -348,7 +353,8 @@ TEST_CASE("exactness: a '_' replay cursor is sent only when the agent advertises
     advertised.initialize(R"({"protocolVersion":2,"info":{"name":"scripted","version":"1"},)"
                           R"("capabilities":{"session":{"_meta":{"_after":{}}}}})");
     std::optional<Result<v2::ResumeSessionResponse>> resumed;
-    advertised.client->resume_session(request, [&](Result<v2::ResumeSessionResponse> r) { resumed.emplace(std::move(r)); });
+    advertised.client->resume_session(request,
+                                      [&](Result<v2::ResumeSessionResponse> r) { resumed.emplace(std::move(r)); });
     advertised.answer_next("{}");
     REQUIRE(advertised.loop.run_until([&] { return resumed.has_value(); }));
     CHECK(resumed->ok());
@@ -366,7 +372,8 @@ TEST_CASE("exactness: elicitation modes are judged by what initialize advertised
     });
     s.open_session("s-1");
     const std::size_t before = s.agent->lines.size();
-    s.agent->send_line(R"({"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"mode":"form","sessionId":"s-1","message":"m","requestedSchema":{"type":"object","properties":{}}}})");
+    s.agent->send_line(
+        R"({"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"mode":"form","sessionId":"s-1","message":"m","requestedSchema":{"type":"object","properties":{}}}})");
     REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > before; }));
     auto answer = s.agent->parsed(before);
     CHECK(answer["id"] == "e1");

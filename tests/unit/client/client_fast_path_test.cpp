@@ -42,17 +42,37 @@ std::vector<std::string> agent_lines() {
         // Near misses: each must take the decoder.
         line(R"({"sessionId":"s-1","update":)" + text_chunk("agent_message_chunk", "m1", "params _meta") +
              R"(,"_meta":{"k":1}})"),
-        in_session(s, R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"chunk _meta"},"_meta":{"a":1}})"),
-        in_session(s, R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"annotated","annotations":{"priority":1}}})"),
-        in_session(s, R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"extra","foo":1}})"),
-        in_session(s, R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"image","data":"AAAA","mimeType":"image/png"}})"),
-        in_session(s, R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"text":"no type","type":"text"}})"),
-        in_session(s, R"({"sessionUpdate":"agent_message_chunk","messageId":5,"content":{"type":"text","text":"numeric id"}})"),
+        in_session(
+            s,
+            R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"chunk _meta"},"_meta":{"a":1}})"),
+        in_session(
+            s,
+            R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"annotated","annotations":{"priority":1}}})"),
+        in_session(
+            s,
+            R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"extra","foo":1}})"),
+        in_session(
+            s,
+            R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"image","data":"AAAA","mimeType":"image/png"}})"),
+        in_session(
+            s,
+            R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"text":"no type","type":"text"}})"),
+        in_session(
+            s,
+            R"({"sessionUpdate":"agent_message_chunk","messageId":5,"content":{"type":"text","text":"numeric id"}})"),
         in_session(s, R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":5}})"),
-        in_session(s, R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a","text":"b"}})"),
-        in_session(s, R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","messageId":"m9","content":{"type":"text","text":"dup id"}})"),
-        in_session(s, R"({"sessionUpdate":"agent_message","messageId":"m1","content":{"type":"text","text":"upsert, not chunk"}})"),
-        in_session(s, R"({"sessionUpdate":"compaction_summary_chunk","compactionId":"c1","content":{"type":"text","text":"summary"}})"),
+        in_session(
+            s,
+            R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a","text":"b"}})"),
+        in_session(
+            s,
+            R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","messageId":"m9","content":{"type":"text","text":"dup id"}})"),
+        in_session(
+            s,
+            R"({"sessionUpdate":"agent_message","messageId":"m1","content":{"type":"text","text":"upsert, not chunk"}})"),
+        in_session(
+            s,
+            R"({"sessionUpdate":"compaction_summary_chunk","compactionId":"c1","content":{"type":"text","text":"summary"}})"),
         line(R"({"sessionId":"s-1","other":{}})"),
         line(R"({"sessionId":7,"update":)" + text_chunk("agent_message_chunk", "m1", "numeric session") + "}"),
         // A surrogate pair split across two chunks, then a chunk after the join.
@@ -131,17 +151,29 @@ std::string scan_params(const std::string& params) { return scan(line(params)); 
 }  // namespace
 
 TEST_CASE("fast path: scan_chunk_line takes exactly the plain text chunk shape") {
-    CHECK(scan_params(R"({"update":{"content":{"text":"hi","type":"text"},"messageId":"m","sessionUpdate":"agent_thought_chunk"},"sessionId":"s"})") ==
-          "text:s|agent_thought|m|hi");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"user_message_chunk","messageId":"m","content":{"type":"text","text":""}}})") ==
-          "text:s|user_message|m|");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"Text","text":"x"}}})") ==
+    CHECK(
+        scan_params(
+            R"({"update":{"content":{"text":"hi","type":"text"},"messageId":"m","sessionUpdate":"agent_thought_chunk"},"sessionId":"s"})") ==
+        "text:s|agent_thought|m|hi");
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"user_message_chunk","messageId":"m","content":{"type":"text","text":""}}})") ==
+        "text:s|user_message|m|");
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"Text","text":"x"}}})") ==
+        "decode");
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"tool_call_content_chunk","messageId":"m","content":{"type":"text","text":"x"}}})") ==
+        "decode");
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":null,"content":{"type":"text","text":"x"}}})") ==
+        "decode");
+    CHECK(scan_params(
+              R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":"x"}})") ==
           "decode");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"tool_call_content_chunk","messageId":"m","content":{"type":"text","text":"x"}}})") ==
-          "decode");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":null,"content":{"type":"text","text":"x"}}})") ==
-          "decode");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":"x"}})") == "decode");
     CHECK(scan_params(R"({"sessionId":"s","update":[1,2,3]})") == "decode");
     CHECK(scan_params(R"([1,2])") == "decode");
     CHECK(scan_params(R"({"sessionId":"s","update":{}})") == "decode");
@@ -181,7 +213,9 @@ TEST_CASE("fast path: scan_chunk_line decodes text escapes and declines what the
         return scan(in_session("s", text_chunk("agent_message_chunk", "m", json_text)));
     };
     CHECK(text(R"(a\nb\t\"q\" \\ \/ \b\f\r)") == "text:s|agent_message|m|a\nb\t\"q\" \\ / \b\f\r");
-    CHECK(text(R"(\u00e9\u20AC\u0041\u007f)") == "text:s|agent_message|m|\xC3\xA9\xE2\x82\xAC" "A\x7F");
+    CHECK(text(R"(\u00e9\u20AC\u0041\u007f)") ==
+          "text:s|agent_message|m|\xC3\xA9\xE2\x82\xAC"
+          "A\x7F");
     CHECK(text(R"(nul:\u0000.)") == std::string("text:s|agent_message|m|nul:") + '\0' + ".");
     CHECK(text("caf\xC3\xA9 \xF0\x9F\x98\x80") == "text:s|agent_message|m|caf\xC3\xA9 \xF0\x9F\x98\x80");
     // Surrogate escapes, joined or replaced on the full path; broken escapes; raw control
@@ -198,33 +232,65 @@ TEST_CASE("fast path: scan_chunk_line decodes text escapes and declines what the
     CHECK(text("\xED\xA0\x80") == "decode");
     CHECK(text("\xC0\xAF") == "decode");
     // Escapes and invalid UTF-8 in names and ids: left to the parser.
-    CHECK(scan_params(R"({"session\u0049d":"s","update":)" + text_chunk("agent_message_chunk", "m", "x") + "}") == "decode");
-    CHECK(scan_params(R"({"sessionId":"s\u0031","update":)" + text_chunk("agent_message_chunk", "m", "x") + "}") == "decode");
+    CHECK(scan_params(R"({"session\u0049d":"s","update":)" + text_chunk("agent_message_chunk", "m", "x") + "}") ==
+          "decode");
+    CHECK(scan_params(R"({"sessionId":"s\u0031","update":)" + text_chunk("agent_message_chunk", "m", "x") + "}") ==
+          "decode");
     CHECK(scan(in_session("s", text_chunk("agent_message_chunk", "m\\n", "x"))) == "decode");
     CHECK(scan(in_session("s\xFF", text_chunk("agent_message_chunk", "m", "x"))) == "decode");
     CHECK(scan(in_session("s", text_chunk("agent_message_chunk", "\xC3", "x"))) == "decode");
-    CHECK(scan(in_session("s\xC3\xA9", text_chunk("agent_message_chunk", "m", "x"))) == "text:s\xC3\xA9|agent_message|m|x");
+    CHECK(scan(in_session("s\xC3\xA9", text_chunk("agent_message_chunk", "m", "x"))) ==
+          "text:s\xC3\xA9|agent_message|m|x");
 }
 
 TEST_CASE("fast path: scan_chunk_line reads either shape and declines hybrids") {
-    CHECK(scan_params(R"({"update":{"data":"eA==","terminalId":"t","sessionUpdate":"terminal_output_chunk"},"sessionId":"s"})") ==
-          "terminal:s|t|eA==");
+    CHECK(
+        scan_params(
+            R"({"update":{"data":"eA==","terminalId":"t","sessionUpdate":"terminal_output_chunk"},"sessionId":"s"})") ==
+        "terminal:s|t|eA==");
     // A terminal tag with a message's members, a message tag with a terminal's, a mix of both.
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","messageId":"m","content":{"type":"text","text":"x"}}})") ==
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","messageId":"m","content":{"type":"text","text":"x"}}})") ==
+        "decode");
+    CHECK(scan_params(
+              R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","terminalId":"t","data":"eA=="}})") ==
           "decode");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","terminalId":"t","data":"eA=="}})") == "decode");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","content":"eA=="}})") ==
-          "decode");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","messageId":"m","data":"eA=="}})") == "decode");
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","content":"eA=="}})") ==
+        "decode");
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","messageId":"m","data":"eA=="}})") ==
+        "decode");
     // Keys that share a length or a prefix with the ones looked for.
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalID":"t","data":"eA=="}})") == "decode");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","dat":"eA=="}})") == "decode");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunkX","terminalId":"t","data":"eA=="}})") == "decode");
-    CHECK(scan_params(R"({"sessionID":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"eA=="}})") == "decode");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"eA==","x":1}})") ==
-          "decode");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","terminalId":"u"}})") ==
-          "decode");
-    CHECK(scan_params(R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"e\u0041=="}})") ==
-          "decode");
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalID":"t","data":"eA=="}})") ==
+        "decode");
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","dat":"eA=="}})") ==
+        "decode");
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunkX","terminalId":"t","data":"eA=="}})") ==
+        "decode");
+    CHECK(
+        scan_params(
+            R"({"sessionID":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"eA=="}})") ==
+        "decode");
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"eA==","x":1}})") ==
+        "decode");
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","terminalId":"u"}})") ==
+        "decode");
+    CHECK(
+        scan_params(
+            R"({"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"e\u0041=="}})") ==
+        "decode");
 }

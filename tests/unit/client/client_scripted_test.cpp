@@ -12,8 +12,8 @@
 #include "acp/client.hpp"
 #include "acp/session.hpp"
 #include "protocol/v2/codec.hpp"
-#include "unit/protocol/codec_test_util.hpp"
 #include "unit/client/scripted_client.hpp"
+#include "unit/protocol/codec_test_util.hpp"
 
 using acp::Errc;
 using acp::Result;
@@ -39,7 +39,8 @@ TEST_CASE("client: updates that precede the session/new answer are held, then de
     const std::size_t index = s.agent->lines.size();
     REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > index; }));
     s.update("s-9", R"({"sessionUpdate":"state_update","state":"running"})");
-    s.update("s-9", R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"hi"}})");
+    s.update("s-9",
+             R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"hi"}})");
     s.loop.run_for(std::chrono::milliseconds(30));
     CHECK(s.updates.empty());  // held: the session is not known yet
     const auto id = s.agent->parsed(index)["id"].GetInt64();
@@ -115,9 +116,11 @@ TEST_CASE("client: elicitation in a mode not advertised is refused -32602 and un
     s.initialize();
     s.open_session("s-1");
     const std::size_t before = s.agent->lines.size();
-    s.agent->send_line(R"({"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"mode":"url","sessionId":"s-1","message":"m","elicitationId":"x","url":"https://x"}})");
+    s.agent->send_line(
+        R"({"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"mode":"url","sessionId":"s-1","message":"m","elicitationId":"x","url":"https://x"}})");
     s.agent->send_line(R"({"jsonrpc":"2.0","method":"elicitation/complete","params":{"elicitationId":"x"}})");
-    s.agent->send_line(R"({"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{"mode":"form","sessionId":"s-1","message":"m","requestedSchema":{"type":"object","properties":{}}}})");
+    s.agent->send_line(
+        R"({"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{"mode":"form","sessionId":"s-1","message":"m","requestedSchema":{"type":"object","properties":{}}}})");
     REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() >= before + 2; }));
     auto refused = s.agent->parsed(before);
     CHECK(refused["id"] == "e1");
@@ -135,17 +138,21 @@ TEST_CASE("client: terminal/cancel follows the terminal's latest capabilities") 
     s.initialize();
     s.open_session("s-1");
     std::optional<Result<v2::CancelTerminalResponse>> refused;
-    s.client->cancel_terminal("s-1", "t1", [&](Result<v2::CancelTerminalResponse> r) { refused.emplace(std::move(r)); });
+    s.client->cancel_terminal("s-1", "t1",
+                              [&](Result<v2::CancelTerminalResponse> r) { refused.emplace(std::move(r)); });
     REQUIRE(s.loop.run_until([&] { return refused.has_value(); }));
     CHECK(refused->status().message().find("CLIENT-MUST-36") != std::string::npos);
     s.update("s-1", R"({"sessionUpdate":"terminal_update","terminalId":"t1","capabilities":{"cancel":{}}})");
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
     std::optional<Result<v2::CancelTerminalResponse>> accepted;
-    s.client->cancel_terminal("s-1", "t1", [&](Result<v2::CancelTerminalResponse> r) { accepted.emplace(std::move(r)); });
+    s.client->cancel_terminal("s-1", "t1",
+                              [&](Result<v2::CancelTerminalResponse> r) { accepted.emplace(std::move(r)); });
     s.answer_next("{}");
     REQUIRE(s.loop.run_until([&] { return accepted.has_value(); }));
     CHECK(accepted->ok());
-    s.update("s-1", R"({"sessionUpdate":"terminal_update","terminalId":"t1","exitStatus":{"exitCode":0},"capabilities":null})");
+    s.update(
+        "s-1",
+        R"({"sessionUpdate":"terminal_update","terminalId":"t1","exitStatus":{"exitCode":0},"capabilities":null})");
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 2; }));
     std::optional<Result<v2::CancelTerminalResponse>> late;
     s.client->cancel_terminal("s-1", "t1", [&](Result<v2::CancelTerminalResponse> r) { late.emplace(std::move(r)); });
@@ -266,7 +273,8 @@ TEST_CASE("client: an elicitation the agent withdraws is answered cancel and the
     s.initialize();
     s.open_session("s-1");
     const std::size_t before = s.agent->lines.size();
-    s.agent->send_line(R"({"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"mode":"form","sessionId":"s-1","message":"m","requestedSchema":{"type":"object","properties":{}}}})");
+    s.agent->send_line(
+        R"({"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"mode":"form","sessionId":"s-1","message":"m","requestedSchema":{"type":"object","properties":{}}}})");
     REQUIRE(s.loop.run_until([&] { return held.has_value(); }));
     s.agent->send_line(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"e1"}})");
     REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > before; }));
@@ -292,7 +300,8 @@ TEST_CASE("client: a v2 agent calling a v1 client method gets -32601 even with a
     // CLIENT-MUST-08: v2 has no fs/* or terminal/* client methods.
     Scripted s;
     bool called = false;
-    s.client->on_read_text_file([&](const acp::v1::ReadTextFileRequest&, acp::ClientMethodResponder) { called = true; });
+    s.client->on_read_text_file(
+        [&](const acp::v1::ReadTextFileRequest&, acp::ClientMethodResponder) { called = true; });
     s.initialize();
     CHECK(s.client->negotiated_version() == 2);
     const std::size_t index = s.agent->lines.size();
@@ -398,9 +407,12 @@ TEST_CASE("client: updates after a session's close answer are ignored, and said 
     REQUIRE(s.loop.run_until([&] { return closed.has_value(); }));
     REQUIRE(closed->ok());
     const std::string at_close = acp::to_json(*s.client->sessions().find("s-1"));
-    s.update("s-1", R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"late"}})");
-    REQUIRE(s.loop.run_until(
-        [&] { return s.logged(R"(dropped a session/update (agent_message_chunk) for session "s-1", which this client closed)"); }));
+    s.update("s-1",
+             R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"late"}})");
+    REQUIRE(s.loop.run_until([&] {
+        return s.logged(
+            R"(dropped a session/update (agent_message_chunk) for session "s-1", which this client closed)");
+    }));
     CHECK(s.updates.size() == 1);
     CHECK(acp::to_json(*s.client->sessions().find("s-1")) == at_close);
 }
@@ -452,8 +464,10 @@ TEST_CASE("client v1: a v1 diff's path and texts are kept in the model and in th
     REQUIRE(s.loop.run_until([&] { return done.has_value(); }));
     REQUIRE(s.client->negotiated_version() == 1);
     s.open_session("s-1");
-    s.update("s-1", R"({"sessionUpdate":"tool_call","toolCallId":"c1","title":"Edit a.md","kind":"edit",)"
-                    R"("status":"pending","content":[{"type":"diff","path":"/w/a.md","oldText":"- one\n","newText":"- two\n"}]})");
+    s.update(
+        "s-1",
+        R"({"sessionUpdate":"tool_call","toolCallId":"c1","title":"Edit a.md","kind":"edit",)"
+        R"("status":"pending","content":[{"type":"diff","path":"/w/a.md","oldText":"- one\n","newText":"- two\n"}]})");
     s.agent->send_line(
         R"({"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s-1",)"
         R"("toolCall":{"toolCallId":"c2","title":"Write b.md","content":[{"type":"diff","path":"/w/b.md","oldText":null,)"
@@ -467,7 +481,8 @@ TEST_CASE("client v1: a v1 diff's path and texts are kept in the model and in th
     CHECK(edit.find(R"("changes":[{"fileType":"text","operation":"modify","path":"/w/a.md"}],"path":"/w/a.md",)"
                     R"("oldText":"- one\n","newText":"- two\n")") != std::string::npos);
     const std::string write = acp::to_json(state->items()[1]);
-    CHECK(write.find(R"("operation":"add","path":"/w/b.md"}],"path":"/w/b.md","newText":"new file")") != std::string::npos);
+    CHECK(write.find(R"("operation":"add","path":"/w/b.md"}],"path":"/w/b.md","newText":"new file")") !=
+          std::string::npos);
     CHECK(write.find("oldText") == std::string::npos);
     // The request's own tool call has them too.
     REQUIRE(asked.has_value());
@@ -503,7 +518,7 @@ TEST_CASE("client: a replay that goes on after the resume answer is complete whe
     // A second resume of the same session while this one runs is refused.
     std::optional<Result<v2::ResumeSessionResponse>> second;
     s.client->resume_session(request, [&](Result<v2::ResumeSessionResponse> r) { second.emplace(std::move(r)); });
-    s.answer_next("{}");  // answered first ...
+    s.answer_next("{}");                                                       // answered first ...
     s.update("s-1", R"({"sessionUpdate":"state_update","state":"running"})");  // ... replayed after
     s.update("s-1", kChunkA);
     s.update("s-1", kIdle);
@@ -535,7 +550,7 @@ TEST_CASE("client: a replay still settling when the agent goes away ends with it
     s.update("s-1", kChunkA);
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
     CHECK_FALSE(done.has_value());  // still settling
-    s.agent.reset();  // the agent's end of the socket closes
+    s.agent.reset();                // the agent's end of the socket closes
     REQUIRE(s.loop.run_until([&] { return done.has_value(); }));
     CHECK(done->ok());
     CHECK(s.client->sessions().find("s-1")->items().size() == 1);

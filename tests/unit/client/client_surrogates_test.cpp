@@ -41,8 +41,8 @@ std::string model_text(const Scripted& s, const std::string& session, ItemKind k
 std::string host_texts(const Scripted& s) {
     std::string all;
     for (const auto& n : s.updates) {
-        for (const auto* c : {n.update.agent_message_chunk(), n.update.agent_thought_chunk(),
-                              n.update.user_message_chunk()}) {
+        for (const auto* c :
+             {n.update.agent_message_chunk(), n.update.agent_thought_chunk(), n.update.user_message_chunk()}) {
             if (c != nullptr && c->content.text() != nullptr) all += "[" + c->content.text()->text + "]";
         }
     }

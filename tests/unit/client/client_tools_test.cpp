@@ -65,7 +65,8 @@ TEST_CASE("client tools: with no MCP transport advertised the setup fails before
     v2::NewSessionRequest request;
     request.cwd = "/work";
     const std::size_t sent = s.agent->lines.size();
-    s.client->new_session(request, {editor(calls)}, [&](acp::Result<v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
+    s.client->new_session(request, {editor(calls)},
+                          [&](acp::Result<v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
     REQUIRE(s.loop.run_until([&] { return created.has_value(); }));
     REQUIRE_FALSE(created->ok());
     CHECK(created->status().code() == Errc::unsupported);
@@ -83,7 +84,8 @@ TEST_CASE("client tools: MCP over ACP first and the agent's calls reach the tool
     v2::NewSessionRequest request;
     request.cwd = "/work";
     const std::size_t index = s.agent->lines.size();
-    s.client->new_session(request, {editor(calls)}, [&](acp::Result<v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
+    s.client->new_session(request, {editor(calls)},
+                          [&](acp::Result<v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
     REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > index; }));
     auto sent = s.agent->parsed(index);
     REQUIRE(sent["params"]["mcpServers"].Size() == 1);
@@ -91,13 +93,15 @@ TEST_CASE("client tools: MCP over ACP first and the agent's calls reach the tool
     CHECK(std::string(entry["type"].GetString()) == "acp");
     CHECK(std::string(entry["name"].GetString()) == "editor");
     const std::string server_id = entry["serverId"].GetString();
-    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(sent["id"].GetInt()) + R"(,"result":{"sessionId":"s1"}})");
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(sent["id"].GetInt()) +
+                       R"(,"result":{"sessionId":"s1"}})");
     REQUIRE(s.loop.run_until([&] { return created.has_value(); }));
     REQUIRE(created->ok());
     CHECK(s.logged("session s1: tool servers 'editor' offered over MCP over ACP"));
 
     const std::string call = R"({"serverId":")" + server_id +
-                             R"(","requestId":"r1","method":"tools/call","params":{"name":"current_selection",)" + kMeta + "}}";
+                             R"(","requestId":"r1","method":"tools/call","params":{"name":"current_selection",)" +
+                             kMeta + "}}";
     s.agent->send_line(R"({"jsonrpc":"2.0","id":900,"method":"mcp/message","params":)" + call + "}");
     auto answer = answer_to(s, 900);
     REQUIRE(answer.HasMember("result"));
@@ -123,11 +127,13 @@ TEST_CASE("client tools: a resume without the tools drops them and a refused set
     v2::NewSessionRequest request;
     request.cwd = "/work";
     const std::size_t index = s.agent->lines.size();
-    s.client->new_session(request, {server}, [&](acp::Result<v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
+    s.client->new_session(request, {server},
+                          [&](acp::Result<v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
     REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > index; }));
     auto sent = s.agent->parsed(index);
     const std::string server_id = sent["params"]["mcpServers"][0]["serverId"].GetString();
-    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(sent["id"].GetInt()) + R"(,"result":{"sessionId":"s1"}})");
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(sent["id"].GetInt()) +
+                       R"(,"result":{"sessionId":"s1"}})");
     REQUIRE(s.loop.run_until([&] { return created.has_value(); }));
 
     std::optional<acp::Result<v2::ResumeSessionResponse>> resumed;
@@ -144,7 +150,8 @@ TEST_CASE("client tools: a resume without the tools drops them and a refused set
     // Two servers named alike (CLIENT-MUST-42a): refused before sending.
     std::optional<acp::Result<v2::NewSessionResponse>> twice;
     const std::size_t before = s.agent->lines.size();
-    s.client->new_session(request, {server, server}, [&](acp::Result<v2::NewSessionResponse> r) { twice.emplace(std::move(r)); });
+    s.client->new_session(request, {server, server},
+                          [&](acp::Result<v2::NewSessionResponse> r) { twice.emplace(std::move(r)); });
     REQUIRE(s.loop.run_until([&] { return twice.has_value(); }));
     CHECK_FALSE(twice->ok());
     CHECK(twice->status().message().find("CLIENT-MUST-42a") != std::string::npos);
@@ -162,7 +169,8 @@ TEST_CASE("client tools: ClientOptions::tool_transports restricts the choice to 
     v2::NewSessionRequest request;
     request.cwd = "/work";
     const std::size_t index = s.agent->lines.size();
-    s.client->new_session(request, {editor(calls)}, [&](acp::Result<v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
+    s.client->new_session(request, {editor(calls)},
+                          [&](acp::Result<v2::NewSessionResponse> r) { created.emplace(std::move(r)); });
     REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > index; }));
     auto sent = s.agent->parsed(index);
     REQUIRE(sent["params"]["mcpServers"].Size() == 1);
@@ -170,7 +178,8 @@ TEST_CASE("client tools: ClientOptions::tool_transports restricts the choice to 
     CHECK(std::string(entry["type"].GetString()) == "stdio");
     CHECK(std::string(entry["name"].GetString()) == "editor");
     CHECK(entry.HasMember("command"));
-    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(sent["id"].GetInt()) + R"(,"result":{"sessionId":"s1"}})");
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(sent["id"].GetInt()) +
+                       R"(,"result":{"sessionId":"s1"}})");
     REQUIRE(s.loop.run_until([&] { return created.has_value(); }));
     REQUIRE(created->ok());
     CHECK(s.logged("session s1: tool servers 'editor' offered over the stdio bridge"));
@@ -183,7 +192,8 @@ TEST_CASE("client tools: ClientOptions::tool_transports restricts the choice to 
     initialize(t, R"({"acp":{}})");
     std::optional<acp::Result<v2::NewSessionResponse>> refused;
     const std::size_t before = t.agent->lines.size();
-    t.client->new_session(request, {editor(calls)}, [&](acp::Result<v2::NewSessionResponse> r) { refused.emplace(std::move(r)); });
+    t.client->new_session(request, {editor(calls)},
+                          [&](acp::Result<v2::NewSessionResponse> r) { refused.emplace(std::move(r)); });
     REQUIRE(t.loop.run_until([&] { return refused.has_value(); }));
     REQUIRE_FALSE(refused->ok());
     CHECK(refused->status().code() == Errc::unsupported);

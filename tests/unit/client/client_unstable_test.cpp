@@ -79,8 +79,8 @@ TEST_CASE("unstable: without ClientOptions::unstable every call is refused and n
     un::ForkSessionRequest fork;
     fork.sessionId = "s-1";
     fork.cwd = "/work";
-    const std::string why = refused<un::ForkSessionResponse>(
-        s, [&](auto done) { acp::unstable::fork_session(*s.client, fork, done); });
+    const std::string why =
+        refused<un::ForkSessionResponse>(s, [&](auto done) { acp::unstable::fork_session(*s.client, fork, done); });
     CHECK(why.find("ClientOptions::unstable") != std::string::npos);
     v2::NewSessionRequest request;
     request.cwd = "/work";
@@ -99,8 +99,9 @@ TEST_CASE("unstable: each call is refused before sending when its capability is 
     un::ForkSessionRequest fork;
     fork.sessionId = "s-1";
     fork.cwd = "/work";
-    CHECK(refused<un::ForkSessionResponse>(s, [&](auto done) { acp::unstable::fork_session(*s.client, fork, done); })
-              .find("session.fork") != std::string::npos);
+    CHECK(refused<un::ForkSessionResponse>(s, [&](auto done) {
+              acp::unstable::fork_session(*s.client, fork, done);
+          }).find("session.fork") != std::string::npos);
     refused<un::ArchiveSessionResponse>(s, [&](auto done) { acp::unstable::archive_session(*s.client, "s-1", done); });
     refused<un::UnarchiveSessionResponse>(s,
                                           [&](auto done) { acp::unstable::unarchive_session(*s.client, "s-1", done); });
@@ -143,7 +144,8 @@ TEST_CASE("unstable: a fork round-trips and is a new session in the store, with 
     REQUIRE(s.client->session_roots("s-2").has_value());
     CHECK(s.client->session_roots("s-2")->cwd == "/work/fork");
     // Its traffic is taken like any session the client opened.
-    s.update("s-2", R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"hi"}})");
+    s.update("s-2",
+             R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"hi"}})");
     REQUIRE(s.loop.run_until([&] { return !s.updates.empty(); }));
     CHECK(s.updates.back().sessionId == "s-2");
 }
@@ -155,8 +157,9 @@ TEST_CASE("unstable: a fork's cwd passes session/new's checks") {
     un::ForkSessionRequest fork;
     fork.sessionId = "s-1";
     fork.cwd = "relative/dir";
-    CHECK(refused<un::ForkSessionResponse>(s, [&](auto done) { acp::unstable::fork_session(*s.client, fork, done); })
-              .find("CLIENT-MUST-38") != std::string::npos);
+    CHECK(refused<un::ForkSessionResponse>(s, [&](auto done) {
+              acp::unstable::fork_session(*s.client, fork, done);
+          }).find("CLIENT-MUST-38") != std::string::npos);
 }
 
 TEST_CASE("unstable: systemPrompt is sent on new and resume, and override, empty and non-text prompts are gated") {
@@ -180,12 +183,10 @@ TEST_CASE("unstable: systemPrompt is sent on new and resume, and override, empty
         s, [&](auto done) { acp::unstable::new_session(*s.client, request, text_prompt("append", ""), done); });
     un::SystemPrompt empty;
     empty.mode = "append";
-    refused<v2::NewSessionResponse>(
-        s, [&](auto done) { acp::unstable::new_session(*s.client, request, empty, done); });
+    refused<v2::NewSessionResponse>(s, [&](auto done) { acp::unstable::new_session(*s.client, request, empty, done); });
     un::SystemPrompt image = text_prompt("append", "x");
     image.content.push_back(v2::ContentBlock::make_image(v2::ImageContent{}));
-    refused<v2::NewSessionResponse>(
-        s, [&](auto done) { acp::unstable::new_session(*s.client, request, image, done); });
+    refused<v2::NewSessionResponse>(s, [&](auto done) { acp::unstable::new_session(*s.client, request, image, done); });
     // The host cannot slip it in as an extra field.
     v2::NewSessionRequest smuggled = request;
     smuggled.extra_fields.emplace_back("systemPrompt", acp::RawJson{R"({"mode":"override","content":[]})"});
@@ -268,9 +269,8 @@ TEST_CASE("unstable: auth/status round-trips and auth/status_update reaches its 
 TEST_CASE("unstable: providers list and set round-trip, and a required provider is never disabled") {
     Scripted s(opted_in());
     initialize_with(s, kEverything);
-    const std::string providers =
-        R"({"providers":[{"providerId":"main","supported":["anthropic"],"required":true},)"
-        R"({"providerId":"extra","supported":["openai"],"required":false}]})";
+    const std::string providers = R"({"providers":[{"providerId":"main","supported":["anthropic"],"required":true},)"
+                                  R"({"providerId":"extra","supported":["openai"],"required":false}]})";
     std::optional<Result<un::ListProvidersResponse>> listed;
     round_trip<un::ListProvidersResponse>(
         s, [&](auto done) { acp::unstable::list_providers(*s.client, done); }, providers, listed);
@@ -364,7 +364,8 @@ TEST_CASE("unstable v1: a v1 agent's unstable capabilities are lifted only with 
     }
     // CLIENT-MUST-22: a malformed marker is not an offer.
     Scripted s(v1_options(true));
-    initialize_with(s, R"({"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"fork":true},"providers":7}})");
+    initialize_with(s,
+                    R"({"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"fork":true},"providers":7}})");
     CHECK_FALSE(acp::unstable::offer(*s.client).fork);
     CHECK_FALSE(acp::unstable::offer(*s.client).providers);
 }
@@ -403,8 +404,7 @@ TEST_CASE("unstable v1: answers are lifted: a fork's modes become its mode optio
     // An answer that is not v1's shape is a protocol error.
     std::optional<Result<un::SetSessionTitleResponse>> titled;
     round_trip(
-        s, [&](auto done) { acp::unstable::set_session_title(*s.client, "s-2", "T", done); }, R"({"title":7})",
-        titled);
+        s, [&](auto done) { acp::unstable::set_session_title(*s.client, "s-2", "T", done); }, R"({"title":7})", titled);
     CHECK(titled->status().code() == Errc::protocol_error);
 }
 

@@ -39,9 +39,8 @@ TEST_CASE("client untrusted: every message the client writes is one JSON value o
     // CLIENT-MUST-01, checked on what the client writes: requests, notifications and
     // answers that carry pretty-printed raw JSON from the host.
     Scripted s;
-    s.client->on_ext_request("_acme/ask", [](const acp::RawJson&, acp::ExtResponder r) {
-        r.respond(acp::RawJson{kPretty});
-    });
+    s.client->on_ext_request("_acme/ask",
+                             [](const acp::RawJson&, acp::ExtResponder r) { r.respond(acp::RawJson{kPretty}); });
     s.initialize();
     s.open_session("s-1");
     v2::NewSessionRequest request;
@@ -52,7 +51,8 @@ TEST_CASE("client untrusted: every message the client writes is one JSON value o
     s.answer_next(R"({"sessionId":"s-2"})");
     REQUIRE(s.loop.run_until([&] { return created.has_value(); }));
     std::optional<Result<acp::RawJson>> echoed;
-    s.client->ext_request("_acme/echo", acp::RawJson{kPretty}, [&](Result<acp::RawJson> r) { echoed.emplace(std::move(r)); });
+    s.client->ext_request("_acme/echo", acp::RawJson{kPretty},
+                          [&](Result<acp::RawJson> r) { echoed.emplace(std::move(r)); });
     s.answer_next("{}");
     REQUIRE(s.loop.run_until([&] { return echoed.has_value(); }));
     CHECK(s.client->ext_notification("_acme/note", acp::RawJson{kPretty}).ok());
@@ -85,7 +85,8 @@ TEST_CASE("client untrusted: a host's v1 answer with raw JSON that is not JSON f
     REQUIRE(done->ok());
     s.open_session("s-1");
     const std::size_t before = s.agent->lines.size();
-    s.agent->send_line(R"({"jsonrpc":"2.0","id":5,"method":"fs/read_text_file","params":{"sessionId":"s-1","path":"/w/a"}})");
+    s.agent->send_line(
+        R"({"jsonrpc":"2.0","id":5,"method":"fs/read_text_file","params":{"sessionId":"s-1","path":"/w/a"}})");
     REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > before; }));
     auto answer = s.agent->parsed(before);
     REQUIRE(answer.HasMember("error"));
@@ -96,8 +97,10 @@ TEST_CASE("client untrusted: updates for a session the client never opened do no
     Scripted s;
     s.initialize();
     s.open_session("mine");
-    s.update("theirs", R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"x"}})");
-    s.update("theirs", R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"y"}})");
+    s.update("theirs",
+             R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"x"}})");
+    s.update("theirs",
+             R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"y"}})");
     s.update("mine", R"({"sessionUpdate":"state_update","state":"running"})");
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
     CHECK(s.updates[0].sessionId == "mine");
@@ -107,7 +110,8 @@ TEST_CASE("client untrusted: updates for a session the client never opened do no
     for (const auto& line : s.log) lines += line.find(R"(for session "theirs")") != std::string::npos ? 1 : 0;
     CHECK(lines == 1);
     // A permission request for it is answered -32002 and never reaches the host.
-    s.agent->send_line(R"({"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"theirs","title":"t","options":[{"optionId":"a","name":"A","kind":"allow_once"}]}})");
+    s.agent->send_line(
+        R"({"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"theirs","title":"t","options":[{"optionId":"a","name":"A","kind":"allow_once"}]}})");
     const std::size_t before = s.agent->lines.size();
     REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > before; }));
     auto answer = s.agent->parsed(before);
@@ -184,7 +188,8 @@ TEST_CASE("client untrusted: a login that is never answered times out, naming th
     Scripted s(options);
     std::optional<Result<v2::InitializeResponse>> done;
     s.client->initialize([&](Result<v2::InitializeResponse> r) { done.emplace(std::move(r)); });
-    s.answer_next(R"({"protocolVersion":2,"info":{"name":"a","version":"1"},"capabilities":{},"authMethods":[{"type":"agent","methodId":"browser","name":"Browser"}]})");
+    s.answer_next(
+        R"({"protocolVersion":2,"info":{"name":"a","version":"1"},"capabilities":{},"authMethods":[{"type":"agent","methodId":"browser","name":"Browser"}]})");
     REQUIRE(s.loop.run_until([&] { return done.has_value(); }));
     std::optional<Result<v2::LoginAuthResponse>> login;
     s.client->login("browser", [&](Result<v2::LoginAuthResponse> r) { login.emplace(std::move(r)); });
@@ -221,7 +226,9 @@ TEST_CASE("client untrusted: commands without a type are taken as commands") {
     REQUIRE_MESSAGE(created->ok(), created->status().to_string());
     REQUIRE(created->value().availableCommands.has_value());
     CHECK(created->value().availableCommands->at(0).command()->name == "web");
-    s.update("s-1", R"({"sessionUpdate":"available_commands_update","availableCommands":[{"name":"clear","description":"Clear"},{"type":"command","name":"web","description":"Search"}]})");
+    s.update(
+        "s-1",
+        R"({"sessionUpdate":"available_commands_update","availableCommands":[{"name":"clear","description":"Clear"},{"type":"command","name":"web","description":"Search"}]})");
     REQUIRE(s.loop.run_until([&] { return s.updates.size() == 1; }));
     const auto& commands = *s.client->sessions().find("s-1")->available_commands();
     REQUIRE(commands.size() == 2);

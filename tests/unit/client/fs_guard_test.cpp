@@ -15,8 +15,8 @@
 
 using acp::ConfinedFilesOptions;
 using acp::PathUse;
-using acp::SessionRoots;
 using acp::Result;
+using acp::SessionRoots;
 using acp::test::Scripted;
 namespace v2 = acp::v2;
 namespace error_code = acp::error_code;
@@ -178,7 +178,8 @@ struct V1Files {
         REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > before; }));
         return s.agent->parsed(before);
     }
-    rapidjson::Document read(const std::string& path, const std::string& more = "", const std::string& session = "s-1") {
+    rapidjson::Document read(const std::string& path, const std::string& more = "",
+                             const std::string& session = "s-1") {
         return call("fs/read_text_file", R"({"sessionId":")" + session + R"(","path":")" + path + "\"" + more + "}");
     }
     rapidjson::Document write(const std::string& path, const std::string& content) {
@@ -197,7 +198,8 @@ int error_of(const rapidjson::Document& answer) {
 }
 
 std::string content_of(const rapidjson::Document& answer) {
-    REQUIRE_MESSAGE(answer.HasMember("result"), (answer.HasMember("error") ? answer["error"]["message"].GetString() : ""));
+    REQUIRE_MESSAGE(answer.HasMember("result"),
+                    (answer.HasMember("error") ? answer["error"]["message"].GetString() : ""));
     return answer["result"]["content"].GetString();
 }
 
@@ -266,8 +268,8 @@ TEST_CASE("fs guard: terminal/create never runs anything without the host's hand
     Tree tree;
     V1Files files(tree);
     const std::string marker = tree.base + "/ran";
-    auto answer = files.call("terminal/create",
-                             R"({"sessionId":"s-1","command":"/usr/bin/touch","args":[")" + marker + R"("]})");
+    auto answer =
+        files.call("terminal/create", R"({"sessionId":"s-1","command":"/usr/bin/touch","args":[")" + marker + R"("]})");
     CHECK(error_of(answer) == -32601);
     CHECK(access(marker.c_str(), F_OK) != 0);
     CHECK_FALSE(files.terminal_advertised);
@@ -279,7 +281,8 @@ TEST_CASE("fs guard: the roots are what the host sent in session/new and session
     // The agent lists a session of its own with cwd "/" and claims new roots for s-1.
     std::optional<Result<v2::ListSessionsResponse>> listed;
     files.s.client->list_sessions({}, [&](Result<v2::ListSessionsResponse> r) { listed.emplace(std::move(r)); });
-    files.s.answer_next(R"({"sessions":[{"sessionId":"s-x","cwd":"/"},{"sessionId":"s-1","cwd":"/","additionalDirectories":["/etc"]}]})");
+    files.s.answer_next(
+        R"({"sessions":[{"sessionId":"s-x","cwd":"/"},{"sessionId":"s-1","cwd":"/","additionalDirectories":["/etc"]}]})");
     REQUIRE(files.s.loop.run_until([&] { return listed.has_value(); }));
     REQUIRE_MESSAGE(listed->ok(), listed->status().to_string());
     CHECK_FALSE(files.s.client->session_roots("s-x").has_value());

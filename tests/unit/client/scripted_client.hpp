@@ -34,8 +34,8 @@ struct Scripted {
         REQUIRE(created.ok());
         client = std::move(created.value());
         client->on_session_update([this](const v2::UpdateSessionNotification& n) { updates.push_back(n); });
-        auto far = acp::detail::FdTransport::adopt(loop.get(), acp::AdoptedFds{pair[1], pair[1], -1},
-                                                   acp::detail::Logger());
+        auto far =
+            acp::detail::FdTransport::adopt(loop.get(), acp::AdoptedFds{pair[1], pair[1], -1}, acp::detail::Logger());
         REQUIRE(far.ok());
         agent.emplace(std::move(far.value()));
     }
@@ -46,15 +46,14 @@ struct Scripted {
     std::vector<v2::UpdateSessionNotification> updates;
     std::vector<std::string> log;
 
-
     // Waits for the client's next line and answers it with result (the same id).
     void answer_next(const std::string& result) {
         const std::size_t index = agent->lines.size();
         REQUIRE(loop.run_until([&] { return agent->lines.size() > index; }));
         auto request = agent->parsed(index);
         REQUIRE(request.HasMember("id"));
-        agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(request["id"].GetInt64()) +
-                         R"(,"result":)" + result + "}");
+        agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(request["id"].GetInt64()) + R"(,"result":)" +
+                         result + "}");
     }
 
     void initialize(const std::string& result = kInitializeResult) {

@@ -56,13 +56,16 @@ TEST_CASE("v1 adapter: chunks without messageId are grouped by consecutive kind 
     const std::string thought = R"({"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"t"}})";
     const std::string tool = R"({"sessionUpdate":"tool_call","toolCallId":"tc1","title":"x"})";
     CHECK(message_id(lifter, agent) == "v1-m1");
-    CHECK(message_id(lifter, agent) == "v1-m1");     // same kind follows: same message
-    CHECK(message_id(lifter, thought) == "v1-m2");   // another kind: a new message
+    CHECK(message_id(lifter, agent) == "v1-m1");    // same kind follows: same message
+    CHECK(message_id(lifter, thought) == "v1-m2");  // another kind: a new message
     CHECK(message_id(lifter, agent) == "v1-m3");
-    lift(lifter, tool);                              // anything else in between ends it
+    lift(lifter, tool);  // anything else in between ends it
     CHECK(message_id(lifter, agent) == "v1-m4");
     // An id on the wire wins; id-less chunks of the same kind continue it.
-    CHECK(message_id(lifter, R"({"sessionUpdate":"agent_message_chunk","messageId":"x","content":{"type":"text","text":"b"}})") == "x");
+    CHECK(
+        message_id(lifter,
+                   R"({"sessionUpdate":"agent_message_chunk","messageId":"x","content":{"type":"text","text":"b"}})") ==
+        "x");
     CHECK(message_id(lifter, agent) == "x");
     // A replay starts the count again, so it reproduces the live ids.
     lifter.restart("s");
@@ -84,26 +87,31 @@ TEST_CASE("v1 adapter: the user message of a prompt gets the next synthetic id a
 TEST_CASE("v1 adapter: tool_call creates through tool_call_update - nulls mean unchanged, diffs become changes") {
     // The v1 texts stay beside the changes (no v2 member holds them): hosts review with them.
     V1Lifter lifter;
-    auto created = lift(lifter, R"({"sessionUpdate":"tool_call","toolCallId":"tc1","title":"Edit","kind":"edit",)"
-                                R"("status":"pending","content":[{"type":"diff","path":"/a","oldText":"x","newText":"y"},)"
-                                R"({"type":"diff","path":"/b","oldText":null,"newText":"new"}]})");
+    auto created =
+        lift(lifter, R"({"sessionUpdate":"tool_call","toolCallId":"tc1","title":"Edit","kind":"edit",)"
+                     R"("status":"pending","content":[{"type":"diff","path":"/a","oldText":"x","newText":"y"},)"
+                     R"({"type":"diff","path":"/b","oldText":null,"newText":"new"}]})");
     REQUIRE(created.size() == 1);
     CHECK(created[0] == R"({"sessionUpdate":"tool_call_update","toolCallId":"tc1","title":"Edit","kind":"edit",)"
                         R"("status":"pending","content":[{"type":"diff","changes":[{"fileType":"text",)"
                         R"("operation":"modify","path":"/a"}],"path":"/a","oldText":"x","newText":"y"},)"
                         R"({"type":"diff","changes":[{"fileType":"text","operation":"add","path":"/b"}],)"
                         R"("path":"/b","newText":"new"}]})");
-    auto updated = lift(lifter, R"({"sessionUpdate":"tool_call_update","toolCallId":"tc1","title":null,"status":"completed"})");
+    auto updated =
+        lift(lifter, R"({"sessionUpdate":"tool_call_update","toolCallId":"tc1","title":null,"status":"completed"})");
     CHECK(updated[0] == R"({"sessionUpdate":"tool_call_update","toolCallId":"tc1","status":"completed"})");
 }
 
 TEST_CASE("v1 adapter: a plan becomes the plan_update of plan main, commands get their v2 tags") {
     V1Lifter lifter;
-    auto plan = lift(lifter, R"({"sessionUpdate":"plan","entries":[{"content":"a","priority":"high","status":"pending"}]})");
+    auto plan =
+        lift(lifter, R"({"sessionUpdate":"plan","entries":[{"content":"a","priority":"high","status":"pending"}]})");
     CHECK(plan[0] == R"({"sessionUpdate":"plan_update","plan":{"type":"items","planId":"main","entries":)"
                      R"([{"content":"a","priority":"high","status":"pending"}]}})");
-    auto commands = lift(lifter, R"({"sessionUpdate":"available_commands_update","availableCommands":)"
-                                 R"([{"name":"web","description":"d","input":{"hint":"q"}},{"name":"x","description":"e","input":null}]})");
+    auto commands =
+        lift(lifter,
+             R"({"sessionUpdate":"available_commands_update","availableCommands":)"
+             R"([{"name":"web","description":"d","input":{"hint":"q"}},{"name":"x","description":"e","input":null}]})");
     CHECK(commands[0] == R"({"sessionUpdate":"available_commands_update","availableCommands":[{"type":"command",)"
                          R"("name":"web","description":"d","input":{"type":"text","hint":"q"}},)"
                          R"({"type":"command","name":"x","description":"e"}]})");
@@ -112,9 +120,11 @@ TEST_CASE("v1 adapter: a plan becomes the plan_update of plan main, commands get
 TEST_CASE("v1 adapter: modes are a select option beside the agent's options - mode updates change it") {
     V1Lifter lifter;
     auto options = lifter.set_lists(
-        "s", parse(R"({"modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"},{"id":"code","name":"Code"}]},)"
-                   R"("configOptions":[{"id":"model","name":"Model","type":"select","currentValue":"a",)"
-                   R"("options":[{"group":"g","name":"G","options":[{"value":"a","name":"A"}]}]}]})"));
+        "s",
+        parse(
+            R"({"modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"},{"id":"code","name":"Code"}]},)"
+            R"("configOptions":[{"id":"model","name":"Model","type":"select","currentValue":"a",)"
+            R"("options":[{"group":"g","name":"G","options":[{"value":"a","name":"A"}]}]}]})"));
     REQUIRE(options.has_value());
     REQUIRE(options->size() == 2);
     CHECK((*options)[0].configId == "_v1_mode");
@@ -130,16 +140,21 @@ TEST_CASE("v1 adapter: modes are a select option beside the agent's options - mo
     // A session without modes: a mode update has nothing to change.
     V1Lifter other;
     std::vector<v2::UpdateSessionNotification> out;
-    CHECK(other.lift_update(parse(R"({"sessionId":"t","update":{"sessionUpdate":"current_mode_update","currentModeId":"x"}})"), out).ok());
+    CHECK(
+        other
+            .lift_update(
+                parse(R"({"sessionId":"t","update":{"sessionUpdate":"current_mode_update","currentModeId":"x"}})"), out)
+            .ok());
     CHECK(out.empty());
 }
 
 TEST_CASE("v1 adapter: an agent whose config options hold a mode selector gets no second one from its modes") {
     V1Lifter lifter;
     auto options = lifter.set_lists(
-        "s", parse(R"({"modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"}]},)"
-                   R"("configOptions":[{"id":"mode","name":"Mode","category":"mode","type":"select","currentValue":"ask",)"
-                   R"("options":[{"value":"ask","name":"Ask"}]}]})"));
+        "s",
+        parse(R"({"modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"}]},)"
+              R"("configOptions":[{"id":"mode","name":"Mode","category":"mode","type":"select","currentValue":"ask",)"
+              R"("options":[{"value":"ask","name":"Ask"}]}]})"));
     REQUIRE(options.has_value());
     REQUIRE(options->size() == 1);
     CHECK((*options)[0].configId == "mode");
@@ -148,9 +163,10 @@ TEST_CASE("v1 adapter: an agent whose config options hold a mode selector gets n
 TEST_CASE("v1 adapter: initialize - booleans become markers, stdio is implied, auth methods get v2 fields") {
     v1::InitializeResponse response;
     auto decoded = v1::codec::decode(
-        parse(R"({"protocolVersion":1,"agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true,"audio":false},)"
-              R"("mcpCapabilities":{"http":false,"sse":true}},"authMethods":[{"id":"login","name":"Log in"},)"
-              R"({"type":"terminal","id":"tty","name":"In a terminal","env":{"A":"1"}}]})"),
+        parse(
+            R"({"protocolVersion":1,"agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true,"audio":false},)"
+            R"("mcpCapabilities":{"http":false,"sse":true}},"authMethods":[{"id":"login","name":"Log in"},)"
+            R"({"type":"terminal","id":"tty","name":"In a terminal","env":{"A":"1"}}]})"),
         response);
     REQUIRE_MESSAGE(decoded.ok(), decoded.to_string());
     v2::InitializeResponse lifted;
@@ -182,10 +198,11 @@ TEST_CASE("v1 adapter: the v1 initialize request carries the client's info and o
     rapidjson::StringBuffer buffer;
     acp::detail::JsonWriter writer(buffer);
     v1::codec::encode(writer, acp::detail::v1_initialize_request(info, features));
-    CHECK(std::string(buffer.GetString()) ==
-          R"({"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":true},)"
-          R"("terminal":false,"session":{"compaction":{},"configOptions":{"boolean":{}},"notices":{}},"auth":{"terminal":false},)"
-          R"("elicitation":{"form":{}}},"clientInfo":{"name":"ide","version":"2"}})");
+    CHECK(
+        std::string(buffer.GetString()) ==
+        R"({"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":true},)"
+        R"("terminal":false,"session":{"compaction":{},"configOptions":{"boolean":{}},"notices":{}},"auth":{"terminal":false},)"
+        R"("elicitation":{"form":{}}},"clientInfo":{"name":"ide","version":"2"}})");
 }
 
 TEST_CASE("v1 adapter: auth.terminal is true only for a host that runs terminal logins") {
@@ -249,9 +266,10 @@ TEST_CASE("v1 adapter: MCP-over-ACP entries reach a v1 agent's mcpServers, and i
     // mcpCapabilities.acp: true (and only true) becomes v2's session.mcp.acp.
     for (const char* value : {"true", "false", "{}"}) {
         v1::InitializeResponse v1_answer;
-        REQUIRE(v1::codec::decode(parse(std::string(R"({"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"acp":)") +
-                                        value + "}}}"),
-                                  v1_answer)
+        REQUIRE(v1::codec::decode(
+                    parse(std::string(R"({"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"acp":)") +
+                          value + "}}}"),
+                    v1_answer)
                     .ok());
         v2::InitializeResponse lifted;
         REQUIRE(acp::detail::lift_initialize(v1_answer, lifted).ok());
@@ -275,6 +293,8 @@ TEST_CASE("v1 adapter: a permission request's tool call becomes its subject and 
     CHECK(request.subject->tool_call()->toolCall.status.is_absent());  // null = unchanged in v1
     CHECK(request.options.at(0).optionId == "ok");
     v2::RequestPermissionRequest untitled;
-    REQUIRE(acp::detail::lift_permission(parse(R"({"sessionId":"s","toolCall":{"toolCallId":"tc2"},"options":[]})"), untitled).ok());
+    REQUIRE(acp::detail::lift_permission(parse(R"({"sessionId":"s","toolCall":{"toolCallId":"tc2"},"options":[]})"),
+                                         untitled)
+                .ok());
     CHECK(untitled.title == "Permission requested");
 }

@@ -30,8 +30,7 @@ struct Harness {
 
     explicit Harness(ConnectionOptions options = {}) {
         auto pair = make_memory_transport_pair(loop.get());
-        rpc.emplace(loop.get(), std::move(pair.first),
-                    Logger([this](const acp::LogRecord& r) {
+        rpc.emplace(loop.get(), std::move(pair.first), Logger([this](const acp::LogRecord& r) {
                         log.push_back(std::string(acp::log_level_name(r.level)) + ": " + std::string(r.message));
                     }),
                     options);
@@ -74,11 +73,11 @@ TEST_CASE("connection: a request goes out as one JSON-RPC 2.0 line and its respo
     int64_t second = h.rpc->send_request("ping", nullptr, [](const Reply&) {});
     CHECK(first != second);
     REQUIRE(h.wait_lines(2));
-    CHECK(h.agent->lines[0] == R"({"jsonrpc":"2.0","id":)" + std::to_string(first) +
-                                   R"(,"method":"echo","params":{"n":1}})");
+    CHECK(h.agent->lines[0] ==
+          R"({"jsonrpc":"2.0","id":)" + std::to_string(first) + R"(,"method":"echo","params":{"n":1}})");
     // Params are always an object, {} when there are none.
-    CHECK(h.agent->lines[1] == R"({"jsonrpc":"2.0","id":)" + std::to_string(second) +
-                                   R"(,"method":"ping","params":{}})");
+    CHECK(h.agent->lines[1] ==
+          R"({"jsonrpc":"2.0","id":)" + std::to_string(second) + R"(,"method":"ping","params":{}})");
 
     h.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(first) + R"(,"result":{"n":1}})");
     CHECK(h.loop.run_until([&] { return calls == 1; }));
@@ -98,7 +97,8 @@ TEST_CASE("connection: no request id is reused while its request is pending") {
     std::set<int64_t> pending;
     std::vector<int64_t> all;
     auto send = [&](acp::detail::RequestOptions options = {}) {
-        const int64_t id = h.rpc->send_request("ping", nullptr, [](const Reply&) {}, options);
+        const int64_t id = h.rpc->send_request(
+            "ping", nullptr, [](const Reply&) {}, options);
         CHECK(pending.insert(id).second);  // not the id of a request still waiting
         all.push_back(id);
         return id;
@@ -254,8 +254,9 @@ TEST_CASE("connection: unknown methods are answered -32601, extension methods in
     h.agent->send_line(R"({"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{}})");
     h.agent->send_line(R"({"jsonrpc":"2.0","id":"x","method":"_acme/openBuffer","params":{}})");
     REQUIRE(h.wait_lines(2));
-    CHECK(h.agent->lines[0] ==
-          R"({"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found","data":{"method":"fs/read_text_file"}}})");
+    CHECK(
+        h.agent->lines[0] ==
+        R"({"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found","data":{"method":"fs/read_text_file"}}})");
     CHECK(h.agent->parsed(1)["id"] == "x");
     CHECK(h.agent->parsed(1)["error"]["code"].GetInt() == -32601);
 }
@@ -399,8 +400,8 @@ TEST_CASE("connection: an incoming $/cancel_request reaches the handler of the r
     REQUIRE(h.loop.run_until([&] { return held.has_value(); }));
     // CLIENT-MUST-12: the agent's cancel only names requests the agent sent; our own
     // request with the same number is untouched.
-    h.agent->send_line(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":)" +
-                       std::to_string(ours) + "}}");
+    h.agent->send_line(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":)" + std::to_string(ours) +
+                       "}}");
     h.agent->send_line(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"p1"}})");
     REQUIRE(h.loop.run_until([&] { return cancels == 1; }));
     // CLIENT-MUST-11: a repeated cancel and one for an unknown id are ignored.
@@ -423,10 +424,13 @@ TEST_CASE("connection: a timed-out request completes once with timed_out and tel
     std::optional<acp::Status> status;
     RequestOptions options;
     options.timeout = std::chrono::milliseconds(30);
-    int64_t id = h.rpc->send_request("slow", nullptr, [&](const Reply& r) {
-        ++calls;
-        status = r.status;
-    }, options);
+    int64_t id = h.rpc->send_request(
+        "slow", nullptr,
+        [&](const Reply& r) {
+            ++calls;
+            status = r.status;
+        },
+        options);
     REQUIRE(h.loop.run_until([&] { return calls == 1; }));
     CHECK(status->code() == Errc::timed_out);
     REQUIRE(h.wait_lines(2));
@@ -461,9 +465,8 @@ TEST_CASE("connection: a callback may close the connection or send more from ins
     h.rpc->start();
     bool second_done = false;
     int64_t id = h.rpc->send_request("first", nullptr, [&](const Reply&) {
-        h.rpc->send_request("second", nullptr, [&](const Reply& r) {
-            second_done = r.status.code() == Errc::connection_closed;
-        });
+        h.rpc->send_request("second", nullptr,
+                            [&](const Reply& r) { second_done = r.status.code() == Errc::connection_closed; });
         h.rpc->close();
     });
     h.agent->send_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"result":{}})");
@@ -495,17 +498,17 @@ TEST_CASE("connection: an oversized response fails its request - the connection 
 TEST_CASE("connection: the traffic observer sees both directions, with MCP secrets redacted") {
     Harness h;
     std::vector<std::pair<Direction, std::string>> seen;
-    h.rpc->set_traffic_observer(
-        [&](Direction d, std::string_view line, std::chrono::system_clock::time_point when) {
-            CHECK(when.time_since_epoch().count() > 0);
-            seen.emplace_back(d, std::string(line));
-        });
+    h.rpc->set_traffic_observer([&](Direction d, std::string_view line, std::chrono::system_clock::time_point when) {
+        CHECK(when.time_since_epoch().count() > 0);
+        seen.emplace_back(d, std::string(line));
+    });
     h.rpc->start();
     const std::string params =
         R"({"cwd":"/p","mcpServers":[{"type":"stdio","name":"db","command":"/bin/db","env":[{"name":"TOKEN","value":"s3cret"}]},)"
         R"({"type":"http","name":"web","url":"https://x","headers":[{"name":"Authorization","value":"Bearer abc"}]}]})";
-    h.rpc->send_request("session/new", [&](JsonWriter& w) { w.RawValue(params.data(), params.size(), rapidjson::kObjectType); },
-                        [](const Reply&) {});
+    h.rpc->send_request(
+        "session/new", [&](JsonWriter& w) { w.RawValue(params.data(), params.size(), rapidjson::kObjectType); },
+        [](const Reply&) {});
     h.agent->send_line(R"({"jsonrpc":"2.0","method":"note"})");
     REQUIRE(h.loop.run_until([&] { return seen.size() == 2; }));
     CHECK(seen[0].first == Direction::outgoing);
@@ -520,13 +523,12 @@ TEST_CASE("connection: the traffic observer sees both directions, with MCP secre
 
     // Opting out shows the secrets.
     seen.clear();
-    h.rpc->set_traffic_observer(
-        [&](Direction d, std::string_view line, std::chrono::system_clock::time_point) {
-            seen.emplace_back(d, std::string(line));
-        },
-        /*redact=*/false);
-    h.rpc->send_request("session/new", [&](JsonWriter& w) { w.RawValue(params.data(), params.size(), rapidjson::kObjectType); },
-                        [](const Reply&) {});
+    h.rpc->set_traffic_observer([&](Direction d, std::string_view line,
+                                    std::chrono::system_clock::time_point) { seen.emplace_back(d, std::string(line)); },
+                                /*redact=*/false);
+    h.rpc->send_request(
+        "session/new", [&](JsonWriter& w) { w.RawValue(params.data(), params.size(), rapidjson::kObjectType); },
+        [](const Reply&) {});
     REQUIRE(!seen.empty());
     CHECK(seen[0].second.find("s3cret") != std::string::npos);
 }
@@ -601,7 +603,10 @@ TEST_CASE("connection: a host may destroy the connection from inside any callbac
             h.rpc.reset();
         });
         h.rpc->start();
-        h.agent->send(R"({"jsonrpc":"2.0","method":"a"})" "\n" R"({"jsonrpc":"2.0","method":"b"})" "\n");
+        h.agent->send(R"({"jsonrpc":"2.0","method":"a"})"
+                      "\n"
+                      R"({"jsonrpc":"2.0","method":"b"})"
+                      "\n");
         CHECK(h.loop.run_until([&] { return !h.rpc.has_value(); }));
         h.loop.run_for(std::chrono::milliseconds(20));
         CHECK(seen == 1);
@@ -639,8 +644,8 @@ TEST_CASE("connection: a params writer that throws fails its request instead of 
     Harness h;
     h.rpc->start();
     std::optional<acp::Status> status;
-    h.rpc->send_request("x", [](JsonWriter&) { throw std::runtime_error("encoder bug"); },
-                        [&](const Reply& r) { status = r.status; });
+    h.rpc->send_request(
+        "x", [](JsonWriter&) { throw std::runtime_error("encoder bug"); }, [&](const Reply& r) { status = r.status; });
     CHECK_FALSE(status.has_value());
     REQUIRE(h.loop.run_until([&] { return status.has_value(); }));
     CHECK(status->code() == Errc::internal);

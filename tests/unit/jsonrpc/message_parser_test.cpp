@@ -43,7 +43,9 @@ struct Parsed {
 TEST_CASE("a valid surrogate pair decodes to its character and reports no edge") {
     Parsed parsed(R"({"t":"a\uD83D\uDE00b"})");
     REQUIRE(parsed.value != nullptr);
-    CHECK(parsed.text("t") == "a\xF0\x9F\x98\x80" "b");
+    CHECK(parsed.text("t") ==
+          "a\xF0\x9F\x98\x80"
+          "b");
     CHECK(parsed.edges("t") == nullptr);
 }
 
@@ -110,8 +112,8 @@ TEST_CASE("an escaped backslash followed by uD83D is text, not an escape") {
 }
 
 TEST_CASE("a surrogate escape cut short by the end of the line is a parse error, not a crash") {
-    for (const char* line : {R"({"t":"\uD83)", R"({"t":"\uD83D\u)", R"({"t":"\uD83D\uDE)", R"({"t":"\)",
-                              R"({"t":"\uD83D)", R"(\uD)"}) {
+    for (const char* line :
+         {R"({"t":"\uD83)", R"({"t":"\uD83D\u)", R"({"t":"\uD83D\uDE)", R"({"t":"\)", R"({"t":"\uD83D)", R"(\uD)"}) {
         Parsed parsed(line);
         CHECK(parsed.value == nullptr);
         CHECK(!parsed.parser.error().empty());

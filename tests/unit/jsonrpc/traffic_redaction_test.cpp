@@ -95,7 +95,8 @@ TEST_CASE("redaction: the secret-name rule") {
 TEST_CASE("redaction: the head of a line that cannot be parsed is withheld when it may hold secrets") {
     // An oversized or malformed line cannot be walked: its first bytes, as the log and the
     // observer would show them, are dropped when they name mcpServers or _meta.
-    const std::string broken = R"({"jsonrpc":"2.0","id":1,"result":{"mcpServers":[{"env":[{"name":"K","value":"s3cr3t")";
+    const std::string broken =
+        R"({"jsonrpc":"2.0","id":1,"result":{"mcpServers":[{"env":[{"name":"K","value":"s3cr3t")";
     CHECK(acp::detail::loggable_head(broken, 200).find("s3cr3t") == std::string::npos);
     CHECK(acp::detail::loggable_head(R"({"_meta":{"token":"s3cr3t")", 200).find("s3cr3t") == std::string::npos);
     CHECK(acp::detail::loggable_head(R"({"jsonrpc":"2.0","id":1,"result":{"text":"ab)", 10) == R"({"jsonrpc")");
@@ -103,8 +104,11 @@ TEST_CASE("redaction: the head of a line that cannot be parsed is withheld when 
 
 TEST_CASE("redaction: the head of a line that cannot be parsed shows control bytes and broken UTF-8 as escapes") {
     // A hostile agent's terminal escapes, NUL and invalid bytes never reach a log as they are.
-    CHECK(acp::detail::loggable_head(std::string("a\x1b[2J\x00" "b\xff\x07", 9), 200) == "a\\x1b[2J\\x00b\\xff\\x07");
+    CHECK(acp::detail::loggable_head(std::string("a\x1b[2J\x00"
+                                                 "b\xff\x07",
+                                                 9),
+                                     200) == "a\\x1b[2J\\x00b\\xff\\x07");
     CHECK(acp::detail::loggable_head("caf\xc3\xa9 \xe2\x9c\x93", 200) == "caf\xc3\xa9 \xe2\x9c\x93");  // UTF-8 stays
-    CHECK(acp::detail::loggable_head("\xc0\xaf", 200) == "\\xc0\\xaf");  // overlong
+    CHECK(acp::detail::loggable_head("\xc0\xaf", 200) == "\\xc0\\xaf");                                // overlong
     CHECK(acp::detail::loggable_head("ab\xe2\x9c", 200) == "ab\\xe2\\x9c");  // cut inside a character
 }

@@ -12,12 +12,14 @@ using codec_test::decode_error;
 using codec_test::decode_ok;
 
 TEST_CASE("codec decode: an error names the JSON path of the first problem") {
-    CHECK(decode_error<PromptRequest>(
-              R"({"sessionId":"s","prompt":[{"type":"text","text":"a"},{"type":"text","text":"b"},{"type":7,"text":"c"}]})") ==
-          "$.prompt[2].type: expected string");
-    CHECK(decode_error<UpdateSessionNotification>(
-              R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"text","text":5}}})") ==
-          "$.update.content.text: expected string");
+    CHECK(
+        decode_error<PromptRequest>(
+            R"({"sessionId":"s","prompt":[{"type":"text","text":"a"},{"type":"text","text":"b"},{"type":7,"text":"c"}]})") ==
+        "$.prompt[2].type: expected string");
+    CHECK(
+        decode_error<UpdateSessionNotification>(
+            R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"text","text":5}}})") ==
+        "$.update.content.text: expected string");
     CHECK(decode_error<UpdateSessionNotification>(R"({"update":{"sessionUpdate":"usage_update","used":1,"size":2}})") ==
           "$.sessionId: required member missing");
     CHECK(decode_error<UpdateSessionNotification>(
@@ -27,8 +29,7 @@ TEST_CASE("codec decode: an error names the JSON path of the first problem") {
           "$.protocolVersion: out of range [0, 65535]");
     CHECK(decode_error<RequestPermissionRequest>(R"({"sessionId":"s","title":"t","options":[]})") ==
           "$.options: expected at least 1 item(s)");
-    CHECK(decode_error<CancelRequestNotification>(R"({"requestId":true})") ==
-          "$.requestId: expected integer | string");
+    CHECK(decode_error<CancelRequestNotification>(R"({"requestId":true})") == "$.requestId: expected integer | string");
     CHECK(decode_error<UpdateSessionNotification>("[]") == "$: expected object");
 }
 

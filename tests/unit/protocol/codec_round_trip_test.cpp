@@ -14,9 +14,7 @@ using codec_test::round_trip;
 
 namespace {
 
-std::string notification(const std::string& update) {
-    return R"({"sessionId":"sess-1","update":)" + update + "}";
-}
+std::string notification(const std::string& update) { return R"({"sessionId":"sess-1","update":)" + update + "}"; }
 
 }  // namespace
 
@@ -32,8 +30,7 @@ TEST_CASE("codec round trip: every SessionUpdate variant") {
          R"({"sessionUpdate":"agent_message","messageId":"m2","content":null,"_meta":null})"},
         {SessionUpdate::Kind::agent_thought_chunk,
          R"({"sessionUpdate":"agent_thought_chunk","messageId":"t1","content":{"type":"text","text":"hmm"}})"},
-        {SessionUpdate::Kind::agent_thought,
-         R"({"sessionUpdate":"agent_thought","messageId":"t1","content":[]})"},
+        {SessionUpdate::Kind::agent_thought, R"({"sessionUpdate":"agent_thought","messageId":"t1","content":[]})"},
         {SessionUpdate::Kind::state_update,
          R"({"sessionUpdate":"state_update","state":"running","background":[{"type":"terminal","terminalId":"term-1"},{"type":"tool_call","toolCallId":"c1"}]})"},
         {SessionUpdate::Kind::state_update,
@@ -77,12 +74,14 @@ TEST_CASE("codec round trip: every SessionUpdate variant") {
 }
 
 TEST_CASE("codec round trip: ContentBlock variants") {
-    CHECK_ROUND_TRIP(ContentBlock,
-                     R"({"type":"text","text":"hi","annotations":{"audience":["user","assistant"],"lastModified":"2026-01-01","priority":0.5}})");
+    CHECK_ROUND_TRIP(
+        ContentBlock,
+        R"({"type":"text","text":"hi","annotations":{"audience":["user","assistant"],"lastModified":"2026-01-01","priority":0.5}})");
     CHECK_ROUND_TRIP(ContentBlock, R"({"type":"image","data":"aGk=","mimeType":"image/png","uri":"file:///a.png"})");
     CHECK_ROUND_TRIP(ContentBlock, R"({"type":"audio","data":"aGk=","mimeType":"audio/wav"})");
-    CHECK_ROUND_TRIP(ContentBlock,
-                     R"({"type":"resource_link","name":"a.txt","uri":"file:///a.txt","icons":[{"src":"https://x/i.png","sizes":["16x16"],"theme":"dark"}],"mimeType":"text/plain","size":12})");
+    CHECK_ROUND_TRIP(
+        ContentBlock,
+        R"({"type":"resource_link","name":"a.txt","uri":"file:///a.txt","icons":[{"src":"https://x/i.png","sizes":["16x16"],"theme":"dark"}],"mimeType":"text/plain","size":12})");
     CHECK_ROUND_TRIP(ContentBlock,
                      R"({"type":"resource","resource":{"text":"body","uri":"file:///a.txt","mimeType":"text/plain"}})");
     CHECK_ROUND_TRIP(ContentBlock, R"({"type":"resource","resource":{"blob":"aGk=","uri":"file:///a.bin"}})");
@@ -125,10 +124,12 @@ TEST_CASE("codec round trip: a diff whose patch is absent or null") {
 }
 
 TEST_CASE("codec round trip: McpServer variants") {
-    CHECK_ROUND_TRIP(McpServer,
-                     R"({"type":"http","name":"docs","url":"https://mcp.example/x","headers":[{"name":"Authorization","value":"Bearer t"}]})");
-    CHECK_ROUND_TRIP(McpServer,
-                     R"({"type":"stdio","name":"fs","command":"/usr/bin/mcp-fs","args":["--root","/w"],"env":[{"name":"LOG","value":"1"}]})");
+    CHECK_ROUND_TRIP(
+        McpServer,
+        R"({"type":"http","name":"docs","url":"https://mcp.example/x","headers":[{"name":"Authorization","value":"Bearer t"}]})");
+    CHECK_ROUND_TRIP(
+        McpServer,
+        R"({"type":"stdio","name":"fs","command":"/usr/bin/mcp-fs","args":["--root","/w"],"env":[{"name":"LOG","value":"1"}]})");
     CHECK_ROUND_TRIP(McpServer, R"({"type":"_acme_sse","name":"legacy","url":"https://x/sse"})");
     const auto stdio = decode_ok<McpServer>(R"({"type":"stdio","name":"fs","command":"/bin/fs"})");
     REQUIRE(stdio.stdio() != nullptr);
@@ -136,9 +137,10 @@ TEST_CASE("codec round trip: McpServer variants") {
 }
 
 TEST_CASE("codec round trip: initialize request and response with capabilities") {
-    CHECK_ROUND_TRIP(InitializeRequest,
-                     R"({"protocolVersion":2,"info":{"name":"my-ide","title":"My IDE","version":"1.4.0"},)"
-                     R"("capabilities":{"auth":{"terminal":{}},"elicitation":{"form":{},"url":{}},"_meta":{"acme.dev/x":true}}})");
+    CHECK_ROUND_TRIP(
+        InitializeRequest,
+        R"({"protocolVersion":2,"info":{"name":"my-ide","title":"My IDE","version":"1.4.0"},)"
+        R"("capabilities":{"auth":{"terminal":{}},"elicitation":{"form":{},"url":{}},"_meta":{"acme.dev/x":true}}})");
     const std::string response =
         R"({"protocolVersion":2,"info":{"name":"agent","version":"0.9"},)"
         R"("capabilities":{"session":{"prompt":{"image":{},"audio":null,"embeddedContext":{}},"mcp":{"stdio":{},"http":{}},)"
@@ -160,12 +162,14 @@ TEST_CASE("codec round trip: initialize request and response with capabilities")
 }
 
 TEST_CASE("codec round trip: permission request and response") {
-    CHECK_ROUND_TRIP(RequestPermissionRequest,
-                     R"({"sessionId":"s1","title":"Run a command?","subject":{"type":"command","command":"rm -rf build","cwd":"/w","toolCallId":"c1"},)"
-                     R"("options":[{"optionId":"o1","name":"Allow once","kind":"allow_once"},{"optionId":"o2","name":"Reject","kind":"reject_once"}]})");
-    CHECK_ROUND_TRIP(RequestPermissionRequest,
-                     R"({"sessionId":"s1","title":"Edit?","subject":{"type":"tool_call","toolCall":{"toolCallId":"c2","title":"Edit a.txt","kind":"edit"}},)"
-                     R"("options":[{"optionId":"o1","name":"Always","kind":"allow_always"}]})");
+    CHECK_ROUND_TRIP(
+        RequestPermissionRequest,
+        R"({"sessionId":"s1","title":"Run a command?","subject":{"type":"command","command":"rm -rf build","cwd":"/w","toolCallId":"c1"},)"
+        R"("options":[{"optionId":"o1","name":"Allow once","kind":"allow_once"},{"optionId":"o2","name":"Reject","kind":"reject_once"}]})");
+    CHECK_ROUND_TRIP(
+        RequestPermissionRequest,
+        R"({"sessionId":"s1","title":"Edit?","subject":{"type":"tool_call","toolCall":{"toolCallId":"c2","title":"Edit a.txt","kind":"edit"}},)"
+        R"("options":[{"optionId":"o1","name":"Always","kind":"allow_always"}]})");
     CHECK_ROUND_TRIP(RequestPermissionResponse, R"({"outcome":{"outcome":"selected","optionId":"o1"}})");
     CHECK_ROUND_TRIP(RequestPermissionResponse, R"({"outcome":{"outcome":"cancelled"}})");
 
@@ -203,10 +207,12 @@ TEST_CASE("codec round trip: elicitation requests in form and url mode, and the 
     REQUIRE(url_decoded.mode.url()->scope.request() != nullptr);
     CHECK(url_decoded.mode.url()->scope.request()->requestId.integer() != nullptr);
 
-    CHECK_ROUND_TRIP(CreateElicitationResponse,
-                     R"({"action":"accept","content":{"name":"Bob","age":3,"ratio":0.5,"ok":true,"tags":["a"],"odd":{"x":1}}})");
+    CHECK_ROUND_TRIP(
+        CreateElicitationResponse,
+        R"({"action":"accept","content":{"name":"Bob","age":3,"ratio":0.5,"ok":true,"tags":["a"],"odd":{"x":1}}})");
     CHECK_ROUND_TRIP(CreateElicitationResponse, R"({"action":"decline"})");
-    const auto accepted = decode_ok<CreateElicitationResponse>(R"({"action":"accept","content":{"n":"x","i":3,"d":0.5,"b":false,"s":["a"]}})");
+    const auto accepted = decode_ok<CreateElicitationResponse>(
+        R"({"action":"accept","content":{"n":"x","i":3,"d":0.5,"b":false,"s":["a"]}})");
     const auto& content = accepted.action.accept()->content;
     REQUIRE(content.has_value());
     CHECK(content->at(0).second.kind() == ElicitationContentValue::Kind::string);
@@ -217,10 +223,12 @@ TEST_CASE("codec round trip: elicitation requests in form and url mode, and the 
 }
 
 TEST_CASE("codec round trip: session config options") {
+    CHECK_ROUND_TRIP(
+        SessionConfigOption,
+        R"({"configId":"model","name":"Model","description":"Which model","category":"model","type":"select","currentValue":"fast",)"
+        R"("options":[{"groupId":"g1","name":"Fast ones","options":[{"value":"fast","name":"Fast"}]}]})");
     CHECK_ROUND_TRIP(SessionConfigOption,
-                     R"({"configId":"model","name":"Model","description":"Which model","category":"model","type":"select","currentValue":"fast",)"
-                     R"("options":[{"groupId":"g1","name":"Fast ones","options":[{"value":"fast","name":"Fast"}]}]})");
-    CHECK_ROUND_TRIP(SessionConfigOption, R"({"configId":"yolo","name":"Auto-approve","type":"boolean","currentValue":false})");
+                     R"({"configId":"yolo","name":"Auto-approve","type":"boolean","currentValue":false})");
     CHECK_ROUND_TRIP(SessionConfigOption, R"({"configId":"x","name":"X","type":"_acme_slider","min":0,"max":10})");
 
     const auto grouped = decode_ok<SessionConfigOption>(
@@ -236,13 +244,17 @@ TEST_CASE("codec round trip: session config options") {
 }
 
 TEST_CASE("codec round trip: requests the client sends") {
-    CHECK_ROUND_TRIP(NewSessionRequest,
-                     R"({"cwd":"/w","additionalDirectories":["/lib"],"mcpServers":[{"type":"stdio","name":"fs","command":"/bin/fs","args":[],"env":[]}]})");
+    CHECK_ROUND_TRIP(
+        NewSessionRequest,
+        R"({"cwd":"/w","additionalDirectories":["/lib"],"mcpServers":[{"type":"stdio","name":"fs","command":"/bin/fs","args":[],"env":[]}]})");
     CHECK_ROUND_TRIP(ResumeSessionRequest, R"({"sessionId":"s1","cwd":"/w","replayFrom":{"type":"start"}})");
-    CHECK_ROUND_TRIP(PromptRequest,
-                     R"({"sessionId":"s1","prompt":[{"type":"text","text":"fix it"},{"type":"resource_link","name":"a","uri":"file:///a"}]})");
-    CHECK_ROUND_TRIP(SetSessionConfigOptionRequest, R"({"sessionId":"s1","configId":"mode","type":"id","value":"code"})");
-    CHECK_ROUND_TRIP(SetSessionConfigOptionRequest, R"({"sessionId":"s1","configId":"yolo","type":"boolean","value":true})");
+    CHECK_ROUND_TRIP(
+        PromptRequest,
+        R"({"sessionId":"s1","prompt":[{"type":"text","text":"fix it"},{"type":"resource_link","name":"a","uri":"file:///a"}]})");
+    CHECK_ROUND_TRIP(SetSessionConfigOptionRequest,
+                     R"({"sessionId":"s1","configId":"mode","type":"id","value":"code"})");
+    CHECK_ROUND_TRIP(SetSessionConfigOptionRequest,
+                     R"({"sessionId":"s1","configId":"yolo","type":"boolean","value":true})");
     CHECK_ROUND_TRIP(CancelRequestNotification, R"({"requestId":"r-7"})");
     CHECK_ROUND_TRIP(CancelRequestNotification, R"({"requestId":7})");
 }

@@ -63,11 +63,11 @@ std::string decode_error(std::string_view text) {
 
 }  // namespace codec_test
 
-#define CHECK_ROUND_TRIP(Type, text)                                               \
-    do {                                                                          \
-        const std::string input_ = (text);                                        \
-        const std::string output_ = codec_test::round_trip<Type>(input_);         \
-        INFO("input:  " << input_);                                               \
-        INFO("output: " << output_);                                              \
-        CHECK(codec_test::same_json(input_, output_));                            \
+#define CHECK_ROUND_TRIP(Type, text)                                      \
+    do {                                                                  \
+        const std::string input_ = (text);                                \
+        const std::string output_ = codec_test::round_trip<Type>(input_); \
+        INFO("input:  " << input_);                                       \
+        INFO("output: " << output_);                                      \
+        CHECK(codec_test::same_json(input_, output_));                    \
     } while (false)

@@ -4,9 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
-#include <sstream>
 #include <iterator>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "acp/json.hpp"

@@ -142,8 +142,8 @@ TEST_CASE("validation: login only with an advertised method that goes through au
     v2::AuthMethodAgent oauth;
     oauth.methodId = "oauth";
     oauth.name = "Browser";
-    agent.authMethods = std::vector<v2::AuthMethod>{v2::AuthMethod::make_terminal(terminal),
-                                                    v2::AuthMethod::make_agent(oauth)};
+    agent.authMethods =
+        std::vector<v2::AuthMethod>{v2::AuthMethod::make_terminal(terminal), v2::AuthMethod::make_agent(oauth)};
     CHECK(check_login("oauth", agent).ok());
     CHECK(check_login("tty", agent).message().find("terminal method") != std::string::npos);
     CHECK(check_login("other", agent).message().find("did not advertise") != std::string::npos);

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "unit/session/session_test_util.hpp"
 #include "support/base64.hpp"
+#include "unit/session/session_test_util.hpp"
 
 namespace {
 
@@ -92,18 +92,18 @@ TEST_CASE("session random: the reference UTF-8 decoder follows the maximal-subpa
     // Examples of Unicode 3.9, table 3-8 and around it, worked out by hand.
     const std::string fffd = "\xEF\xBF\xBD";
     CHECK(Utf8Reference::decode("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80") == "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
-    CHECK(Utf8Reference::decode("\xC0\xAF") == fffd + fffd);                     // overlong lead
-    CHECK(Utf8Reference::decode("\xE0\x80\xAF") == fffd + fffd + fffd);         // overlong second byte
-    CHECK(Utf8Reference::decode("\xED\xA0\x80") == fffd + fffd + fffd);         // surrogate
-    CHECK(Utf8Reference::decode("\xED\x9F\xBF") == "\xED\x9F\xBF");             // U+D7FF
+    CHECK(Utf8Reference::decode("\xC0\xAF") == fffd + fffd);                        // overlong lead
+    CHECK(Utf8Reference::decode("\xE0\x80\xAF") == fffd + fffd + fffd);             // overlong second byte
+    CHECK(Utf8Reference::decode("\xED\xA0\x80") == fffd + fffd + fffd);             // surrogate
+    CHECK(Utf8Reference::decode("\xED\x9F\xBF") == "\xED\x9F\xBF");                 // U+D7FF
     CHECK(Utf8Reference::decode("\xF4\x90\x80\x80") == fffd + fffd + fffd + fffd);  // above U+10FFFF
-    CHECK(Utf8Reference::decode("\xF4\x8F\xBF\xBF") == "\xF4\x8F\xBF\xBF");     // U+10FFFF
+    CHECK(Utf8Reference::decode("\xF4\x8F\xBF\xBF") == "\xF4\x8F\xBF\xBF");         // U+10FFFF
     CHECK(Utf8Reference::decode("\xF5\x80") == fffd + fffd);
-    CHECK(Utf8Reference::decode("\xE2\x82x") == fffd + "x");                    // a truncated sequence is one U+FFFD
+    CHECK(Utf8Reference::decode("\xE2\x82x") == fffd + "x");  // a truncated sequence is one U+FFFD
     CHECK(Utf8Reference::decode("\xF0\x9F\x98\xC3\xA9") == fffd + "\xC3\xA9");
     CHECK(Utf8Reference::decode("\x80\xBF") == fffd + fffd);
-    CHECK(Utf8Reference::decode("ok\xF0\x9F\x98") == "ok");                     // held back at the end
-    CHECK(Utf8Reference::decode("ok\xE0\x80") == "ok" + fffd + fffd);           // not a prefix of anything: not held
+    CHECK(Utf8Reference::decode("ok\xF0\x9F\x98") == "ok");            // held back at the end
+    CHECK(Utf8Reference::decode("ok\xE0\x80") == "ok" + fffd + fffd);  // not a prefix of anything: not held
 }
 
 struct RefBlock {
@@ -269,8 +269,9 @@ public:
     std::string bytes() {
         // Lead bytes, continuation bytes and pieces of well-formed sequences, some of them
         // only invalid together (surrogates, overlongs, beyond U+10FFFF).
-        static const char* const pieces[] = {"ok ", "\xC3", "\xA9", "\xE2\x82", "\xAC", "\xFF", "\xF0\x9F\x98", "\x80",
-                                             "\xED", "\xA0", "\xE0", "\xF4\x90", "\xF4", "\x8F", "\xC1", "\xF5"};
+        static const char* const pieces[] = {"ok ",          "\xC3", "\xA9", "\xE2\x82", "\xAC", "\xFF",
+                                             "\xF0\x9F\x98", "\x80", "\xED", "\xA0",     "\xE0", "\xF4\x90",
+                                             "\xF4",         "\x8F", "\xC1", "\xF5"};
         std::string out;
         for (int i = pick(3); i >= 0; --i) out += pieces[pick(16)];
         return out;
@@ -280,7 +281,8 @@ public:
     std::string plan(const std::string& id) {
         static const char* const priorities[] = {"high", "medium", "low", "_acme_urgent"};
         static const char* const statuses[] = {"pending", "in_progress", "completed", "cancelled"};
-        if (pick(5) == 0) return R"({"type":"_acme_markdown","planId":")" + id + R"(","content":")" + text() + R"(","n":[1]})";
+        if (pick(5) == 0)
+            return R"({"type":"_acme_markdown","planId":")" + id + R"(","content":")" + text() + R"(","n":[1]})";
         std::string out = R"({"type":"items","planId":")" + id + R"(","entries":[)";
         for (int n = pick(4), i = 0; i < n; ++i) {
             out += std::string(i ? "," : "") + R"({"content":")" + text() + R"(","priority":")" + priorities[pick(4)] +
@@ -300,7 +302,8 @@ std::string step(Generator& g, Reference& ref) {
     static const char* const message_kinds[] = {"user_message", "agent_message", "agent_thought"};
     static const char* const statuses[] = {"in_progress", "completed", "failed", "_acme_waiting"};
     static const char* const tool_kinds[] = {"read", "edit", "execute", "_acme_kind"};
-    static const char* const locations[] = {R"({"path":"/a"})", R"({"path":"/b","line":3})", R"({"path":"/c","line":1,"_meta":{"k":1}})"};
+    static const char* const locations[] = {R"({"path":"/a"})", R"({"path":"/b","line":3})",
+                                            R"({"path":"/c","line":1,"_meta":{"k":1}})"};
     const int family = g.pick(12);
     if (family < 6) {
         const std::string kind = message_kinds[g.pick(3)];
@@ -309,12 +312,16 @@ std::string step(Generator& g, Reference& ref) {
         if (family < 4) {
             const RefBlock block = g.block();
             e.blocks.push_back(block);
-            return R"({"sessionUpdate":")" + kind + R"(_chunk","messageId":")" + id + R"(","content":)" + block.json + "}";
+            return R"({"sessionUpdate":")" + kind + R"(_chunk","messageId":")" + id + R"(","content":)" + block.json +
+                   "}";
         }
         std::string update = R"({"sessionUpdate":")" + kind + R"(","messageId":")" + id + "\"";
         switch (g.pick(4)) {
             case 0: break;  // content absent: unchanged
-            case 1: update += R"(,"content":null)"; e.blocks.clear(); break;
+            case 1:
+                update += R"(,"content":null)";
+                e.blocks.clear();
+                break;
             default: {
                 e.blocks.clear();
                 update += R"(,"content":[)";
@@ -340,22 +347,37 @@ std::string step(Generator& g, Reference& ref) {
         std::string update = R"({"sessionUpdate":"tool_call_update","toolCallId":")" + id + "\"";
         switch (g.pick(3)) {
             case 0: break;
-            case 1: update += R"(,"title":null)"; e.has_title = false; break;
-            default: e.title = g.text(); e.has_title = true; update += R"(,"title":")" + e.title + "\"";
+            case 1:
+                update += R"(,"title":null)";
+                e.has_title = false;
+                break;
+            default:
+                e.title = g.text();
+                e.has_title = true;
+                update += R"(,"title":")" + e.title + "\"";
         }
         switch (g.pick(3)) {
             case 0: break;
-            case 1: update += R"(,"status":null)"; e.status = "pending"; break;
+            case 1:
+                update += R"(,"status":null)";
+                e.status = "pending";
+                break;
             default: e.status = statuses[g.pick(4)]; update += R"(,"status":")" + e.status + "\"";
         }
         switch (g.pick(3)) {
             case 0: break;
-            case 1: update += R"(,"kind":null)"; e.tool_kind = "other"; break;
+            case 1:
+                update += R"(,"kind":null)";
+                e.tool_kind = "other";
+                break;
             default: e.tool_kind = tool_kinds[g.pick(4)]; update += R"(,"kind":")" + e.tool_kind + "\"";
         }
         switch (g.pick(4)) {
             case 0: break;
-            case 1: update += R"(,"locations":null)"; e.locations.clear(); break;
+            case 1:
+                update += R"(,"locations":null)";
+                e.locations.clear();
+                break;
             default: {
                 e.locations.clear();
                 update += R"(,"locations":[)";
@@ -368,12 +390,16 @@ std::string step(Generator& g, Reference& ref) {
         }
         switch (g.pick(4)) {
             case 0: break;
-            case 1: update += R"(,"content":null)"; e.tool_content.clear(); break;
+            case 1:
+                update += R"(,"content":null)";
+                e.tool_content.clear();
+                break;
             default: {
                 e.tool_content.clear();
                 update += R"(,"content":[)";
                 for (int n = g.pick(3), i = 0; i < n; ++i) {
-                    e.tool_content.push_back(R"({"type":"terminal","terminalId":"t)" + std::to_string(g.pick(9)) + "\"}");
+                    e.tool_content.push_back(R"({"type":"terminal","terminalId":"t)" + std::to_string(g.pick(9)) +
+                                             "\"}");
                     update += (i ? "," : "") + e.tool_content.back();
                 }
                 update += "]";
@@ -389,9 +415,14 @@ std::string step(Generator& g, Reference& ref) {
         const std::string bytes = g.bytes();
         const std::string head = R"(","terminalId":")" + id + "\"";
         switch (g.pick(5)) {
-            case 0: e.bytes = bytes; return R"({"sessionUpdate":"terminal_update)" + head + R"(,"output":{"data":")" + base64(bytes) + "\"}}";
+            case 0:
+                e.bytes = bytes;
+                return R"({"sessionUpdate":"terminal_update)" + head + R"(,"output":{"data":")" + base64(bytes) +
+                       "\"}}";
             case 1: e.bytes.clear(); return R"({"sessionUpdate":"terminal_update)" + head + R"(,"output":null})";
-            default: e.bytes += bytes; return R"({"sessionUpdate":"terminal_output_chunk)" + head + R"(,"data":")" + base64(bytes) + "\"}";
+            default:
+                e.bytes += bytes;
+                return R"({"sessionUpdate":"terminal_output_chunk)" + head + R"(,"data":")" + base64(bytes) + "\"}";
         }
     }
     // CLIENT-MUST-55: each plan_update replaces that planId's plan, whatever the type.
@@ -426,7 +457,8 @@ TEST_CASE("session random: interleaved chunks, upserts, patches and nulls agree 
                     std::string history;
                     for (const auto& update : applied) history += update + "\n";
                     FAIL("seed " << seed << " step " << i << "\nactual:   " << actual << "\nexpected: " << expected
-                                 << "\nupdates:\n" << history);
+                                 << "\nupdates:\n"
+                                 << history);
                 }
                 ++compared;
             }

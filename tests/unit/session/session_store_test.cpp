@@ -38,7 +38,8 @@ std::string describe(const SessionEvent& e) {
         case SessionEvent::Type::replay_ended: text = "replay_ended"; break;
     }
     if (e.type == SessionEvent::Type::item_inserted || e.type == SessionEvent::Type::item_changed) {
-        text += " " + std::to_string(e.index) + " " + std::string(acp::item_kind_name(e.item_kind)) + ":" + std::string(e.item_id);
+        text += " " + std::to_string(e.index) + " " + std::string(acp::item_kind_name(e.item_kind)) + ":" +
+                std::string(e.item_id);
     }
     return std::string(e.session_id) + " " + text;
 }
@@ -55,7 +56,8 @@ struct Recorder {
 TEST_CASE("session store: a permission subject is applied like a tool_call_update") {
     // CLIENT-MUST-70
     acp::SessionStore store;
-    apply_all(store, {R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Edit","status":"in_progress"})"});
+    apply_all(store,
+              {R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Edit","status":"in_progress"})"});
     acp::v2::ToolCallUpdate subject;
     subject.toolCallId = "c1";
     subject.status = acp::v2::ToolCallStatus{"pending"};
@@ -154,15 +156,19 @@ TEST_CASE("session store: requires_action is busy and idle after it ends the tur
     constexpr const char* blocked = R"({"sessionUpdate":"state_update","state":"requires_action"})";
     acp::SessionStore store;
     Recorder recorder(store);
-    apply_all(store, {running, R"({"sessionUpdate":"user_message","messageId":"u1","content":[{"type":"text","text":"Go"}]})", blocked});
+    apply_all(store,
+              {running, R"({"sessionUpdate":"user_message","messageId":"u1","content":[{"type":"text","text":"Go"}]})",
+               blocked});
     const acp::SessionState* state = store.find("s1");
     REQUIRE(state != nullptr);
     CHECK(state->foreground().state == "requires_action");
     CHECK(state->foreground().is_busy());
     CHECK(state->foreground().is_known());
-    apply_all(store, {R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"})", running, blocked});
-    CHECK(recorder.events == std::vector<std::string>{"s1 added", "s1 state", "s1 inserted 0 user_message:u1", "s1 state",
-                                                      "s1 inserted 1 tool_call:c1", "s1 state", "s1 state"});
+    apply_all(store,
+              {R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"})", running, blocked});
+    CHECK(recorder.events == std::vector<std::string>{"s1 added", "s1 state", "s1 inserted 0 user_message:u1",
+                                                      "s1 state", "s1 inserted 1 tool_call:c1", "s1 state",
+                                                      "s1 state"});
     apply_all(store, {idle_end_turn});
     CHECK(state->foreground().is_idle());
     CHECK(recorder.events.size() == 9);
@@ -174,7 +180,8 @@ TEST_CASE("session store: work blocked from the start ends with a completion too
     // CLIENT-MUST-65, CLIENT-MUST-58
     acp::SessionStore store;
     Recorder recorder(store);
-    apply_all(store, {R"({"sessionUpdate":"state_update","state":"requires_action","background":[]})", idle_end_turn, idle_end_turn});
+    apply_all(store, {R"({"sessionUpdate":"state_update","state":"requires_action","background":[]})", idle_end_turn,
+                      idle_end_turn});
     CHECK(recorder.events == std::vector<std::string>{"s1 added", "s1 state", "s1 state", "s1 turn_ended"});
     // Replayed, the same snapshots are state only.
     store.begin_replay("s1");
@@ -195,7 +202,9 @@ TEST_CASE("session store: a live session and its replay differ in form but give 
     const std::string tool_call =
         R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Run tests","kind":"execute","content":[{"type":"terminal","terminalId":"t1"}])";
     auto chunk = [](const char* t) {
-        return std::string(R"({"sessionUpdate":"agent_message_chunk","messageId":"a1","content":{"type":"text","text":")") + t + "\"}}";
+        return std::string(
+                   R"({"sessionUpdate":"agent_message_chunk","messageId":"a1","content":{"type":"text","text":")") +
+               t + "\"}}";
     };
     auto terminal_chunk = [&](const std::string& piece) {
         return R"({"sessionUpdate":"terminal_output_chunk","terminalId":"t1","data":")" + base64(piece) + "\"}";
@@ -219,8 +228,8 @@ TEST_CASE("session store: a live session and its replay differ in form but give 
         R"({"sessionUpdate":"user_message","messageId":"u1","content":[{"type":"text","text":"Run the tests"}]})",
         R"({"sessionUpdate":"agent_message","messageId":"a1","content":[{"type":"text","text":"Running t\u00e9sts: done"}]})",
         tool_call + R"(,"status":"completed"})",
-        R"({"sessionUpdate":"terminal_update","terminalId":"t1","command":"make test","output":{"data":")" + base64(bytes) +
-            R"("},"exitStatus":{"exitCode":0}})",
+        R"({"sessionUpdate":"terminal_update","terminalId":"t1","command":"make test","output":{"data":")" +
+            base64(bytes) + R"("},"exitStatus":{"exitCode":0}})",
         idle_end_turn,
     };
     acp::SessionStore store;
@@ -243,14 +252,16 @@ TEST_CASE("session store: a live session and its replay differ in form but give 
 TEST_CASE("session store: mark_cancelled cancels unfinished foreground tool calls only") {
     // CLIENT-MUST-69
     acp::SessionStore store;
-    apply_all(store, {
-        R"({"sessionUpdate":"tool_call_update","toolCallId":"done","status":"completed"})",
-        R"({"sessionUpdate":"tool_call_update","toolCallId":"running","status":"in_progress"})",
-        R"({"sessionUpdate":"tool_call_update","toolCallId":"pending"})",
-        R"({"sessionUpdate":"tool_call_update","toolCallId":"custom","status":"_acme_queued"})",
-        R"({"sessionUpdate":"tool_call_update","toolCallId":"watcher","status":"paused"})",
-        R"({"sessionUpdate":"state_update","state":"running","background":[{"type":"tool_call","toolCallId":"watcher"}]})",
-    });
+    apply_all(
+        store,
+        {
+            R"({"sessionUpdate":"tool_call_update","toolCallId":"done","status":"completed"})",
+            R"({"sessionUpdate":"tool_call_update","toolCallId":"running","status":"in_progress"})",
+            R"({"sessionUpdate":"tool_call_update","toolCallId":"pending"})",
+            R"({"sessionUpdate":"tool_call_update","toolCallId":"custom","status":"_acme_queued"})",
+            R"({"sessionUpdate":"tool_call_update","toolCallId":"watcher","status":"paused"})",
+            R"({"sessionUpdate":"state_update","state":"running","background":[{"type":"tool_call","toolCallId":"watcher"}]})",
+        });
     store.mark_cancelled("s1");
     const std::string json = dump(store);
     CHECK(select(json, "items[0].status") == R"("completed")");
@@ -279,21 +290,22 @@ TEST_CASE("session store: mark_cancelled does nothing while idle") {
 TEST_CASE("session store: observers get ordered item events with index and id") {
     acp::SessionStore store;
     Recorder recorder(store);
-    apply_all(store, {
-        R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})",
-        R"({"sessionUpdate":"tool_call_update","toolCallId":"c1"})",
-        R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"b"}})",
-        R"({"sessionUpdate":"usage_update","used":1,"size":2})",
-        R"({"sessionUpdate":"config_option_update","configOptions":[]})",
-        R"({"sessionUpdate":"available_commands_update","availableCommands":[]})",
-        R"({"sessionUpdate":"session_info_update","title":"T"})",
-        R"({"sessionUpdate":"notice","severity":"info","title":"n"})",
-    });
+    apply_all(store,
+              {
+                  R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})",
+                  R"({"sessionUpdate":"tool_call_update","toolCallId":"c1"})",
+                  R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"b"}})",
+                  R"({"sessionUpdate":"usage_update","used":1,"size":2})",
+                  R"({"sessionUpdate":"config_option_update","configOptions":[]})",
+                  R"({"sessionUpdate":"available_commands_update","availableCommands":[]})",
+                  R"({"sessionUpdate":"session_info_update","title":"T"})",
+                  R"({"sessionUpdate":"notice","severity":"info","title":"n"})",
+              });
     store.remove("s1");
-    CHECK(recorder.events == std::vector<std::string>{
-                                 "s1 added", "s1 inserted 0 agent_message:m1", "s1 inserted 1 tool_call:c1",
-                                 "s1 changed 0 agent_message:m1", "s1 usage", "s1 config", "s1 commands", "s1 info",
-                                 "s1 notice", "s1 removed"});
+    CHECK(recorder.events == std::vector<std::string>{"s1 added", "s1 inserted 0 agent_message:m1",
+                                                      "s1 inserted 1 tool_call:c1", "s1 changed 0 agent_message:m1",
+                                                      "s1 usage", "s1 config", "s1 commands", "s1 info", "s1 notice",
+                                                      "s1 removed"});
     CHECK(store.find("s1") == nullptr);
 }
 
@@ -310,8 +322,7 @@ TEST_CASE("session store: a full replay resets the session at its first change, 
     CHECK(recorder.events.empty());
     apply_all(store, {chunk_a});
     store.end_replay("s1");
-    CHECK(recorder.events ==
-          std::vector<std::string>{"s1 reset", "s1 inserted 0 agent_message:m1", "s1 replay_ended"});
+    CHECK(recorder.events == std::vector<std::string>{"s1 reset", "s1 inserted 0 agent_message:m1", "s1 replay_ended"});
     REQUIRE(store.find("s1")->items().size() == 1);
     CHECK(select(dump(store), "items[0].content") == R"([{"type":"text","text":"a"}])");  // not "aa"
     CHECK_FALSE(store.find("s1")->replaying());
@@ -319,7 +330,8 @@ TEST_CASE("session store: a full replay resets the session at its first change, 
 
 TEST_CASE("session store: a replay that brings nothing leaves the session empty") {
     acp::SessionStore store;
-    apply_all(store, {R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})"});
+    apply_all(store,
+              {R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})"});
     Recorder recorder(store);
     store.begin_replay("s1");
     store.end_replay("s1");
@@ -329,8 +341,9 @@ TEST_CASE("session store: a replay that brings nothing leaves the session empty"
 
 TEST_CASE("session store: an aborted replay leaves the session as it was") {
     acp::SessionStore store;
-    apply_all(store, {R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})",
-                      idle_end_turn});
+    apply_all(store,
+              {R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})",
+               idle_end_turn});
     const std::string before = acp::to_json(*store.find("s1"));
     Recorder recorder(store);
     store.begin_replay("s1");
@@ -344,12 +357,13 @@ TEST_CASE("session store: a full replay of a session the store never held emits 
     acp::SessionStore store;
     Recorder recorder(store);
     store.begin_replay("s2");
-    REQUIRE(store.apply(notification(
-                R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})", "s2"))
+    REQUIRE(store
+                .apply(notification(
+                    R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})",
+                    "s2"))
                 .ok());
     store.end_replay("s2");
-    CHECK(recorder.events ==
-          std::vector<std::string>{"s2 added", "s2 inserted 0 agent_message:m1", "s2 replay_ended"});
+    CHECK(recorder.events == std::vector<std::string>{"s2 added", "s2 inserted 0 agent_message:m1", "s2 replay_ended"});
 }
 
 TEST_CASE("session store: a dropped subscription receives nothing") {
@@ -392,8 +406,16 @@ TEST_CASE("session store: a subscription may outlive its store") {
 TEST_CASE("session store: sessions are kept apart") {
     // CLIENT-MUST-48: each session's updates apply to that session only
     acp::SessionStore store;
-    CHECK(store.apply(session_test::notification(R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})", "s1")).ok());
-    CHECK(store.apply(session_test::notification(R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"b"}})", "s2")).ok());
+    CHECK(store
+              .apply(session_test::notification(
+                  R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})",
+                  "s1"))
+              .ok());
+    CHECK(store
+              .apply(session_test::notification(
+                  R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"b"}})",
+                  "s2"))
+              .ok());
     CHECK(store.size() == 2);
     CHECK(select(dump(store, "s1"), "items[0].content[0].text") == R"("a")");
     CHECK(select(dump(store, "s2"), "items[0].content[0].text") == R"("b")");
@@ -402,7 +424,9 @@ TEST_CASE("session store: sessions are kept apart") {
 TEST_CASE("session store: responses replace config options and commands, list info replaces info") {
     // CLIENT-MUST-56, CLIENT-MUST-44
     acp::SessionStore store;
-    apply_all(store, {R"({"sessionUpdate":"config_option_update","configOptions":[{"configId":"a","name":"A","type":"boolean","currentValue":true}]})"});
+    apply_all(
+        store,
+        {R"({"sessionUpdate":"config_option_update","configOptions":[{"configId":"a","name":"A","type":"boolean","currentValue":true}]})"});
     store.set_config_options("s1", {});
     store.set_available_commands("s1", {});
     acp::v2::SessionInfo info;
@@ -414,7 +438,8 @@ TEST_CASE("session store: responses replace config options and commands, list in
     const std::string json = dump(store);
     CHECK(select(json, "configOptions") == "[]");
     CHECK(select(json, "availableCommands") == "[]");
-    CHECK(select(json, "info") == R"({"title":"T","updatedAt":null,"cwd":"/w","additionalDirectories":["/x"],"_meta":{}})");
+    CHECK(select(json, "info") ==
+          R"({"title":"T","updatedAt":null,"cwd":"/w","additionalDirectories":["/x"],"_meta":{}})");
     // A later list says other roots: they replace the earlier ones, never merge with them.
     info.additionalDirectories = std::vector<std::string>{"/y", "/z"};
     store.set_session_info(info);
@@ -428,8 +453,9 @@ TEST_CASE("session store: responses replace config options and commands, list in
 
 TEST_CASE("session store: find by kind and id") {
     acp::SessionStore store;
-    apply_all(store, {R"({"sessionUpdate":"tool_call_update","toolCallId":"c1"})",
-                      R"({"sessionUpdate":"agent_message_chunk","messageId":"c1","content":{"type":"text","text":"a"}})"});
+    apply_all(store,
+              {R"({"sessionUpdate":"tool_call_update","toolCallId":"c1"})",
+               R"({"sessionUpdate":"agent_message_chunk","messageId":"c1","content":{"type":"text","text":"a"}})"});
     const acp::SessionState& state = *store.find("s1");
     CHECK(state.find(acp::ItemKind::agent_message, "c1") == std::optional<std::size_t>(1));
     CHECK(state.find(acp::ItemKind::user_message, "c1") == std::nullopt);
@@ -446,7 +472,8 @@ TEST_CASE("session store: what session/list said while a full replay is pending 
     listed.cwd = "/work";
     listed.title = std::string("listed");
     store.set_session_info(listed);
-    apply_all(store, {R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})"});
+    apply_all(store,
+              {R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a"}})"});
     store.end_replay("s1");
     CHECK(select(dump(store), "info.title") == R"("listed")");
     CHECK(select(dump(store), "info.cwd") == R"("/work")");
@@ -461,13 +488,15 @@ TEST_CASE("session store: item events of a chunk carry the text it appended, oth
         appended.push_back(e.appended_text ? "+" + std::string(*e.appended_text) : "-");
     });
     const std::string check = "\xE2\x9C\x93";  // split across two terminal chunks below
-    apply_all(store, {
-        R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"Hel"}})",
-        R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"lo"}})",
-        R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"image","data":"AA==","mimeType":"image/png"}})",
-        R"({"sessionUpdate":"agent_message","messageId":"m1","content":[{"type":"text","text":"Replaced"}]})",
-        R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Edit"})",
-    });
+    apply_all(
+        store,
+        {
+            R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"Hel"}})",
+            R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"lo"}})",
+            R"({"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"image","data":"AA==","mimeType":"image/png"}})",
+            R"({"sessionUpdate":"agent_message","messageId":"m1","content":[{"type":"text","text":"Replaced"}]})",
+            R"({"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"Edit"})",
+        });
     const std::string first = R"({"sessionUpdate":"terminal_output_chunk","terminalId":"t1","data":")" +
                               base64("ok " + check.substr(0, 1)) + "\"}";
     const std::string second = R"({"sessionUpdate":"terminal_output_chunk","terminalId":"t1","data":")" +
@@ -482,11 +511,12 @@ TEST_CASE("session store: chunks alternating between entities of one id and kind
     // The store remembers the item the last chunk went to (a lookup saved per streamed
     // chunk); a chunk of another kind with the same id, or after a reset, must not take it.
     acp::SessionStore store;
-    apply_all(store, {R"({"sessionUpdate":"agent_message_chunk","messageId":"x","content":{"type":"text","text":"a1 "}})",
-                      R"({"sessionUpdate":"agent_thought_chunk","messageId":"x","content":{"type":"text","text":"t1 "}})",
-                      R"({"sessionUpdate":"agent_message_chunk","messageId":"x","content":{"type":"text","text":"a2"}})",
-                      R"({"sessionUpdate":"user_message_chunk","messageId":"x","content":{"type":"text","text":"u"}})",
-                      R"({"sessionUpdate":"agent_thought_chunk","messageId":"x","content":{"type":"text","text":"t2"}})"});
+    apply_all(store,
+              {R"({"sessionUpdate":"agent_message_chunk","messageId":"x","content":{"type":"text","text":"a1 "}})",
+               R"({"sessionUpdate":"agent_thought_chunk","messageId":"x","content":{"type":"text","text":"t1 "}})",
+               R"({"sessionUpdate":"agent_message_chunk","messageId":"x","content":{"type":"text","text":"a2"}})",
+               R"({"sessionUpdate":"user_message_chunk","messageId":"x","content":{"type":"text","text":"u"}})",
+               R"({"sessionUpdate":"agent_thought_chunk","messageId":"x","content":{"type":"text","text":"t2"}})"});
     CHECK(store.apply_text_chunk("s1", acp::ItemKind::agent_message, "x", " a3").ok());
     CHECK(store.apply_text_chunk("s1", acp::ItemKind::agent_message, "y", "b").ok());
     CHECK(store.apply_text_chunk("s1", acp::ItemKind::agent_message, "x", " a4").ok());

@@ -17,7 +17,8 @@ namespace session_test {
 
 // A session/update notification for session s1 (or session) carrying update_json.
 inline acp::v2::UpdateSessionNotification notification(std::string_view update_json, std::string_view session = "s1") {
-    const std::string text = R"({"sessionId":")" + std::string(session) + R"(","update":)" + std::string(update_json) + "}";
+    const std::string text =
+        R"({"sessionId":")" + std::string(session) + R"(","update":)" + std::string(update_json) + "}";
     return codec_test::decode_ok<acp::v2::UpdateSessionNotification>(text);
 }
 

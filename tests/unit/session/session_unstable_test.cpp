@@ -14,10 +14,12 @@ using session_test::select;
 
 TEST_CASE("session unstable: subagent_update creates and patches a subagent item") {
     acp::SessionStore store;
-    apply_all(store, {
-        R"({"sessionUpdate":"subagent_update","sessionId":"child-1","title":"Explore","state":{"state":"running"},"capabilities":{"cancel":{}}})",
-        R"({"sessionUpdate":"subagent_update","sessionId":"child-1","description":"Reads the tree","title":null})",
-    });
+    apply_all(
+        store,
+        {
+            R"({"sessionUpdate":"subagent_update","sessionId":"child-1","title":"Explore","state":{"state":"running"},"capabilities":{"cancel":{}}})",
+            R"({"sessionUpdate":"subagent_update","sessionId":"child-1","description":"Reads the tree","title":null})",
+        });
     const acp::SessionState& s = *store.find("s1");
     REQUIRE(s.items().size() == 1);
     const acp::SubagentItem* child = s.items()[0].subagent();
@@ -37,11 +39,13 @@ TEST_CASE("session unstable: subagent_update creates and patches a subagent item
 TEST_CASE("session unstable: session_message and its chunks follow the message rules") {
     // CLIENT-MUST-51 applied to inter-session messages.
     acp::SessionStore store;
-    apply_all(store, {
-        R"({"sessionUpdate":"session_message_chunk","messageId":"m1","content":{"type":"text","text":"Hel"}})",
-        R"({"sessionUpdate":"session_message_chunk","messageId":"m1","content":{"type":"text","text":"lo"}})",
-        R"({"sessionUpdate":"session_message","messageId":"m1","senderSessionId":"child-1"})",
-    });
+    apply_all(
+        store,
+        {
+            R"({"sessionUpdate":"session_message_chunk","messageId":"m1","content":{"type":"text","text":"Hel"}})",
+            R"({"sessionUpdate":"session_message_chunk","messageId":"m1","content":{"type":"text","text":"lo"}})",
+            R"({"sessionUpdate":"session_message","messageId":"m1","senderSessionId":"child-1"})",
+        });
     const acp::SessionState& s = *store.find("s1");
     REQUIRE(s.items().size() == 1);
     const acp::SessionMessageItem* message = s.items()[0].session_message();
@@ -56,11 +60,13 @@ TEST_CASE("session unstable: session_message and its chunks follow the message r
 
 TEST_CASE("session unstable: markdown and file plans are plans, and plan_removed marks one removed in place") {
     acp::SessionStore store;
-    apply_all(store, {
-        R"({"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"p1","content":"# Steps"}})",
-        R"({"sessionUpdate":"plan_update","plan":{"type":"file","planId":"p2","uri":"file:///work/PLAN.md"}})",
-        R"({"sessionUpdate":"plan_removed","planId":"p1"})",
-    });
+    apply_all(
+        store,
+        {
+            R"({"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"p1","content":"# Steps"}})",
+            R"({"sessionUpdate":"plan_update","plan":{"type":"file","planId":"p2","uri":"file:///work/PLAN.md"}})",
+            R"({"sessionUpdate":"plan_removed","planId":"p1"})",
+        });
     const acp::SessionState& s = *store.find("s1");
     REQUIRE(s.items().size() == 2);
     const acp::PlanItem* markdown = s.items()[0].plan();
@@ -84,10 +90,12 @@ TEST_CASE("session unstable: markdown and file plans are plans, and plan_removed
 TEST_CASE("session unstable: Usage on idle is kept with the state, and state unknown is busy") {
     // CLIENT-MUST-57: an unrecognised state is never idle.
     acp::SessionStore store;
-    apply_all(store, {
-        R"({"sessionUpdate":"state_update","state":"running","background":[{"type":"subagent","sessionId":"child-1"}]})",
-        R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn","usage":{"totalTokens":30,"inputTokens":20,"outputTokens":10}})",
-    });
+    apply_all(
+        store,
+        {
+            R"({"sessionUpdate":"state_update","state":"running","background":[{"type":"subagent","sessionId":"child-1"}]})",
+            R"({"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn","usage":{"totalTokens":30,"inputTokens":20,"outputTokens":10}})",
+        });
     const acp::SessionState& s = *store.find("s1");
     REQUIRE(s.foreground().usage.has_value());
     CHECK(s.foreground().usage->totalTokens == 30);

@@ -39,7 +39,8 @@ TEST_CASE("terminal bytes: UTF-8 decodes the same however the bytes are split") 
         CHECK(pending.empty());
         CHECK(text == whole);
     }
-    CHECK(whole == "a\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xEF\xBF\xBD z \xEF\xBF\xBD q \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+    CHECK(whole ==
+          "a\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xEF\xBF\xBD z \xEF\xBF\xBD q \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
 TEST_CASE("terminal bytes: an incomplete sequence at the end waits for the next chunk") {

@@ -11,8 +11,8 @@
 #include <random>
 #include <string>
 
-#include "support/utf8_check.hpp"
 #include "support/utf8.hpp"
+#include "support/utf8_check.hpp"
 
 using namespace acp::detail;
 
@@ -40,8 +40,8 @@ bool rapidjson_valid(const std::string& text) {
 
 TEST_CASE("utf8: random bytes near every boundary agree with RapidJSON's validator") {
     std::mt19937 random(1903);
-    const unsigned char interesting[] = {'a',  '"',  0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2,
-                                         0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF};
+    const unsigned char interesting[] = {'a',  '"',  0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF,
+                                         0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF};
     for (int round = 0; round < 200000; ++round) {
         std::string text(random() % 24, 'x');  // an ASCII run before, to cross the 16-byte blocks
         const std::size_t tail = random() % 8;
@@ -66,7 +66,6 @@ TEST_CASE("utf8: the offset names the first bad byte, and valid text of every le
         CHECK(first_invalid_utf8(whole.data(), whole.size()) == whole.size());
     }
 }
-
 
 TEST_CASE("utf8: decode takes one code point, or the maximal invalid subpart as U+FFFD") {
     struct Case {
@@ -98,8 +97,12 @@ TEST_CASE("utf8: decode takes one code point, or the maximal invalid subpart as 
         {"\xFF", 0xFFFD, 1, false, false},
         {"\x80", 0xFFFD, 1, false, false},
         // A valid start broken off by another byte: the start is one subpart.
-        {"\xE2\x82" "A", 0xFFFD, 2, false, false},
-        {"\xF0\x9F\x98" "A", 0xFFFD, 3, false, false},
+        {"\xE2\x82"
+         "A",
+         0xFFFD, 2, false, false},
+        {"\xF0\x9F\x98"
+         "A",
+         0xFFFD, 3, false, false},
         // Cut off by the end.
         {"\xE2\x82", 0xFFFD, 2, false, true},
         {"\xF0\x9F\x98", 0xFFFD, 3, false, true},
@@ -122,8 +125,14 @@ TEST_CASE("utf8: repair replaces each maximal invalid subpart with one U+FFFD an
         return out;
     };
     CHECK(repaired("caf\xC3\xA9") == "caf\xC3\xA9");
-    CHECK(repaired("a\xFF" "b") == "a\xEF\xBF\xBD" "b");
-    CHECK(repaired("\xE2\x82" "A") == "\xEF\xBF\xBD" "A");                   // one, not two
+    CHECK(repaired("a\xFF"
+                   "b") ==
+          "a\xEF\xBF\xBD"
+          "b");
+    CHECK(repaired("\xE2\x82"
+                   "A") ==
+          "\xEF\xBF\xBD"
+          "A");                                                                 // one, not two
     CHECK(repaired("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate: three
     CHECK(repaired("\xC0\xAF") == "\xEF\xBF\xBD\xEF\xBF\xBD");
     CHECK(repaired("ok\xF0\x9F\x98") == "ok\xEF\xBF\xBD");  // a truncated tail
@@ -151,7 +160,9 @@ TEST_CASE("utf8: the incomplete tail is what a later chunk could still complete"
 }
 
 TEST_CASE("utf8: truncation never ends inside a character") {
-    const std::string text = "ab\xE2\x82\xAC" "cd";
+    const std::string text =
+        "ab\xE2\x82\xAC"
+        "cd";
     CHECK(utf8_truncate(text, 100) == text);
     CHECK(utf8_truncate(text, 2) == "ab");
     CHECK(utf8_truncate(text, 3) == "ab");

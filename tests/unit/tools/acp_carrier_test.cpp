@@ -42,9 +42,8 @@ struct Harness {
         rpc.emplace(loop.get(), std::move(pair.first), Logger());
         agent.emplace(std::move(pair.second));
         acp.emplace(*rpc, Logger());
-        rpc->on_request(std::string(kMcpMessageMethod), [this](const JsonValue* p, Responder r) {
-            acp->on_request(p, std::move(r));
-        });
+        rpc->on_request(std::string(kMcpMessageMethod),
+                        [this](const JsonValue* p, Responder r) { acp->on_request(p, std::move(r)); });
         rpc->start();
         server = acp::ToolServer::create("editor").value();
         acp::Tool now;
@@ -128,7 +127,8 @@ TEST_CASE("mcp over acp: unknown server ids are -33001 and malformed envelopes -
     REQUIRE(doc);
     CHECK(error_code(*doc) == binding_code::server_unavailable);
     CHECK(std::string((*doc)["error"]["data"]["serverId"].GetString()) == "editor:nobody");
-    const char* malformed[] = {R"({})", R"({"serverId":1,"requestId":"a","method":"ping"})",
+    const char* malformed[] = {R"({})",
+                               R"({"serverId":1,"requestId":"a","method":"ping"})",
                                R"({"serverId":"x","requestId":2,"method":"ping"})",
                                R"({"serverId":"x","requestId":"a"})",
                                R"({"serverId":"x","requestId":"a","method":"ping","params":[1]})",
@@ -207,7 +207,8 @@ TEST_CASE("mcp over acp: $/cancel_request tells the handler and answers -32800")
 
 TEST_CASE("mcp over acp: progress is an mcp/message notification of the active request only") {
     Harness h;
-    h.send(1, R"({"serverId":")" + h.server_id + R"(","requestId":"p","method":"tools/call","params":{"name":"slow",)"
+    h.send(1, R"({"serverId":")" + h.server_id +
+                  R"(","requestId":"p","method":"tools/call","params":{"name":"slow",)"
                   R"("_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
                   R"("io.modelcontextprotocol/clientCapabilities":{}}}})");
     REQUIRE(h.loop.run_until([&] { return h.held.size() == 1; }));

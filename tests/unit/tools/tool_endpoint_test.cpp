@@ -58,26 +58,26 @@ struct Fixture {
         REQUIRE(server->add_tool(std::move(selection)).ok());
         acp::Tool open;
         open.name = "open_file";
-        open.input_schema = RawJson{R"({"type":"object","properties":{"path":{"type":"string","minLength":1,"maxLength":16},)"
-                                    R"("line":{"type":"integer","minimum":1},"mode":{"enum":["view","edit"]},)"
-                                    R"("tags":{"type":"array","items":{"type":"string"},"maxItems":2}},)"
-                                    R"("required":["path"],"additionalProperties":false})"};
+        open.input_schema =
+            RawJson{R"({"type":"object","properties":{"path":{"type":"string","minLength":1,"maxLength":16},)"
+                    R"("line":{"type":"integer","minimum":1},"mode":{"enum":["view","edit"]},)"
+                    R"("tags":{"type":"array","items":{"type":"string"},"maxItems":2}},)"
+                    R"("required":["path"],"additionalProperties":false})"};
         open.handler = [this](const acp::ToolCall& call, acp::ToolResponder answer) {
             ++handled;
             arguments.push_back(call.arguments.text);
             held.push_back(answer);
         };
         REQUIRE(server->add_tool(std::move(open)).ok());
-        endpoint = ToolEndpoint::create(server->impl(), mode, acp::detail::Logger([this](const acp::LogRecord& r) {
-                                            log.emplace_back(r.message);
-                                        }));
+        endpoint =
+            ToolEndpoint::create(server->impl(), mode,
+                                 acp::detail::Logger([this](const acp::LogRecord& r) { log.emplace_back(r.message); }));
     }
 
     void call(int id, const std::string& tool, const std::string& arguments_json, const std::string& meta = "") {
         endpoint->on_mcp_message(peer, R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
-                                           R"(,"method":"tools/call","params":{"name":")" + tool +
-                                           R"(","arguments":)" + arguments_json + (meta.empty() ? "" : ",\"_meta\":" + meta) +
-                                           "}}");
+                                           R"(,"method":"tools/call","params":{"name":")" + tool + R"(","arguments":)" +
+                                           arguments_json + (meta.empty() ? "" : ",\"_meta\":" + meta) + "}}");
     }
 };
 
@@ -87,14 +87,16 @@ TEST_CASE("tools: initialize answers the revision asked for when supported, else
     Fixture f;
     for (const char* revision : {"2025-06-18", "2025-11-25", "2026-07-28"}) {
         f.endpoint->on_mcp_message(f.peer, std::string(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":)"
-                                                       R"({"protocolVersion":")") + revision +
+                                                       R"({"protocolVersion":")") +
+                                               revision +
                                                R"(","capabilities":{},"clientInfo":{"name":"a","version":"1"}}})");
         auto doc = f.peer.last();
         CHECK(std::string(doc["result"]["protocolVersion"].GetString()) == revision);
         CHECK(std::string(doc["result"]["serverInfo"]["name"].GetString()) == "editor");
         CHECK(doc["result"]["capabilities"]["tools"].IsObject());
     }
-    f.endpoint->on_mcp_message(f.peer, R"({"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"1999-01-01"}})");
+    f.endpoint->on_mcp_message(
+        f.peer, R"({"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"1999-01-01"}})");
     CHECK(std::string(f.peer.last()["result"]["protocolVersion"].GetString()) == "2026-07-28");
     f.endpoint->on_mcp_message(f.peer, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
     f.endpoint->on_mcp_message(f.peer, R"({"jsonrpc":"2.0","id":"p","method":"ping"})");
@@ -132,17 +134,17 @@ TEST_CASE("tools: a valid call reaches the handler and its answer is the result"
 TEST_CASE("tools: arguments that break the input schema are an MCP error and the handler is not called") {
     Fixture f;
     const char* bad[] = {
-        R"({})",                                        // required path missing
-        R"({"path":7})",                                // wrong type
-        R"({"path":""})",                               // minLength
-        R"({"path":"aaaaaaaaaaaaaaaaaaaaaaaaa"})",      // maxLength
-        R"({"path":"a","line":0})",                     // minimum
-        R"({"path":"a","line":1.5})",                   // not an integer
-        R"({"path":"a","mode":"delete"})",              // enum
-        R"({"path":"a","tags":["x",1]})",               // items
-        R"({"path":"a","tags":["x","y","z"]})",         // maxItems
-        R"({"path":"a","other":true})",                 // additionalProperties false
-        R"([1,2])",                                     // not an object
+        R"({})",                                    // required path missing
+        R"({"path":7})",                            // wrong type
+        R"({"path":""})",                           // minLength
+        R"({"path":"aaaaaaaaaaaaaaaaaaaaaaaaa"})",  // maxLength
+        R"({"path":"a","line":0})",                 // minimum
+        R"({"path":"a","line":1.5})",               // not an integer
+        R"({"path":"a","mode":"delete"})",          // enum
+        R"({"path":"a","tags":["x",1]})",           // items
+        R"({"path":"a","tags":["x","y","z"]})",     // maxItems
+        R"({"path":"a","other":true})",             // additionalProperties false
+        R"([1,2])",                                 // not an object
     };
     int id = 0;
     for (const char* arguments : bad) {
@@ -195,7 +197,8 @@ TEST_CASE("tools: notifications/cancelled reaches the handler and nothing is sen
     bool told = false;
     f.held[0].on_cancelled([&] { told = true; });
     const std::size_t before = f.peer.sent.size();
-    f.endpoint->on_mcp_message(f.peer, R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"x"}})");
+    f.endpoint->on_mcp_message(
+        f.peer, R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"x"}})");
     CHECK(told);
     CHECK(f.held[0].cancelled());
     f.held[0].text("late");
@@ -233,7 +236,9 @@ TEST_CASE("tools: a closed peer cancels its calls only") {
     Fixture f;
     RecordingPeer other;
     f.call(1, "open_file", R"({"path":"a"})");
-    f.endpoint->on_mcp_message(other, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"open_file","arguments":{"path":"b"}}})");
+    f.endpoint->on_mcp_message(
+        other,
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"open_file","arguments":{"path":"b"}}})");
     REQUIRE(f.held.size() == 2);
     f.endpoint->on_mcp_peer_closed(f.peer);
     CHECK(f.held[0].cancelled());
@@ -271,7 +276,7 @@ TEST_CASE("tools: malformed messages get JSON-RPC errors, never a crash") {
     CHECK(f.peer.last_error_code() == -32600);
     f.endpoint->on_mcp_message(f.peer, R"({"jsonrpc":"2.0","id":2,"method":"resources/list"})");
     CHECK(f.peer.last_error_code() == -32601);
-    f.endpoint->on_mcp_message(f.peer, std::string(100000, '[') );
+    f.endpoint->on_mcp_message(f.peer, std::string(100000, '['));
     CHECK(f.peer.last_error_code() == -32700);
     CHECK(f.handled == 0);
 }
@@ -280,7 +285,8 @@ TEST_CASE("tools: over ACP every request needs MCP 2026-07-28's metadata, as the
     Fixture f(ToolEndpoint::Mode::acp_binding);
     f.call(1, "current_selection", "{}");
     CHECK(f.peer.last_error_code() == -32602);
-    CHECK(f.peer.last_error_message() == "Invalid params: missing io.modelcontextprotocol/protocolVersion in params._meta");
+    CHECK(f.peer.last_error_message() ==
+          "Invalid params: missing io.modelcontextprotocol/protocolVersion in params._meta");
     f.call(2, "current_selection", "{}", R"({"io.modelcontextprotocol/protocolVersion":"2025-06-18"})");
     CHECK(f.peer.last_error_code() == -32022);
     CHECK(std::string(f.peer.last()["error"]["data"]["requested"].GetString()) == "2025-06-18");
@@ -288,8 +294,9 @@ TEST_CASE("tools: over ACP every request needs MCP 2026-07-28's metadata, as the
     CHECK(f.peer.last_error_message() ==
           "Invalid params: missing io.modelcontextprotocol/clientCapabilities in params._meta");
     CHECK(f.handled == 0);
-    f.call(4, "current_selection", "{}",
-           R"({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}})");
+    f.call(
+        4, "current_selection", "{}",
+        R"({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}})");
     CHECK(f.handled == 1);
 }
 

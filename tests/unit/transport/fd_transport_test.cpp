@@ -117,9 +117,8 @@ TEST_CASE("fd transport: writing to a reader that died is an error, never SIGPIP
     acp::AdoptedFds fds;
     fds.read_fd = from_agent[0];
     fds.write_fd = to_agent[1];
-    auto transport = FdTransport::adopt(loop.get(), fds, Logger([&](const acp::LogRecord& r) {
-        log.emplace_back(r.message);
-    }));
+    auto transport =
+        FdTransport::adopt(loop.get(), fds, Logger([&](const acp::LogRecord& r) { log.emplace_back(r.message); }));
     REQUIRE(transport.ok());
     Connection rpc(loop.get(), std::move(transport.value()), Logger());
     rpc.start();
@@ -147,9 +146,8 @@ TEST_CASE("fd transport: only what the agent caused counts against the write lim
     REQUIRE(adopted.ok());
     std::unique_ptr<FdTransport> transport = std::move(adopted.value());
     std::vector<std::pair<bool, std::size_t>> pauses;
-    transport->set_write_limits(WriteLimits{64 * 1024, 16 * 1024, [&](bool paused, std::size_t agent_bytes) {
-                                                pauses.emplace_back(paused, agent_bytes);
-                                            }});
+    transport->set_write_limits(WriteLimits{
+        64 * 1024, 16 * 1024, [&](bool paused, std::size_t agent_bytes) { pauses.emplace_back(paused, agent_bytes); }});
     struct Ignore final : TransportEvents {
         void on_transport_data(char*, std::size_t) override {}
         void on_transport_closed(const acp::Status&) override {}

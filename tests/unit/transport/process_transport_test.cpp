@@ -87,8 +87,7 @@ struct AgentHarness {
         std::optional<acp::Status> status;
         std::string result;
         rpc->send_request(
-            method,
-            [&](JsonWriter& w) { w.RawValue(params_json.data(), params_json.size(), rapidjson::kObjectType); },
+            method, [&](JsonWriter& w) { w.RawValue(params_json.data(), params_json.size(), rapidjson::kObjectType); },
             [&](const Reply& r) {
                 status = r.status;
                 if (r.result) result = to_json_text(*r.result);
@@ -168,12 +167,15 @@ TEST_CASE("process: an agent that exits mid-request fails the request with its e
     REQUIRE(h.spawn().ok());
     std::optional<acp::Status> other;
     std::optional<acp::Status> first;
-    h.rpc->send_request("exit_now", [](JsonWriter& w) {
-        w.StartObject();
-        w.Key("code");
-        w.Int(3);
-        w.EndObject();
-    }, [&](const Reply& r) { first = r.status; });
+    h.rpc->send_request(
+        "exit_now",
+        [](JsonWriter& w) {
+            w.StartObject();
+            w.Key("code");
+            w.Int(3);
+            w.EndObject();
+        },
+        [&](const Reply& r) { first = r.status; });
     // Sent before the exit is noticed: it is pending when the agent dies.
     h.rpc->send_request("echo", nullptr, [&](const Reply& r) { other = r.status; });
     REQUIRE(h.loop.run_until([&] { return first.has_value(); }));
@@ -280,12 +282,15 @@ TEST_CASE("process: an agent killed by a signal is reported with the signal") {
     AgentHarness h;
     REQUIRE(h.spawn().ok());
     std::optional<acp::Status> pending;
-    h.rpc->send_request("delay", [](JsonWriter& w) {
-        w.StartObject();
-        w.Key("ms");
-        w.Int(60000);
-        w.EndObject();
-    }, [&](const Reply& r) { pending = r.status; });
+    h.rpc->send_request(
+        "delay",
+        [](JsonWriter& w) {
+            w.StartObject();
+            w.Key("ms");
+            w.Int(60000);
+            w.EndObject();
+        },
+        [&](const Reply& r) { pending = r.status; });
     h.loop.run_for(std::chrono::milliseconds(50));
     kill(h.pid, SIGUSR2);  // not SIGSEGV: sanitizer runtimes catch that one
     REQUIRE(h.loop.run_until([&] { return pending.has_value(); }));

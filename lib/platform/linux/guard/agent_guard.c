@@ -170,9 +170,7 @@ static void kill_all_descendants(void) {
 static int control_fd = -1;
 
 /* One short line to the host; the host may be gone or not reading, so never block. */
-static void tell_host(const char *line) {
-    (void)!send(control_fd, line, strlen(line), MSG_DONTWAIT | MSG_NOSIGNAL);
-}
+static void tell_host(const char *line) { (void)!send(control_fd, line, strlen(line), MSG_DONTWAIT | MSG_NOSIGNAL); }
 
 static void exit_as_agent(void) {
     tell_host("X\n");

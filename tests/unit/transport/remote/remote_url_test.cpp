@@ -78,7 +78,8 @@ TEST_CASE("message facts: the kind and id and session of requests and notificati
     // A string id "7" and a number 7 are different ids.
     CHECK(response.id_key != request.id_key);
 
-    auto notification = acp::detail::inspect_message(R"({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":5}})");
+    auto notification =
+        acp::detail::inspect_message(R"({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":5}})");
     CHECK(notification.is_notification);
     CHECK(notification.params_session.empty());  // not a string: no session
 

@@ -48,7 +48,9 @@ TEST_CASE("sse: several data lines make one event joined by a tab (JSON whitespa
 }
 
 TEST_CASE("sse: split anywhere between reads the events are the same") {
-    const std::string stream = "\xEF\xBB\xBF" "data: {\"text\":\"h\xC3\xA9llo\"}\r\n\r\n: ping\n\ndata: {\"n\":2}\n\n";
+    const std::string stream =
+        "\xEF\xBB\xBF"
+        "data: {\"text\":\"h\xC3\xA9llo\"}\r\n\r\n: ping\n\ndata: {\"n\":2}\n\n";
     const auto whole = parse_whole(stream);
     REQUIRE(whole == std::vector<std::string>{"{\"text\":\"h\xC3\xA9llo\"}", "{\"n\":2}"});
     for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
