@@ -15,7 +15,7 @@ function(acp_doxyfile out output undocumented)
 endfunction()
 acp_doxyfile(${PROJECT_BINARY_DIR}/Doxyfile ${PROJECT_BINARY_DIR}/docs NO
     acp.h client.hpp client_v1.hpp turn.hpp session.hpp runtime.hpp status.hpp log.hpp traffic.hpp
-    transport_options.hpp fs_guard.hpp)
+    transport_options.hpp fs_guard.hpp catalogue.hpp tools.hpp unstable.hpp json.hpp error_codes.hpp)
 acp_doxyfile(${PROJECT_BINARY_DIR}/Doxyfile-capi ${PROJECT_BINARY_DIR}/docs-capi YES acp.h)
 if(ACP_DOXYGEN)
     add_custom_target(docs
