@@ -14,12 +14,11 @@ each round are reported as min / median / max.
 """
 import argparse
 import os
-import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from python_follow_bench import run  # noqa: E402  (the same agent preparation and JSON line)
+from python_follow_bench import run, summarize  # noqa: E402  (the same agent preparation and report)
 
 
 def main():
@@ -54,13 +53,7 @@ def main():
             line += "   %s %.2fx (%d changes, %d update events)" % (
                 mode, rates[mode][-1] / cpp_rates[-1], result["events"], result["update_events"])
         print(line, flush=True)
-    print("%d updates (%d bytes of text), %d rounds, load %s" %
-          (args.updates, c["bytes"], args.rounds, " ".join("%.2f" % v for v in os.getloadavg())))
-    print("C++ client: median %.0f upd/s" % statistics.median(cpp_rates))
-    for mode in modes:
-        ratios = [r / c for r, c in zip(rates[mode], cpp_rates)]
-        print("Lua %-7s / C++ rate per round: min %.2f, median %.2f, max %.2f%s" %
-              (mode, min(ratios), statistics.median(ratios), max(ratios), " (aim >= 0.5)" if mode == "default" else ""))
+    summarize("Lua", args, c["bytes"], cpp_rates, rates)
     return 0
 
 

@@ -92,14 +92,20 @@ def main():
             line += "   %s %.2fx (%d events, RSS %d MiB)" % (mode, rates[mode][-1] / cpp_rates[-1], p["events"],
                                                           p["peak_rss_kib"] // 1024)
         print(line, flush=True)
-    print("%d updates (%d bytes of text), %d rounds, load %s" %
-          (args.updates, c["bytes"], args.rounds, " ".join("%.2f" % v for v in os.getloadavg())))
-    print("C++ client: median %.0f upd/s" % statistics.median(cpp_rates))
-    for mode in modes:
-        ratios = [r / c for r, c in zip(rates[mode], cpp_rates)]
-        print("Python %-7s / C++ rate per round: min %.2f, median %.2f, max %.2f%s" %
-              (mode, min(ratios), statistics.median(ratios), max(ratios), " (aim >= 0.5)" if mode == "default" else ""))
+    summarize("Python", args, c["bytes"], cpp_rates, rates)
     return 0
+
+
+def summarize(binding, args, text_bytes, cpp_rates, rates):
+    """The run's summary: the ratio of each mode's rate to the C++ client's, per round."""
+    print("%d updates (%d bytes of text), %d rounds, load %s" %
+          (args.updates, text_bytes, args.rounds, " ".join("%.2f" % v for v in os.getloadavg())))
+    print("C++ client: median %.0f upd/s" % statistics.median(cpp_rates))
+    for mode, mode_rates in rates.items():
+        ratios = [r / c for r, c in zip(mode_rates, cpp_rates)]
+        print("%s %-7s / C++ rate per round: min %.2f, median %.2f, max %.2f%s" %
+              (binding, mode, min(ratios), statistics.median(ratios), max(ratios),
+               " (aim >= 0.5)" if mode == "default" else ""))
 
 
 if __name__ == "__main__":
