@@ -29,7 +29,11 @@ MAKE_CERT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ts-agent",
 
 
 class RegistryServer:
-    def __init__(self, directory):
+    """Serves body (default: REGISTRY) as /registry.json over TLS on 127.0.0.1, with a
+    test CA made in directory (ca_file); records the paths asked for (requests)."""
+
+    def __init__(self, directory, body=None):
+        body = REGISTRY if body is None else body
         certs = os.path.join(directory, "certs")
         subprocess.run(["sh", MAKE_CERT, certs], check=True)
         self.ca_file = os.path.join(certs, "ca.pem")
@@ -44,9 +48,9 @@ class RegistryServer:
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(REGISTRY)))
+                self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(REGISTRY)
+                self.wfile.write(body)
 
             def log_message(self, *args):
                 pass

@@ -811,45 +811,16 @@ class RegistryFetch(CatalogueCase):
 
     def setUp(self):
         super().setUp()
-        import http.server
-        import ssl
-        import threading
-        certs = os.path.join(self.dir, "certs")
-        subprocess.run(["sh", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers", "ts-agent",
-                                           "make-cert.sh"), certs], check=True)
-        self.ca = os.path.join(certs, "ca.pem")
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+        from registry_server import RegistryServer
         with open(self.registry, "rb") as f:
-            body = f.read()
-        self.requests = []
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                outer.requests.append(self.path)
-                if self.path != "/registry.json":
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(os.path.join(certs, "server.pem"), os.path.join(certs, "server.key"))
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-        self.url = "https://127.0.0.1:%d/registry.json" % self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+            self.server = RegistryServer(self.dir, f.read())
+        self.ca, self.url, self.requests = self.server.ca_file, self.server.url, self.server.requests
         self.cache = os.path.join(self.dir, "xdg-cache", "acp", "registry.json")
         self.env["XDG_CACHE_HOME"] = os.path.join(self.dir, "xdg-cache")
 
     def tearDown(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()
         super().tearDown()
 
     def chat(self, url, *flags):
