@@ -20,8 +20,11 @@ install(TARGETS acp_shared acp_static EXPORT acpTargets
 set_target_properties(acp_shared PROPERTIES EXPORT_NAME acp)
 set_target_properties(acp_static PROPERTIES EXPORT_NAME acp_static)
 
-# The MCP bridge libacp embeds, also installed for ACP_MCP_BRIDGE (lib/tools/bridge_carrier.hpp).
-install(TARGETS acp_mcp_bridge RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/acp COMPONENT runtime)
+# The MCP bridge libacp embeds, also installed for ACP_MCP_BRIDGE (lib/tools/bridge_carrier.hpp):
+# POSIX only (not built for Windows, issue 31).
+if(TARGET acp_mcp_bridge)
+    install(TARGETS acp_mcp_bridge RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/acp COMPONENT runtime)
+endif()
 
 install(EXPORT acpTargets NAMESPACE acp:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/acp COMPONENT dev)
 configure_package_config_file(cmake/acpConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/acpConfig.cmake

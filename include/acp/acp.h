@@ -52,6 +52,8 @@ extern "C" {
 
 #if defined(ACP_CDEF)
 #define ACP_API
+#elif defined(_WIN32) && defined(ACP_BUILDING_LIBRARY)
+#define ACP_API __declspec(dllexport)
 #elif defined(_WIN32) && !defined(ACP_STATIC_DEFINE)
 #define ACP_API __declspec(dllimport)
 #elif defined(__GNUC__)
@@ -238,7 +240,8 @@ ACP_API void acp_client_free(acp_client *client);
 /* ACP_MODE_POLLED: a descriptor that becomes readable when the loop has work; watch it
  * for reading, and call acp_client_run_nowait() when it is readable or after
  * acp_client_timeout_ms() elapsed (-1: no timeout). Also call run_nowait after calling
- * into the client (calls post work that the timeout then reports as 0). */
+ * into the client (calls post work that the timeout then reports as 0). Windows has no
+ * such descriptor (ACP_EUNSUPPORTED): call acp_client_run_once, or use ACP_MODE_THREAD. */
 ACP_API int acp_client_fd(const acp_client *client);
 /* How long that wait may last, in milliseconds: -1 for no timeout, 0 when work is due now. */
 ACP_API int acp_client_timeout_ms(const acp_client *client);
@@ -249,7 +252,8 @@ ACP_API int acp_client_run_nowait(acp_client *client);
  * then runs it. For simple hosts; returns like run_nowait. */
 ACP_API int acp_client_run_once(acp_client *client, int timeout_ms);
 /* Readable while the pull queue holds events (every mode): for hosts that wait on many
- * descriptors (asyncio, select) when libacp runs on its own thread. */
+ * descriptors (asyncio, select) when libacp runs on its own thread. ACP_EUNSUPPORTED on
+ * Windows, which has none: pull events after each run, or take them in handlers. */
 ACP_API int acp_client_event_fd(const acp_client *client);
 
 /* ---- events -------------------------------------------------------------------------------- */

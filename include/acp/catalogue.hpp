@@ -216,17 +216,21 @@ ACP_EXPORT FetchedRegistry fetch_registry(const RegistryFetchOptions& options = 
 
 // This machine's platform target as the registry names it ("linux-x86_64", "darwin-aarch64").
 ACP_EXPORT std::string platform_target();
-// $XDG_CONFIG_HOME/acp/agents.json, else $HOME/.config/acp/agents.json ("" without either).
+// $XDG_CONFIG_HOME/acp/agents.json, else $HOME/.config/acp/agents.json ("" without either);
+// Windows: %APPDATA%\acp\agents.json.
 ACP_EXPORT std::string user_agents_path();
-// $XDG_CACHE_HOME/acp/agents, else $HOME/.cache/acp/agents ("" without either).
+// $XDG_CACHE_HOME/acp/agents, else $HOME/.cache/acp/agents ("" without either);
+// Windows: %LOCALAPPDATA%\acp\agents.
 ACP_EXPORT std::string agents_cache_dir();
-// $XDG_CACHE_HOME/acp/registry.json, else $HOME/.cache/acp/registry.json ("" without either).
+// $XDG_CACHE_HOME/acp/registry.json, else $HOME/.cache/acp/registry.json ("" without either);
+// Windows: %LOCALAPPDATA%\acp\registry.json.
 ACP_EXPORT std::string registry_cache_path();
 
 // PATH and the variables `names` as the user's login shell sets them: $SHELL (else /bin/sh)
 // run as `SHELL -l -i -c '...; env -0'` in a session of its own (no terminal), stdin and
 // stderr on /dev/null, killed with everything it started after timeout (Errc::timed_out).
-// Runs the shell every call; resolve() keeps the first answer for the catalogue.
+// Runs the shell every call; resolve() keeps the first answer for the catalogue. Windows:
+// Errc::unsupported, as every program there gets the user's whole environment already.
 ACP_EXPORT Result<EnvList> login_shell_environment(const std::vector<std::string>& names,
                                                    std::chrono::milliseconds timeout);
 

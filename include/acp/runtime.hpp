@@ -80,6 +80,7 @@ public:
 
     // --- polled mode (Errc::invalid_argument in the other modes) ----------------------
     // A descriptor that becomes readable when the loop has work (libuv's backend fd).
+    // Errc::unsupported on Windows, where libuv's loop has none: use run_once there.
     Result<int> fd() const;
     // How long the host may wait before calling run_nowait() even if fd() stayed quiet:
     // -1 = no limit (nothing is pending), 0 = call it now. Also 0 while libuv holds
@@ -89,7 +90,8 @@ public:
     // work. Loop thread only.
     Result<bool> run_nowait();
     // Waits for fd() at most min(timeout_ms(), timeout_ms) (-1: no limit), then
-    // run_nowait(). For simple hosts.
+    // run_nowait(). For simple hosts. Loop thread only. On Windows the wait is itself a
+    // run of the loop (platform/loop_wait.hpp).
     Result<bool> run_once(int timeout_ms);
 
     // Returns once done() holds (evaluated on the loop thread), or when the loop has

@@ -239,7 +239,10 @@ int acp_client_run_once(acp_client* client, int timeout_ms) {
 int acp_client_event_fd(const acp_client* client) {
     return guarded(ACP_EINTERNAL, [&]() -> int {
         auto core = core_of(client);
-        return core ? core->events().fd() : ACP_EINVAL;
+        if (!core) return ACP_EINVAL;
+        int fd = core->events().fd();
+        if (fd < 0) return fail(ACP_EUNSUPPORTED, "no event descriptor on Windows: pull events after each run");
+        return fd;
     });
 }
 

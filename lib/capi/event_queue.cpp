@@ -1,28 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "capi/event_queue.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 
 namespace acp::capi {
 
-EventQueue::~EventQueue() {
-    clear();
-    for (int fd : pipe_) {
-        if (fd >= 0) ::close(fd);
-    }
-}
+EventQueue::~EventQueue() { clear(); }
 
-Status EventQueue::open() {
-    if (::pipe(pipe_) != 0) return Status(Errc::internal, "pipe() failed");
-    for (int fd : pipe_) {
-        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-        ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-    }
-    return Status();
-}
+Status EventQueue::open() { return ready_.open(); }
 
 namespace {
 
@@ -66,11 +51,8 @@ void EventQueue::push(std::unique_ptr<acp_event> event) {
             events_.back()->appended_text->append(*event->appended_text);
             bytes_ += event->appended_text->size();
         } else {
-            if (events_.empty()) {
-                const char byte = 1;
-                // The pipe holds at most one byte at a time: readable = non-empty queue.
-                [[maybe_unused]] ssize_t written = ::write(pipe_[1], &byte, 1);
-            }
+            // Raised once, when the queue stops being empty: readable = non-empty queue.
+            if (events_.empty()) ready_.raise();
             bytes_ += cost(*event);
             events_.push_back(event.release());
         }
@@ -90,9 +72,7 @@ acp_event* EventQueue::pop() {
         bytes_ -= std::min(bytes_, cost(*event));
         if (events_.empty()) {
             bytes_ = 0;
-            char buffer[16];
-            while (::read(pipe_[0], buffer, sizeof buffer) > 0) {
-            }
+            ready_.lower();
         }
         if (update_held()) notify = on_held_change_;
     }

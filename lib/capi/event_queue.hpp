@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The pull queue of the C API (internal): events no handler took wait here for
 // acp_client_next_event, which never calls into the host, so FFI hosts need no C
-// callbacks. A pipe is readable exactly while the queue holds events (acp_client_event_fd).
+// callbacks. A descriptor is readable exactly while the queue holds events
+// (acp_client_event_fd; platform/ready_signal.hpp: none on Windows).
 // Thread-safe: the loop thread pushes, any thread pops.
 //
 // Bounded by bytes, not by dropping: past max_bytes of queued events (their text and JSON,
@@ -19,6 +20,7 @@
 
 #include "acp/status.hpp"
 #include "capi/event.hpp"
+#include "platform/ready_signal.hpp"
 
 namespace acp::capi {
 
@@ -29,14 +31,14 @@ public:
     EventQueue(const EventQueue&) = delete;
     EventQueue& operator=(const EventQueue&) = delete;
 
-    Status open();  // creates the pipe
+    Status open();  // creates the ready signal
     // A SESSION_CHANGED that only appended text to the item the last queued event
     // appended to joins that event (acp.h, acp_event_appended_text).
     void push(std::unique_ptr<acp_event> event);
     // The oldest event, or nullptr when empty.
     acp_event* pop();
     int size();
-    int fd() const { return pipe_[0]; }
+    int fd() const { return ready_.descriptor(); }  // -1 where the platform has none
     void clear();
 
     // max_bytes 0: no bound. on_held_change runs (outside the lock, on the thread that
@@ -60,7 +62,7 @@ private:
     std::size_t resume_below_ = 0;
     bool held_ = false;
     std::function<void()> on_held_change_;
-    int pipe_[2] = {-1, -1};
+    detail::ReadySignal ready_;
 };
 
 }  // namespace acp::capi

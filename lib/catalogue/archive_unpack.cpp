@@ -3,7 +3,6 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +12,8 @@
 #include <cstring>
 #include <mutex>
 #include <vector>
+
+#include "platform/shared_library.hpp"
 
 #ifndef ACP_LIBARCHIVE_SONAME
 #define ACP_LIBARCHIVE_SONAME "libarchive.so.13"
@@ -41,10 +42,15 @@ struct ArchiveLibrary {
 ArchiveLibrary library;
 
 template <class Function>
-void bind(void* handle, Function& slot, const char* symbol, std::string& error) {
-    void* address = error.empty() ? dlsym(handle, symbol) : nullptr;
-    if (address == nullptr && error.empty()) error = std::string(symbol) + " not found";
-    slot = reinterpret_cast<Function>(address);
+void bind(const SharedLibrary& handle, Function& slot, const char* symbol, std::string& error) {
+    slot = nullptr;
+    if (!error.empty()) return;
+    auto address = handle.symbol(symbol);
+    if (!address) {
+        error = address.status().message();
+        return;
+    }
+    slot = reinterpret_cast<Function>(*address);
 }
 
 Status load_libarchive() {
@@ -52,12 +58,12 @@ Status load_libarchive() {
     static Status status;
     std::call_once(once, [] {
         // Never unloaded, as libcurl: nothing gains from it.
-        void* handle = dlopen(ACP_LIBARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        auto loaded = SharedLibrary::load(ACP_LIBARCHIVE_SONAME);
         std::string error;
-        if (handle == nullptr) {
-            const char* text = dlerror();
-            error = text != nullptr ? text : "unknown error";
+        if (!loaded) {
+            error = loaded.status().message();
         } else {
+            const SharedLibrary& handle = *loaded;
             ArchiveLibrary& a = library;
             bind(handle, a.read_new, "archive_read_new", error);
             bind(handle, a.support_filter_all, "archive_read_support_filter_all", error);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The environment of the user's login shell (internal): what a GUI-started editor lacks.
+// Running the shell is the platform's (platform/login_shell.hpp); this picks and keeps.
 #pragma once
 
 #include <chrono>
@@ -7,13 +8,9 @@
 #include <optional>
 
 #include "acp/catalogue.hpp"
+#include "platform/login_shell.hpp"
 
 namespace acp::detail {
-
-// Every variable the login shell exports: `$SHELL -l -i -c 'echo MARK; env -0'` in a new
-// session (no controlling terminal to take over), stdin and stderr on /dev/null, output
-// bounded, the whole session killed at the timeout.
-Result<EnvList> run_login_shell(std::chrono::milliseconds timeout);
 
 // PATH first, then each of names in their order, as far as `all` holds them.
 EnvList pick_variables(const EnvList& all, const std::vector<std::string>& names);

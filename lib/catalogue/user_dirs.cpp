@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // Where the catalogue looks for the user's files, and which build of an agent fits this
 // machine.
-#include <cstdlib>
+// The folders themselves are the platform's (platform/user_dirs.hpp).
 #include <string>
 
 #include "acp/catalogue.hpp"
+#include "platform/user_dirs.hpp"
 
 namespace acp {
 namespace {
 
-// An XDG base directory: the variable when it holds an absolute path (the specification
-// says relative ones are ignored), else HOME + fallback.
-std::string xdg_dir(const char* variable, const char* fallback) {
-    if (const char* value = std::getenv(variable); value != nullptr && value[0] == '/') return value;
-    if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') return std::string(home) + fallback;
-    return {};
+// dir/acp/name with the platform's separator, or empty when there is no such folder.
+std::string under_acp(const std::string& dir, const char* name) {
+    if (dir.empty()) return dir;
+    return dir + detail::kPathSeparator + "acp" + detail::kPathSeparator + name;
 }
 
 }  // namespace
@@ -36,19 +35,8 @@ std::string platform_target() {
 #endif
 }
 
-std::string user_agents_path() {
-    std::string dir = xdg_dir("XDG_CONFIG_HOME", "/.config");
-    return dir.empty() ? dir : dir + "/acp/agents.json";
-}
-
-std::string agents_cache_dir() {
-    std::string dir = xdg_dir("XDG_CACHE_HOME", "/.cache");
-    return dir.empty() ? dir : dir + "/acp/agents";
-}
-
-std::string registry_cache_path() {
-    std::string dir = xdg_dir("XDG_CACHE_HOME", "/.cache");
-    return dir.empty() ? dir : dir + "/acp/registry.json";
-}
+std::string user_agents_path() { return under_acp(detail::user_config_dir(), "agents.json"); }
+std::string agents_cache_dir() { return under_acp(detail::user_cache_dir(), "agents"); }
+std::string registry_cache_path() { return under_acp(detail::user_cache_dir(), "registry.json"); }
 
 }  // namespace acp

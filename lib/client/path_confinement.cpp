@@ -7,15 +7,15 @@
 // exist yet; then its deepest existing ancestor is resolved and the missing names are
 // appended, none of which may be `..` (the kernel would resolve it after a directory that
 // does not exist yet, so it cannot be checked now).
-#include <cerrno>
-#include <climits>
-#include <cstdlib>
-#include <cstring>
+// How paths are spelled and resolved is the platform's (platform/native_path.hpp): "/" and
+// realpath on POSIX; drive letters, UNC shares, either slash and case-insensitive names on
+// Windows.
 #include <string>
 #include <vector>
 
 #include "acp/error_codes.hpp"
 #include "acp/fs_guard.hpp"
+#include "platform/native_path.hpp"
 
 namespace acp {
 
@@ -29,23 +29,6 @@ Status not_found(const std::string& message) {
     return Status(Errc::invalid_argument, message).with_rpc_code(error_code::resource_not_found);
 }
 
-// realpath(3), or the errno it failed with.
-bool real_path(const std::string& path, std::string& out, int& error) {
-    char* resolved = ::realpath(path.c_str(), nullptr);
-    if (resolved == nullptr) {
-        error = errno;
-        return false;
-    }
-    out = resolved;
-    std::free(resolved);
-    return true;
-}
-
-bool is_inside(const std::string& path, const std::string& root) {
-    if (root == "/") return true;
-    return path.compare(0, root.size(), root) == 0 && (path.size() == root.size() || path[root.size()] == '/');
-}
-
 // The real paths of the roots that exist (a root that is gone confines nothing).
 std::vector<std::string> real_roots(const SessionRoots& roots) {
     std::vector<std::string> out;
@@ -53,8 +36,10 @@ std::vector<std::string> real_roots(const SessionRoots& roots) {
     all.insert(all.begin(), roots.cwd);
     for (const auto& root : all) {
         std::string real;
-        int error = 0;
-        if (!root.empty() && root[0] == '/' && real_path(root, real, error)) out.push_back(real);
+        std::string why;
+        if (detail::is_absolute_path(root) && detail::resolve_path(root, real, why) == detail::Resolved::ok) {
+            out.push_back(real);
+        }
     }
     return out;
 }
@@ -63,35 +48,43 @@ std::vector<std::string> real_roots(const SessionRoots& roots) {
 
 Result<std::string> confine_path(const SessionRoots& roots, std::string_view path, PathUse use) {
     const std::string shown(path.substr(0, 256));
-    if (path.empty() || path[0] != '/') return refused("the path must be absolute: '" + shown + "'");
     if (path.find('\0') != std::string_view::npos) return refused("the path contains a NUL character");
-    if (path.size() >= PATH_MAX) return refused("the path is longer than PATH_MAX");
+    if (!detail::is_absolute_path(path)) return refused("the path must be absolute: '" + shown + "'");
+    if (path.size() >= detail::kMaxPathBytes) return refused("the path is longer than the system allows");
 
     // Walk up to the deepest ancestor that exists, keeping the names below it.
     std::string existing(path);
     std::vector<std::string> missing;
     std::string real;
-    int error = 0;
-    while (!real_path(existing, real, error)) {
-        if (error != ENOENT) {
-            return refused("the path '" + shown + "' cannot be resolved: " + std::strerror(error));
+    for (;;) {
+        std::string why;
+        const detail::Resolved resolved = detail::resolve_path(existing, real, why);
+        if (resolved == detail::Resolved::ok) break;
+        if (resolved == detail::Resolved::failed) {
+            return refused("the path '" + shown + "' cannot be resolved: " + why);
         }
-        while (existing.size() > 1 && existing.back() == '/') existing.pop_back();
-        const std::size_t slash = existing.rfind('/');
-        std::string name = existing.substr(slash + 1);
+        const std::size_t root = detail::root_length(existing);
+        while (existing.size() > root && detail::is_separator(existing.back())) existing.pop_back();
+        if (existing.size() <= root) return refused("the root of the path '" + shown + "' does not exist");
+        std::size_t separator = existing.size() - 1;
+        while (separator > 0 && !detail::is_separator(existing[separator])) --separator;
+        std::string name = existing.substr(separator + 1);
         if (name == "..") {
             return refused("the path '" + shown + "' goes up ('..') from a directory that does not exist");
         }
+        if (!detail::is_plain_name(name)) {
+            return refused("the path '" + shown + "' names '" + name + "', which this system would not create as such");
+        }
         if (!name.empty() && name != ".") missing.push_back(std::move(name));
-        existing.erase(slash == 0 ? 1 : slash);
+        existing.erase(separator < root ? root : separator);
     }
     for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-        if (real.back() != '/') real += '/';
+        if (!detail::is_separator(real.back())) real += detail::kNativeSeparator;
         real += *it;
     }
 
     bool inside = false;
-    for (const auto& root : real_roots(roots)) inside = inside || is_inside(real, root);
+    for (const auto& root : real_roots(roots)) inside = inside || detail::path_is_inside(real, root);
     if (!inside) {
         return refused("the path '" + shown +
                        "' is outside the session's directories (its cwd and additional directories)");

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Polled mode: the host's event loop drives libacp's own loop through its backend
 // descriptor, its timeout and non-blocking runs.
-#include <poll.h>
-
+#include "platform/loop_wait.hpp"
 #include "runtime/pending_watchers.hpp"
 #include "runtime/runtime_impl.hpp"
 
@@ -28,7 +27,11 @@ Status not_polled(const char* what) {
 Result<int> Runtime::fd() const {
     if (impl_->mode_ != HostingMode::polled) return not_polled("fd");
     if (impl_->loop_ == nullptr) return Status(Errc::connection_closed, "the runtime was shut down");
-    return uv_backend_fd(impl_->loop_);
+    int descriptor = detail::loop_descriptor(impl_->loop_);
+    if (descriptor < 0) {
+        return Status(Errc::unsupported, "no loop descriptor on this platform (Windows): use run_once, or own_thread");
+    }
+    return descriptor;
 }
 
 Result<int> Runtime::timeout_ms() const {
@@ -61,16 +64,16 @@ Result<bool> Runtime::run_nowait() {
 }
 
 Result<bool> Runtime::run_once(int timeout_ms) {
-    Result<int> descriptor = fd();
-    if (!descriptor) return descriptor.status();
     Result<int> loop_timeout = this->timeout_ms();
     if (!loop_timeout) return loop_timeout.status();
+    if (impl_->loop_ == nullptr) return Status(Errc::connection_closed, "the runtime was shut down");
+    if (!impl_->on_loop_thread()) return Status(Errc::invalid_argument, "Runtime::run_once: not the loop thread");
     int wait = *loop_timeout;
     if (timeout_ms >= 0 && (wait < 0 || timeout_ms < wait)) wait = timeout_ms;
-    if (wait != 0) {
-        pollfd p{*descriptor, POLLIN, 0};
-        // EINTR (libuv's SIGCHLD handler) just ends the wait early; the run below copes.
-        (void)::poll(&p, 1, wait);
+    if (wait != 0 && !impl_->stopping_) {
+        // A run of the loop where the platform can only wait by running it (Windows).
+        Impl::InsideLoop inside(*impl_);
+        detail::wait_for_loop(impl_->loop_, wait);
     }
     return run_nowait();
 }

@@ -1,22 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/carrier_secret.hpp"
 
-#include <sys/random.h>
-
-#include <cerrno>
-#include <cstring>
+#include "platform/random_bytes.hpp"
 
 namespace acp::detail::tools {
 
 Result<std::string> random_token() {
     unsigned char bytes[32];
-    std::size_t filled = 0;
-    while (filled < sizeof bytes) {
-        ssize_t n = ::getrandom(bytes + filled, sizeof bytes - filled, 0);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return Status(Errc::internal, std::string("getrandom failed: ") + std::strerror(errno));
-        filled += static_cast<std::size_t>(n);
-    }
+    if (Status random = fill_random(bytes, sizeof bytes); !random.ok()) return random;
     static constexpr char kHex[] = "0123456789abcdef";
     std::string token;
     token.reserve(2 * sizeof bytes);

@@ -16,7 +16,7 @@
 
 namespace acp::detail::tools {
 
-// 32 random bytes (getrandom) as 64 lowercase hex digits.
+// 32 random bytes (platform/random_bytes.hpp) as 64 lowercase hex digits.
 Result<std::string> random_token();
 
 // Compares without an early exit, so the time taken tells nothing of where a guess went

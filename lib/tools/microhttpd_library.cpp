@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/microhttpd_library.hpp"
 
-#include <dlfcn.h>
-
 #include <mutex>
 #include <string>
 #include <type_traits>
+
+#include "platform/shared_library.hpp"
 
 // The name the dynamic loader knows it by, found at configure time (CMakeLists.txt).
 #ifndef ACP_LIBMICROHTTPD_SONAME
@@ -19,24 +19,19 @@ namespace {
 MicroHttpdLibrary library;
 Status load_status;
 
-std::string dlerror_text() {
-    const char* text = dlerror();
-    return text != nullptr ? text : "unknown error";
-}
-
 Status load() {
     // Never unloaded: a carrier's libuv close callbacks may run after the last one is gone.
-    void* handle = dlopen(ACP_LIBMICROHTTPD_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    std::string error = handle == nullptr ? dlerror_text() : std::string();
+    auto loaded = SharedLibrary::load(ACP_LIBMICROHTTPD_SONAME);
+    std::string error = loaded ? std::string() : loaded.status().message();
     auto bind = [&](auto& slot, const char* symbol) {
         slot = nullptr;
         if (!error.empty()) return;
-        void* address = dlsym(handle, symbol);
-        if (address == nullptr) {
-            error = std::string(symbol) + " not found: " + dlerror_text();
+        auto address = loaded->symbol(symbol);
+        if (!address) {
+            error = address.status().message();
             return;
         }
-        slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(address);
+        slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(*address);
     };
     MicroHttpdLibrary& m = library;
     bind(m.start_daemon, "MHD_start_daemon");

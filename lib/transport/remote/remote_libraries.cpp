@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transport/remote/remote_libraries.hpp"
 
-#include <dlfcn.h>
-
 #include <mutex>
+#include <optional>
 #include <string>
+
+#include "platform/shared_library.hpp"
 
 // The names the dynamic loader knows them by, found at configure time (CMakeLists.txt).
 #ifndef ACP_LIBCURL_SONAME
@@ -27,20 +28,24 @@ class Binder {
 public:
     explicit Binder(const char* soname) : soname_(soname) {
         // Never unloaded: libuv close callbacks and libcurl's global state may point into it.
-        handle_ = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-        if (handle_ == nullptr) error_ = dlerror_text();
+        auto loaded = SharedLibrary::load(soname);
+        if (loaded) {
+            library_ = *loaded;
+        } else {
+            error_ = loaded.status().message();
+        }
     }
 
     template <class Function>
     void bind(Function& slot, const char* symbol) {
         slot = nullptr;
-        if (handle_ == nullptr || !error_.empty()) return;
-        void* address = dlsym(handle_, symbol);
-        if (address == nullptr) {
-            error_ = std::string(symbol) + " not found: " + dlerror_text();
+        if (!library_ || !error_.empty()) return;
+        auto address = library_->symbol(symbol);
+        if (!address) {
+            error_ = address.status().message();
             return;
         }
-        slot = reinterpret_cast<Function>(address);
+        slot = reinterpret_cast<Function>(*address);
     }
 
     Status status() const {
@@ -49,13 +54,8 @@ public:
     }
 
 private:
-    static std::string dlerror_text() {
-        const char* text = dlerror();
-        return text != nullptr ? text : "unknown error";
-    }
-
     const char* soname_;
-    void* handle_ = nullptr;
+    std::optional<SharedLibrary> library_;
     std::string error_;
 };
 
