@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "acp/catalogue.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +8,7 @@
 
 #include "catalogue/catalogue_json.hpp"
 #include "catalogue/login_shell.hpp"
+#include "platform/program_search.hpp"
 
 namespace acp {
 namespace detail {
@@ -40,28 +38,6 @@ Result<std::string> read_text_file(const std::string& path, const char* what) {
     }
     if (in.bad()) return Status(Errc::io_error, std::string("cannot read ") + what + " " + path);
     return text;
-}
-
-bool is_executable_file(const std::string& path) {
-    struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
-
-// The tool as the agent's PATH finds it, or "" (the spawn looks it up on the same PATH).
-std::string find_on_path(const std::string& tool, const std::string& path) {
-    std::size_t start = 0;
-    while (start <= path.size()) {
-        std::size_t end = path.find(':', start);
-        if (end == std::string::npos) end = path.size();
-        std::string dir = path.substr(start, end - start);
-        // An empty entry means the working directory: never looked in for a tool.
-        if (!dir.empty() && dir.front() == '/') {
-            std::string candidate = dir + "/" + tool;
-            if (is_executable_file(candidate)) return candidate;
-        }
-        start = end + 1;
-    }
-    return {};
 }
 
 void add_env(SpawnOptions& spawn, const EnvList& env) {
@@ -237,7 +213,7 @@ Result<Resolution> Catalogue::resolve(std::string_view id, const ResolveOptions&
         add_env(r.spawn, binary->env);
         return r;
     };
-    if (!executable.empty() && is_executable_file(executable)) return use_binary(false);
+    if (!executable.empty() && detail::is_program_file(executable)) return use_binary(false);
 
     auto use_package = [&](DistributionKind kind, const std::string& tool, const PackageDistribution& d) {
         r.kind = kind;
@@ -256,12 +232,12 @@ Result<Resolution> Catalogue::resolve(std::string_view id, const ResolveOptions&
     };
     std::vector<std::string> missing;
     if (entry->npx) {
-        std::string npx = find_on_path("npx", path);
+        std::string npx = detail::find_program("npx", path);
         if (!npx.empty()) return use_package(DistributionKind::npx, npx, *entry->npx);
         missing.push_back("npx is not on the PATH (" + path + ")");
     }
     if (entry->uvx) {
-        std::string uvx = find_on_path("uvx", path);
+        std::string uvx = detail::find_program("uvx", path);
         if (!uvx.empty()) return use_package(DistributionKind::uvx, uvx, *entry->uvx);
         missing.push_back("uvx is not on the PATH (" + path + ")");
     }
