@@ -7,6 +7,8 @@
 #include <shlobj.h>
 // clang-format on
 
+#include <cstdlib>
+
 namespace acp::detail {
 namespace {
 
