@@ -1630,22 +1630,27 @@ class DailyDriver(ChatCase):
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
 
-    def test_agent_text_wraps_at_word_boundaries_at_60_columns(self):
+    def test_agent_text_wraps_at_word_boundaries_at_60_columns_then_40(self):
         text = " ".join("word%d" % i + "x" * (i % 7) for i in range(40))  # 40 words of 5 to 12 letters
         s = self.screen()
         fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))
         at = s.wait_for(r"session demo-1 in ")
         at = s.wait_for(r"> ", at)
-        s.type("/echo " + text + "\r")
-        start = s.wait_for(r"\r {24}\r", at)  # the sign of work erased: the reply follows
-        end = s.wait_for(r"-- end_turn \| demo-1", start)
-        reply = re.sub(r"\x1b\[[0-9;]*m", "", s.output[start:end].decode(errors="replace"))
-        rows = [row for row in reply.split("\r\n") if row and not row.startswith("--")]
-        self.assertGreater(len(rows), 2, rows)
-        for row in rows:
-            self.assertLessEqual(len(row), 60, rows)
-        # Broken only between words: every word whole, in order.
-        self.assertEqual(" ".join(rows).split(), text.split())
+        for columns in (60, 40):  # 40: the terminal resized (SIGWINCH) between two turns
+            if columns != 60:
+                fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+            s.type("/echo " + text + "\r")
+            start = s.wait_for(r"\r {24}\r", at)  # the sign of work erased: the reply follows
+            end = s.wait_for(r"-- end_turn \| demo-1", start)
+            reply = re.sub(r"\x1b\[[0-9;]*m", "", s.output[start:end].decode(errors="replace"))
+            rows = [row for row in reply.split("\r\n") if row and not row.startswith("--")]
+            self.assertGreater(len(rows), 2, rows)
+            for row in rows:
+                self.assertLessEqual(len(row), columns, rows)
+            self.assertTrue(any(len(row) > columns - 12 for row in rows), rows)  # the whole width is used
+            # Broken only between words: every word whole, in order.
+            self.assertEqual(" ".join(rows).split(), text.split())
+            at = s.wait_for(r"> ", end)
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
 
