@@ -20,9 +20,14 @@
 // stdout carries ACP messages only; diagnostics go to stderr. Exits 0 when stdin closes.
 #include <fcntl.h>
 #include <rapidjson/document.h>
+#include <uv.h>
+#if defined(_WIN32)
+#include <direct.h>
+#include <io.h>
+#else
 #include <sys/stat.h>
 #include <unistd.h>
-#include <uv.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -1411,9 +1416,13 @@ bool parse_options(int argc, char** argv, Options& options) {
 
 bool make_dirs(const std::string& path) {
     for (std::size_t i = 1; i <= path.size(); ++i) {
-        if (i == path.size() || path[i] == '/') {
+        if (i == path.size() || path[i] == '/' || path[i] == '\\') {
             const std::string part = path.substr(0, i);
+#if defined(_WIN32)
+            if (part.size() > 2 && _mkdir(part.c_str()) != 0 && errno != EEXIST) return false;
+#else
             if (mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return false;
+#endif
         }
     }
     return true;
@@ -1422,8 +1431,10 @@ bool make_dirs(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#if defined(SIGPIPE)
     // A stdio MCP server that stops reading must not kill the agent: a failed write instead.
     std::signal(SIGPIPE, SIG_IGN);
+#endif
     Options options;
     if (!parse_options(argc, argv, options)) return 2;
     if (!options.state_dir.empty() && !make_dirs(options.state_dir)) {
@@ -1439,13 +1450,21 @@ int main(int argc, char** argv) {
         std::printf("acp-demo-agent: logged in as %s\n", user != nullptr ? user : "(nobody)");
         return 0;
     }
-    if (options.auth_required && access(login_mark.c_str(), F_OK) == 0) options.logged_in = true;
+    if (options.auth_required && std::ifstream(login_mark).good()) options.logged_in = true;
     uv_loop_t* loop = uv_default_loop();
     acp::AdoptedFds fds;
     // Duplicates, so libacp owns (and closes) descriptors of its own; close-on-exec, so the
     // stdio MCP servers it starts do not hold the ACP pipes.
+#if defined(_WIN32)
+    // The C runtime's descriptors of the standard handles, in binary mode (no CRLF added).
+    _setmode(0, _O_BINARY);
+    _setmode(1, _O_BINARY);
+    fds.read_fd = _dup(0);
+    fds.write_fd = _dup(1);
+#else
     fds.read_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
     fds.write_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+#endif
     auto transport = FdTransport::adopt(loop, fds, Logger());
     if (!transport) {
         std::fprintf(stderr, "acp-demo-agent: %s\n", transport.status().to_string().c_str());

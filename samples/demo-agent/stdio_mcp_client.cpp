@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "stdio_mcp_client.hpp"
 
-#include <unistd.h>
-
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
+#if defined(_WIN32)
+#define environ _environ  // the C runtime's copy of the environment, in the ANSI code page
+#else
 extern char** environ;
+#endif
 
 namespace demo {
 
