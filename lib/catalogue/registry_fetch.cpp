@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The registry from its URL, kept in a per-user cache with its age (fetch_registry).
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -13,6 +12,7 @@
 
 #include "acp/catalogue.hpp"
 #include "catalogue/catalogue_json.hpp"
+#include "platform/file_replace.hpp"
 
 #if ACP_WITH_REMOTE
 #include <mutex>
@@ -76,34 +76,6 @@ Result<std::string> fetch_text(const RegistryFetchOptions&) {
 }
 #endif
 
-// The cache file's folders, made private to the user.
-void make_parents(const std::string& path) {
-    for (std::size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
-        (void)::mkdir(path.substr(0, slash).c_str(), 0700);
-    }
-}
-
-// Written beside the cache and renamed over it: a reader never sees half a registry.
-Status write_cache(const std::string& path, const std::string& text) {
-    make_parents(path);
-    std::string scratch = path + ".part-XXXXXX";
-    int fd = ::mkstemp(scratch.data());
-    if (fd < 0) return Status(Errc::io_error, "cannot write beside " + path + ": " + std::strerror(errno));
-    std::size_t written = 0;
-    while (written < text.size()) {
-        ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        written += static_cast<std::size_t>(n);
-    }
-    bool ok = written == text.size() && ::close(fd) == 0;
-    if (!ok || ::rename(scratch.c_str(), path.c_str()) != 0) {
-        (void)::unlink(scratch.c_str());
-        return Status(Errc::io_error, "cannot write " + path);
-    }
-    return {};
-}
-
 std::chrono::seconds age_of(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return std::chrono::seconds(0);
@@ -140,7 +112,8 @@ FetchedRegistry fetch_registry(const RegistryFetchOptions& options) {
         failure = options.url + " is not a registry: " + parsed.status().message();
     } else {
         if (!cache.empty()) {
-            if (Status written = write_cache(cache, *text); !written) fetched.notes.push_back(written.message());
+            if (Status written = detail::replace_file(cache, *text); !written)
+                fetched.notes.push_back(written.message());
         }
         fetched.catalogue = std::move(parsed.value());
         fetched.source = RegistrySource::network;
