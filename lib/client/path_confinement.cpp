@@ -37,7 +37,7 @@ std::vector<std::string> real_roots(const SessionRoots& roots) {
     for (const auto& root : all) {
         std::string real;
         std::string why;
-        if (detail::is_absolute_path(root) && detail::resolve_path(root, real, why) == detail::Resolved::ok) {
+        if (detail::is_native_absolute(root) && detail::resolve_path(root, real, why) == detail::Resolved::ok) {
             out.push_back(real);
         }
     }
@@ -49,7 +49,7 @@ std::vector<std::string> real_roots(const SessionRoots& roots) {
 Result<std::string> confine_path(const SessionRoots& roots, std::string_view path, PathUse use) {
     const std::string shown(path.substr(0, 256));
     if (path.find('\0') != std::string_view::npos) return refused("the path contains a NUL character");
-    if (!detail::is_absolute_path(path)) return refused("the path must be absolute: '" + shown + "'");
+    if (!detail::is_native_absolute(path)) return refused("the path must be absolute: '" + shown + "'");
     if (path.size() >= detail::kMaxPathBytes) return refused("the path is longer than the system allows");
 
     // Walk up to the deepest ancestor that exists, keeping the names below it.

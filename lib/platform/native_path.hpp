@@ -29,7 +29,9 @@ constexpr std::size_t kMaxPathBytes = 4096;  // Linux's PATH_MAX
 #endif
 
 bool is_separator(char c);
-bool is_absolute_path(std::string_view path);
+// Absolute on this machine (the protocol's own check, protocol/request_checks.hpp, takes
+// any system's absolute paths, as the agent may run elsewhere).
+bool is_native_absolute(std::string_view path);
 // How much of an absolute path is its root, which no `..` goes above: "/" (1), "C:\" (3),
 // "\\server\share" (to the separator after the share name, or its end).
 std::size_t root_length(std::string_view path);

@@ -66,17 +66,17 @@ std::string forward_slashes(std::string text) {
 }  // namespace
 
 TEST_CASE("windows paths: drive letters and UNC shares are absolute, device and drive-relative paths are not") {
-    CHECK(is_absolute_path("C:\\Users\\me"));
-    CHECK(is_absolute_path("c:/Users/me"));
-    CHECK(is_absolute_path("\\\\server\\share\\file.txt"));
-    CHECK(is_absolute_path("//server/share"));
-    CHECK_FALSE(is_absolute_path("C:relative"));
-    CHECK_FALSE(is_absolute_path("\\rooted\\no\\drive"));
-    CHECK_FALSE(is_absolute_path("relative\\path"));
-    CHECK_FALSE(is_absolute_path("\\\\?\\C:\\Windows"));
-    CHECK_FALSE(is_absolute_path("\\\\.\\pipe\\name"));
-    CHECK_FALSE(is_absolute_path("\\\\server"));
-    CHECK_FALSE(is_absolute_path("C:\\file.txt:stream"));
+    CHECK(is_native_absolute("C:\\Users\\me"));
+    CHECK(is_native_absolute("c:/Users/me"));
+    CHECK(is_native_absolute("\\\\server\\share\\file.txt"));
+    CHECK(is_native_absolute("//server/share"));
+    CHECK_FALSE(is_native_absolute("C:relative"));
+    CHECK_FALSE(is_native_absolute("\\rooted\\no\\drive"));
+    CHECK_FALSE(is_native_absolute("relative\\path"));
+    CHECK_FALSE(is_native_absolute("\\\\?\\C:\\Windows"));
+    CHECK_FALSE(is_native_absolute("\\\\.\\pipe\\name"));
+    CHECK_FALSE(is_native_absolute("\\\\server"));
+    CHECK_FALSE(is_native_absolute("C:\\file.txt:stream"));
     CHECK(root_length("C:\\x\\y") == 3);
     CHECK(root_length("\\\\server\\share\\x") == std::strlen("\\\\server\\share"));
 }
@@ -145,8 +145,8 @@ TEST_CASE("windows platform: random bytes come from the system and differ betwee
 TEST_CASE("windows platform: the user's folders are absolute paths under the profile, joined with backslashes") {
     const std::string config = user_config_dir();
     const std::string cache = user_cache_dir();
-    CHECK(is_absolute_path(config));
-    CHECK(is_absolute_path(cache));
+    CHECK(is_native_absolute(config));
+    CHECK(is_native_absolute(cache));
     CHECK(acp::user_agents_path() == config + "\\acp\\agents.json");
     CHECK(acp::registry_cache_path() == cache + "\\acp\\registry.json");
 }

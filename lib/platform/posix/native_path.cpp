@@ -8,7 +8,7 @@
 namespace acp::detail {
 
 bool is_separator(char c) { return c == '/'; }
-bool is_absolute_path(std::string_view path) { return !path.empty() && path[0] == '/'; }
+bool is_native_absolute(std::string_view path) { return !path.empty() && path[0] == '/'; }
 std::size_t root_length(std::string_view) { return 1; }
 
 Resolved resolve_path(const std::string& path, std::string& real, std::string& why) {

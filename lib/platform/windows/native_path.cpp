@@ -35,7 +35,7 @@ std::string utf8_of(std::wstring_view wide) {
 
 bool is_separator(char c) { return c == '\\' || c == '/'; }
 
-bool is_absolute_path(std::string_view path) {
+bool is_native_absolute(std::string_view path) {
     // A colon past the drive names a stream or a device.
     if (path.find(':', 2) != std::string_view::npos) return false;
     if (path.size() >= 3 && is_letter(path[0]) && path[1] == ':' && is_separator(path[2])) return true;

@@ -34,7 +34,7 @@ std::string find_program(const std::string& tool, const std::string& path_value)
         std::string dir = path_value.substr(start, end - start);
         // PATH entries may be quoted when they hold a ';'.
         if (dir.size() >= 2 && dir.front() == '"' && dir.back() == '"') dir = dir.substr(1, dir.size() - 2);
-        if (is_absolute_path(dir)) {
+        if (is_native_absolute(dir)) {
             if (!is_separator(dir.back())) dir += '\\';
             for (const char* extension : {".exe", ".cmd", ".bat", ".com"}) {
                 std::string candidate = dir + tool + extension;
