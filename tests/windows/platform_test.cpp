@@ -2,7 +2,10 @@
 // The Windows side of the platform layer beside process spawning (lib/platform/windows/):
 // path syntax and the fs guard on drive letters, UNC shares, either slash and case,
 // random bytes, the user's folders, and the login shell that Windows does not need.
+// clang-format off
+#include <winsock2.h>  // before windows.h, as libuv's uv.h (through acp/fs_guard.hpp) needs
 #include <windows.h>
+// clang-format on
 
 #include <doctest/doctest.h>
 
