@@ -139,7 +139,11 @@ std::string now_rfc3339() {
     char text[32];
     const std::time_t t = std::time(nullptr);
     std::tm tm{};
+#if defined(_WIN32)
+    gmtime_s(&tm, &t);
+#else
     gmtime_r(&t, &tm);
+#endif
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return text;
 }
