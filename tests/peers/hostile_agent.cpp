@@ -225,10 +225,11 @@ int attack_guard(int signal_number) {
 int main(int argc, char** argv) {
     std::string mode = argc > 1 ? argv[1] : "";
     for (int i = 2; i + 1 < argc; ++i) {
-        if (std::strcmp(argv[i], "--pid-file") == 0)
+        if (std::strcmp(argv[i], "--pid-file") == 0) {
             pid_file = argv[++i];
-        else if (std::strcmp(argv[i], "--exit-code") == 0)
+        } else if (std::strcmp(argv[i], "--exit-code") == 0) {
             exit_code = std::atoi(argv[++i]);
+        }
     }
     if (mode == "flood-requests") return flood_requests();
     if (mode == "setsid-children") return setsid_children();

@@ -9,7 +9,8 @@
 // process: forked (twice, so init reaps it and the host never has to) right after the
 // agent, it holds one end of a socket pair whose other end only the host holds. When its
 // end reads EOF without the word "done" first, the host is gone (or dropped the agent):
-// it sends SIGTERM to the agent's group, SIGKILL after the grace, and exits.
+// it sends SIGTERM to the agent's group, SIGKILL after the grace, and exits. When the agent
+// exits and leaves processes in its group, the host asks it to do the same ("sweep").
 //
 // Why a fork and not an executed helper as on Linux: without memfd the helper would have
 // to be written to a file first (which a noexec /tmp refuses and which others could try to
@@ -46,6 +47,10 @@ namespace {
 // The word the host writes before it closes its end when the agent's tree is already
 // gone: the supervisor then exits without signalling a group that may no longer be ours.
 constexpr char kDone = 'D';
+// The word the host writes when the agent exited and left processes in its group: the
+// supervisor sweeps them on its own clock, so the sweep finishes even when the host stops
+// running its loop right after it was told of the exit (as the Linux guard's does).
+constexpr char kSweep = 'S';
 // While the group is being terminated, how often the supervisor looks again.
 constexpr int kSweepPollMs = 20;
 // Where the close loop ends when RLIMIT_NOFILE is unlimited.
@@ -95,6 +100,7 @@ void send_quietly(int fd, char byte) {
         ssize_t n = ::read(control_fd, &word, 1);
         if (n < 0 && errno == EINTR) continue;
         if (n == 1 && word == kDone) ::_exit(0);
+        if (n == 1 && word == kSweep) break;
         if (n <= 0) break;  // the host is gone: its end closed without "done"
     }
     if (::kill(-group, SIGTERM) != 0) ::_exit(0);
@@ -263,6 +269,7 @@ private:
         bool sweeping = self->group_alive();
         if (sweeping) {
             self->signal_group(SIGTERM);
+            if (self->control_fd_ >= 0) send_quietly(self->control_fd_, kSweep);
             uv_timer_start(self->timer_, &PosixAgentProcess::on_timer,
                            static_cast<uint64_t>(self->request_.terminate_grace.count()), 0);
         }
