@@ -8,20 +8,28 @@
 # Tests of guarantees only the Linux guard gives are not registered for this variant
 # (ACP_PLATFORM_LINUX in the tests).
 #
-#   scripts/test-posix-variant.sh [BUILD_DIR]    default build/posix
+#   scripts/test-posix-variant.sh [--build|--test] [BUILD_DIR]    default build/posix
+#   --build: only configure and build; --test: only run the tests of a build made before
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=all
+case ${1:-} in --build | --test) mode=$1; shift ;; esac
 build=${1:-build/posix}
 
-launcher=()
-if command -v ccache > /dev/null; then
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+if [ "$mode" != --test ]; then
+    launcher=()
+    if command -v ccache >/dev/null; then
+        launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+    fi
+    mkdir -p "$(dirname "$build")"
+    cmake -S . -B "$build" -G Ninja -DACP_PLATFORM=posix -DCMAKE_BUILD_TYPE=Debug \
+        -DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_C_FLAGS_DEBUG=-O0 -DACP_WARNINGS_AS_ERRORS=ON \
+        -DACP_WITH_REMOTE=OFF -DACP_WITH_HTTP_TOOLS=OFF -DACP_BUILD_SAMPLES=OFF -DACP_BUILD_BENCHMARKS=OFF \
+        -DACP_BUILD_EXAMPLES=OFF "${launcher[@]}" >"$build.configure.log" 2>&1 ||
+        { cat "$build.configure.log" >&2; exit 1; }
+    cmake --build "$build" -j "$(nproc)" --target acp_process_tests acp_hostile_tests
 fi
-cmake -S . -B "$build" -G Ninja -DACP_PLATFORM=posix -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_C_FLAGS_DEBUG=-O0 -DACP_WARNINGS_AS_ERRORS=ON \
-    -DACP_WITH_REMOTE=OFF -DACP_WITH_HTTP_TOOLS=OFF -DACP_BUILD_SAMPLES=OFF -DACP_BUILD_BENCHMARKS=OFF \
-    -DACP_BUILD_EXAMPLES=OFF "${launcher[@]}" > "$build.configure.log" 2>&1 ||
-    { cat "$build.configure.log" >&2; exit 1; }
-cmake --build "$build" -j 2 --target acp_process_tests acp_hostile_tests
-# --no-tests=error: a filter that matches nothing fails instead of passing empty.
-ctest --test-dir "$build" -j 2 --no-tests=error --output-on-failure -R '^(process: |fd transport: |hostile:)'
+if [ "$mode" != --build ]; then
+    # --no-tests=error: a filter that matches nothing fails instead of passing empty.
+    ctest --test-dir "$build" -j "$(nproc)" --no-tests=error --output-on-failure -R '^(process: |fd transport: |hostile:)'
+fi
