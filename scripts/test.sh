@@ -6,6 +6,9 @@
 #   scripts/test.sh            both builds
 #   ACP_SKIP_SANITIZERS=1 scripts/test.sh   only the first (quicker, for development)
 #   ACP_FUZZ_SECONDS=N scripts/test.sh     each libFuzzer target for N s (default 45; 0 skips)
+#
+# Then the portable POSIX variant of the platform layer (scripts/test-posix-variant.sh),
+# built beside the Linux stages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +30,17 @@ scripts/install-deps.sh
 (cd tests/lua/markdown-grammar && npm ci --no-audit --no-fund --loglevel=error)
 
 jobs=$(nproc)
+
+# Builds that need nothing of the Linux stages run beside them, at the lowest CPU and I/O
+# priority: they take what the Linux build and tests leave idle (the tests wait on agents
+# and peers much of the time), and their tests run at the end. Today: the portable POSIX
+# variant of the platform layer (scripts/test-posix-variant.sh).
+side_log=build/side-builds.log
+mkdir -p build
+setsid nice -n 19 ionice -c 3 scripts/test-posix-variant.sh --build >"$side_log" 2>&1 &
+side_pid=$!
+# A stage that fails ends the run: the side builds go with it.
+trap 'kill -- -"$side_pid" 2>/dev/null || true' EXIT
 
 echo "== build: warnings as errors"
 cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACP_WARNINGS_AS_ERRORS=ON -DACP_WITH_REMOTE=ON >/dev/null
@@ -53,3 +67,12 @@ if [ "${ACP_SKIP_SANITIZERS:-0}" != "1" ] && [ "${ACP_FUZZ_SECONDS:-45}" != "0" 
     echo "== fuzz: libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer"
     ACP_FUZZ_JOBS="$jobs" scripts/fuzz.sh "${ACP_FUZZ_SECONDS:-45}"
 fi
+
+echo "== the side builds (started at the beginning)"
+if ! wait "$side_pid"; then
+    tail -n 80 "$side_log" >&2
+    echo "a side build failed: $side_log" >&2
+    exit 1
+fi
+echo "== the portable POSIX variant: its process and hostile tests"
+scripts/test-posix-variant.sh --test

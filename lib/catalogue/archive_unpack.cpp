@@ -13,7 +13,7 @@
 #include <mutex>
 #include <vector>
 
-#include "platform/shared_library.hpp"
+#include "platform/permanent_library.hpp"
 
 #ifndef ACP_LIBARCHIVE_SONAME
 #define ACP_LIBARCHIVE_SONAME "libarchive.so.13"
@@ -42,15 +42,11 @@ struct ArchiveLibrary {
 ArchiveLibrary library;
 
 template <class Function>
-void bind(const SharedLibrary& handle, Function& slot, const char* symbol, std::string& error) {
+void bind(const PermanentLibrary& handle, Function& slot, const char* symbol, std::string& error) {
     slot = nullptr;
     if (!error.empty()) return;
-    auto address = handle.symbol(symbol);
-    if (!address) {
-        error = address.status().message();
-        return;
-    }
-    slot = reinterpret_cast<Function>(*address);
+    void* address = handle.symbol(symbol, &error);
+    if (address != nullptr) slot = reinterpret_cast<Function>(address);
 }
 
 Status load_libarchive() {
@@ -58,12 +54,9 @@ Status load_libarchive() {
     static Status status;
     std::call_once(once, [] {
         // Never unloaded, as libcurl: nothing gains from it.
-        auto loaded = SharedLibrary::load(ACP_LIBARCHIVE_SONAME);
-        std::string error;
-        if (!loaded) {
-            error = loaded.status().message();
-        } else {
-            const SharedLibrary& handle = *loaded;
+        static const PermanentLibrary handle(ACP_LIBARCHIVE_SONAME);
+        std::string error = handle.error();
+        if (error.empty()) {
             ArchiveLibrary& a = library;
             bind(handle, a.read_new, "archive_read_new", error);
             bind(handle, a.support_filter_all, "archive_read_support_filter_all", error);

@@ -31,7 +31,8 @@
 // - terminate() and kill_tree() may be called any number of times, also after the exit
 //   (then they do nothing). terminate() asks the agent to stop (SIGTERM to its process
 //   group, CTRL_BREAK_EVENT on Windows); kill_tree() ends the agent and everything it
-//   started without its cooperation.
+//   started without its cooperation, as far as the platform can find it (the POSIX
+//   variant: the agent's process group; each implementation says what escapes it).
 // - on_exit is called once, when the process libacp started exited; the platform may
 //   still be sweeping what the agent left running. on_swept is called once after on_exit,
 //   when nothing of the tree is left to stop: it is the last thing the object does, and
@@ -90,8 +91,8 @@ public:
     virtual void terminate() = 0;
     // The ladder's last step: stop the agent's tree without its cooperation.
     virtual void kill_tree() = 0;
-    // The process libacp started (the guard or supervisor where there is one: signals sent
-    // to it reach the agent), for tests and diagnostics.
+    // The process libacp started, for tests and diagnostics: the Linux guard (signals sent
+    // to it reach the agent's group), else the agent itself.
     virtual int pid() const = 0;
     // The owner went quiet: log nothing more from now on.
     virtual void mute() = 0;

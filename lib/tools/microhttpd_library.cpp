@@ -5,7 +5,7 @@
 #include <string>
 #include <type_traits>
 
-#include "platform/shared_library.hpp"
+#include "platform/permanent_library.hpp"
 
 // The name the dynamic loader knows it by, found at configure time (CMakeLists.txt).
 #ifndef ACP_LIBMICROHTTPD_SONAME
@@ -21,17 +21,13 @@ Status load_status;
 
 Status load() {
     // Never unloaded: a carrier's libuv close callbacks may run after the last one is gone.
-    auto loaded = SharedLibrary::load(ACP_LIBMICROHTTPD_SONAME);
-    std::string error = loaded ? std::string() : loaded.status().message();
+    static const PermanentLibrary loaded(ACP_LIBMICROHTTPD_SONAME);
+    std::string error = loaded.error();
     auto bind = [&](auto& slot, const char* symbol) {
         slot = nullptr;
         if (!error.empty()) return;
-        auto address = loaded->symbol(symbol);
-        if (!address) {
-            error = address.status().message();
-            return;
-        }
-        slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(*address);
+        void* address = loaded.symbol(symbol, &error);
+        if (address != nullptr) slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(address);
     };
     MicroHttpdLibrary& m = library;
     bind(m.start_daemon, "MHD_start_daemon");

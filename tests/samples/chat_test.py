@@ -15,8 +15,10 @@ Waits have a guard (the test fails instead of hanging) but nothing asserts on ti
 """
 import base64
 import fcntl
+import hashlib
 import json
 import os
+import platform
 import pty
 import re
 import select
@@ -26,6 +28,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tarfile
 import tempfile
 import termios
 import time
@@ -859,6 +862,31 @@ class RegistryFetch(CatalogueCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("using the cached registry %s" % self.cache, result.stderr)
         self.assertIn("You said: hello there", result.stdout)
+
+    def test_a_registry_files_binary_agent_installs_with_the_ca(self):
+        # A registry file (no URL): its binary build's archive is still fetched over https,
+        # with the CAs of --ca-file. An agent command after -- has no use for them.
+        with tarfile.open(os.path.join(self.server.archives, "demo.tar.gz"), "w:gz") as t:
+            t.add(AGENT, arcname="bin/agent")
+        with open(os.path.join(self.server.archives, "demo.tar.gz"), "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        target = "linux-" + {"x86_64": "x86_64", "aarch64": "aarch64"}[platform.machine()]
+        registry = os.path.join(self.dir, "binary-registry.json")
+        with open(registry, "w") as f:
+            json.dump({"version": "1.0.0", "agents": [{"id": "demo-bin", "name": "Demo", "version": "1.0.0",
+                "distribution": {"binary": {target: {"archive": self.server.archive_url + "demo.tar.gz",
+                                                     "sha256": digest, "cmd": "./bin/agent",
+                                                     "args": ["--state-dir", self.state]}}}}]}, f)
+        result = subprocess.run([CHAT, "--cwd", "/tmp/project", "--registry", registry, "--ca-file", self.ca, "demo-bin"],
+                                input="/echo installed\n", capture_output=True, text=True, timeout=GUARD_SECONDS,
+                                env=self.env)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("installed", result.stdout)
+        self.assertEqual(self.requests, ["/archives/demo.tar.gz"])
+        result = subprocess.run([CHAT, "--ca-file", self.ca, "--", AGENT], input="", capture_output=True, text=True,
+                                timeout=GUARD_SECONDS, env=self.env)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--ca-file goes with --connect, a --registry URL or an agent by name", result.stderr)
 
     def test_http_and_a_wrong_ca_are_refused(self):
         # Plain http is never fetched, not even from 127.0.0.1.

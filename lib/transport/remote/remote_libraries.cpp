@@ -2,10 +2,9 @@
 #include "transport/remote/remote_libraries.hpp"
 
 #include <mutex>
-#include <optional>
 #include <string>
 
-#include "platform/shared_library.hpp"
+#include "platform/permanent_library.hpp"
 
 // The names the dynamic loader knows them by, found at configure time (CMakeLists.txt).
 #ifndef ACP_LIBCURL_SONAME
@@ -26,26 +25,20 @@ Status load_status;
 // Binds each symbol of one library; the first missing one is the error.
 class Binder {
 public:
-    explicit Binder(const char* soname) : soname_(soname) {
-        // Never unloaded: libuv close callbacks and libcurl's global state may point into it.
-        auto loaded = SharedLibrary::load(soname);
-        if (loaded) {
-            library_ = *loaded;
-        } else {
-            error_ = loaded.status().message();
-        }
-    }
+    // Never unloaded: libuv close callbacks and libcurl's global state may point into it.
+    explicit Binder(const char* soname) : soname_(soname), library_(soname), error_(library_.error()) {}
 
     template <class Function>
     void bind(Function& slot, const char* symbol) {
         slot = nullptr;
-        if (!library_ || !error_.empty()) return;
-        auto address = library_->symbol(symbol);
-        if (!address) {
-            error_ = address.status().message();
+        if (!library_.loaded() || !error_.empty()) return;
+        std::string why;
+        void* address = library_.symbol(symbol, &why);
+        if (address == nullptr) {
+            error_ = std::string(symbol) + " not found: " + why;
             return;
         }
-        slot = reinterpret_cast<Function>(*address);
+        slot = reinterpret_cast<Function>(address);
     }
 
     Status status() const {
@@ -55,7 +48,7 @@ public:
 
 private:
     const char* soname_;
-    std::optional<SharedLibrary> library_;
+    PermanentLibrary library_;
     std::string error_;
 };
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "platform/shared_library.hpp"
+#include "platform/permanent_library.hpp"
 #include "transport/message_lines.hpp"
 #include "transport/remote/remote_headers.hpp"
 #include "transport/remote/remote_libraries.hpp"
@@ -45,7 +45,7 @@ void silence_library_log() {
         // libwebsockets loads its libuv event library as a plugin with each context and
         // unloads it with the last one, while libuv may still hold close callbacks into
         // it: keep it mapped for the life of the process.
-        (void)SharedLibrary::load("libwebsockets-evlib_uv.so");
+        static const PermanentLibrary event_library("libwebsockets-evlib_uv.so");
     });
 }
 
