@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: Apache-2.0
+// ProcessTransport on Windows (process_transport.hpp), over the Windows platform layer:
+// spawn_agent() (suspended, in its Job Object, then resumed), ExitWatch for the exit,
+// and the ladder mapped to Windows: close stdin, CTRL_BREAK_EVENT to the agent's process
+// group (when a console can carry it), then TerminateJobObject. Whatever the agent left
+// running in its job when it exits is terminated with the job; the job also ends the
+// whole tree when the host dies (Windows closes the host's handle to it).
+//
+// A separate file until the platform's agent process interface exists; then the part
+// below that talks to spawn_agent/ExitWatch moves behind it.
+#include <uv.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "platform/windows/agent_spawn.hpp"
+#include "platform/windows/exit_watch.hpp"
+#include "support/deferred_queue.hpp"
+#include "support/uv_handle.hpp"
+#include "transport/pipe_stream.hpp"
+#include "transport/process_transport.hpp"
+#include "transport/read_throttle.hpp"
+#include "transport/stderr_collector.hpp"
+
+namespace acp::detail {
+
+namespace {
+
+// How long to wait for the agent's pipes to drain after it exited.
+constexpr uint64_t kDrainAfterExitMs = 1000;
+
+std::string uv_error_text(int status) { return std::string(uv_strerror(status)); }
+
+}  // namespace
+
+// Owns the process and its pipes. Keeps itself alive (self_) until the process has
+// exited and every handle is closed, whoever owns it by then.
+class ProcessTransport::Supervisor : public std::enable_shared_from_this<Supervisor> {
+public:
+    Supervisor(uv_loop_t* loop, const SpawnOptions& options, Logger logger)
+        : loop_(loop),
+          options_(options),
+          logger_(logger),
+          stdin_(loop),
+          stdout_(loop),
+          stderr_(loop),
+          stderr_collector_(logger, options.stderr_tail_bytes),
+          deferred_(loop) {}
+
+    Status spawn() {
+        AgentSpawnRequest request;
+        request.argv = options_.argv;
+        request.cwd = options_.cwd;
+        request.env_set = options_.env_set;
+        request.env_unset = options_.env_unset;
+        auto spawned = spawn_agent(request);
+        if (!spawned) return spawned.status();
+        agent_.emplace(std::move(*spawned));
+        pid_ = agent_->pid;
+        for (auto [stream, fd] : {std::pair{&stdin_, &agent_->stdin_fd}, std::pair{&stdout_, &agent_->stdout_fd},
+                                  std::pair{&stderr_, &agent_->stderr_fd}}) {
+            if (int rc = stream->open(*fd); rc != 0) {
+                agent_->job.terminate();
+                return Status(Errc::spawn_failed, "cannot start agent: its pipes: " + uv_error_text(rc));
+            }
+            *fd = -1;  // the pipe owns it now
+        }
+        auto watch = ExitWatch::start(loop_, agent_->process, [this](unsigned long code) { on_exit(code); });
+        if (!watch) {
+            agent_->job.terminate();
+            return watch.status();
+        }
+        exit_watch_ = std::move(*watch);
+        self_ = shared_from_this();
+
+        timer_ = new uv_timer_t{};
+        uv_timer_init(loop_, timer_);
+        timer_->data = this;
+        drain_timer_ = new uv_timer_t{};
+        uv_timer_init(loop_, drain_timer_);
+        drain_timer_->data = this;
+
+        stdin_.on_write_error([this](int status) {
+            logger_(LogLevel::warning, log_source::transport,
+                    "writing to the agent's stdin failed: " + uv_error_text(status));
+        });
+        // stderr is drained from the start, whatever the host does, so the agent never
+        // blocks on a full stderr pipe.
+        stderr_.start_reading([this](char* data, std::size_t size) { stderr_collector_.add(data, size); },
+                              [this](int) {
+                                  auto keep_alive = shared_from_this();
+                                  stderr_ended_ = true;
+                                  stderr_collector_.finish();
+                                  maybe_report_closed();
+                              });
+        return Status();
+    }
+
+    void start(TransportEvents* events) {
+        events_ = events;
+        if (undelivered_close_) {
+            // The agent was gone before the host started listening: tell it now, on the
+            // next turn, never inside start().
+            deferred_.post([this, keep_alive = shared_from_this()] {
+                auto* target = events_;
+                events_ = nullptr;
+                if (target != nullptr) target->on_transport_closed(*undelivered_close_);
+            });
+            return;
+        }
+        stdout_.start_reading(
+            [this](char* data, std::size_t size) {
+                if (events_ != nullptr) events_->on_transport_data(data, size);
+            },
+            [this](int status) {
+                auto keep_alive = shared_from_this();
+                stdout_ended_ = true;
+                if (status != UV_EOF) {
+                    logger_(LogLevel::warning, log_source::transport,
+                            "reading the agent's stdout failed: " + uv_error_text(status));
+                }
+                // An exiting agent's stdout usually ends just before its exit is seen; only
+                // one that stays alive without stdout is shut down.
+                if (!exited_ && !close_requested_) {
+                    uv_timer_start(drain_timer_, &Supervisor::on_stdout_gone, kDrainAfterExitMs, 0);
+                }
+                maybe_report_closed();
+            });
+    }
+
+    void write(std::string_view bytes, WriteCause cause) {
+        if (close_requested_ || exited_) return;
+        stdin_.write(bytes, cause);
+    }
+
+    void close() { begin_shutdown(/*requested=*/true); }
+
+    void set_write_limits(WriteLimits limits) {
+        throttle_.configure(&stdout_, std::move(limits), logger_);
+        stdin_.on_queue_change([this](std::size_t queued) { throttle_.update(queued); });
+    }
+    std::size_t queued_bytes() const { return stdin_.queued_bytes(); }
+    void hold_reading(bool held) { throttle_.hold(held); }
+
+    // The owner is gone: no more events, and no more log records either. The ladder goes
+    // on silently.
+    void detach() {
+        detached_ = true;
+        events_ = nullptr;
+        logger_ = Logger();
+        throttle_.configure(&stdout_, {}, Logger());
+        stderr_collector_.set_logger(Logger());
+    }
+
+    int pid() const { return pid_; }
+
+private:
+    void begin_shutdown(bool requested) {
+        if (close_requested_) return;
+        close_requested_ = true;
+        shutdown_requested_by_client_ = requested;
+        throttle_.release();
+        stdin_.close_after_writes();  // EOF on stdin: the polite request to exit
+        if (exited_) return;
+        phase_ = Phase::grace_after_stdin_eof;
+        uv_timer_start(timer_, &Supervisor::on_timer, static_cast<uint64_t>(options_.shutdown_grace.count()), 0);
+    }
+
+    // Every libuv callback holds a reference while it runs: maybe_release() may drop the
+    // supervisor's last one half-way.
+    static void on_timer(uv_timer_t* timer) {
+        auto* self = static_cast<Supervisor*>(timer->data);
+        auto keep_alive = self->shared_from_this();
+        switch (self->phase_) {
+            case Phase::grace_after_stdin_eof:
+                if (break_agent(*self->agent_)) {
+                    self->logger_(LogLevel::info, log_source::transport,
+                                  "the agent did not exit after stdin was closed; sending CTRL_BREAK_EVENT");
+                    self->phase_ = Phase::grace_after_break;
+                    uv_timer_start(timer, &Supervisor::on_timer,
+                                   static_cast<uint64_t>(self->options_.terminate_grace.count()), 0);
+                    break;
+                }
+                self->logger_(LogLevel::warning, log_source::transport,
+                              "the agent did not exit after stdin was closed (and shares no console for "
+                              "CTRL_BREAK_EVENT); terminating its job");
+                self->terminate_tree();
+                break;
+            case Phase::grace_after_break:
+                self->logger_(LogLevel::warning, log_source::transport,
+                              "the agent ignored CTRL_BREAK_EVENT; terminating its job");
+                self->terminate_tree();
+                break;
+            case Phase::idle: break;
+        }
+    }
+
+    void terminate_tree() {
+        phase_ = Phase::idle;
+        terminated_ = true;
+        agent_->job.terminate();
+    }
+
+    void on_exit(unsigned long code) {
+        auto keep_alive = shared_from_this();
+        exited_ = true;
+        exit_code_ = code;
+        uv_timer_stop(timer_);
+        phase_ = Phase::idle;
+        throttle_.release();
+        stdin_.close();
+        // Whatever the agent left running in its job goes with it (the guard's rule on
+        // Linux); the job handle stays open until the supervisor is released.
+        if (agent_->job.running() > 0) agent_->job.terminate();
+        uv_timer_start(drain_timer_, &Supervisor::on_drain_timeout, kDrainAfterExitMs, 0);
+        maybe_report_closed();
+        maybe_release();
+    }
+
+    static void on_stdout_gone(uv_timer_t* timer) {
+        auto* self = static_cast<Supervisor*>(timer->data);
+        auto keep_alive = self->shared_from_this();
+        if (self->exited_ || self->close_requested_) return;
+        self->logger_(LogLevel::warning, log_source::transport,
+                      "the agent closed its stdout but keeps running; shutting it down");
+        self->begin_shutdown(/*requested=*/false);
+    }
+
+    static void on_drain_timeout(uv_timer_t* timer) {
+        auto* self = static_cast<Supervisor*>(timer->data);
+        auto keep_alive = self->shared_from_this();
+        self->drain_expired_ = true;
+        self->maybe_report_closed();
+    }
+
+    void maybe_report_closed() {
+        if (closed_reported_ || !exited_) return;
+        if (!(stdout_ended_ && stderr_ended_) && !drain_expired_) return;
+        closed_reported_ = true;
+        uv_timer_stop(drain_timer_);
+        stderr_collector_.finish();
+        stdout_.close();
+        stderr_.close();
+
+        AgentExit exit;
+        exit.exited = true;
+        exit.exit_code = static_cast<int>(exit_code_);
+        exit.requested = shutdown_requested_by_client_;
+        exit.stderr_tail = stderr_collector_.tail();
+        // Windows has no signals: a terminated job is reported as such, whatever code the
+        // system gave the process.
+        std::string how =
+            terminated_ ? "was terminated (its job object ended)" : "exited with code " + std::to_string(exit_code_);
+        std::string message =
+            shutdown_requested_by_client_ ? "the agent was shut down and " + how : "the agent " + how + " unexpectedly";
+        Status why = Status(Errc::connection_closed, message).with_agent_exit(std::move(exit));
+        logger_(shutdown_requested_by_client_ ? LogLevel::info : LogLevel::warning, log_source::transport, message);
+        if (events_ != nullptr) {
+            auto* events = events_;
+            events_ = nullptr;
+            events->on_transport_closed(why);
+        } else if (!detached_) {
+            undelivered_close_ = why;
+        }
+        maybe_release();
+    }
+
+    void maybe_release() {
+        if (!closed_reported_ || released_) return;
+        released_ = true;
+        close_and_delete(timer_);
+        close_and_delete(drain_timer_);
+        timer_ = drain_timer_ = nullptr;
+        exit_watch_.reset();
+        self_.reset();  // may destroy this; nothing may follow
+    }
+
+    enum class Phase { idle, grace_after_stdin_eof, grace_after_break };
+
+    uv_loop_t* loop_;
+    SpawnOptions options_;
+    Logger logger_;
+    PipeStream stdin_;
+    PipeStream stdout_;
+    PipeStream stderr_;
+    StderrCollector stderr_collector_;
+    ReadThrottle throttle_;
+    std::optional<SpawnedAgent> agent_;
+    std::unique_ptr<ExitWatch> exit_watch_;
+    uv_timer_t* timer_ = nullptr;        // the shutdown ladder
+    uv_timer_t* drain_timer_ = nullptr;  // bounds the wait for pipes after the exit
+    TransportEvents* events_ = nullptr;
+    DeferredQueue deferred_;
+    std::optional<Status> undelivered_close_;  // the close happened before start()
+    std::shared_ptr<Supervisor> self_;
+    Phase phase_ = Phase::idle;
+    int pid_ = 0;
+    unsigned long exit_code_ = 0;
+    bool exited_ = false;
+    bool terminated_ = false;
+    bool stdout_ended_ = false;
+    bool stderr_ended_ = false;
+    bool drain_expired_ = false;
+    bool close_requested_ = false;
+    bool shutdown_requested_by_client_ = false;
+    bool closed_reported_ = false;
+    bool released_ = false;
+    bool detached_ = false;
+};
+
+Result<std::unique_ptr<ProcessTransport>> ProcessTransport::spawn(uv_loop_t* loop, const SpawnOptions& options,
+                                                                  Logger logger) {
+    auto supervisor = std::make_shared<Supervisor>(loop, options, std::move(logger));
+    Status status = supervisor->spawn();
+    if (!status) return status;
+    return std::unique_ptr<ProcessTransport>(new ProcessTransport(std::move(supervisor)));
+}
+
+ProcessTransport::ProcessTransport(std::shared_ptr<Supervisor> supervisor) : supervisor_(std::move(supervisor)) {}
+
+ProcessTransport::~ProcessTransport() {
+    supervisor_->detach();
+    supervisor_->close();
+}
+
+void ProcessTransport::start(TransportEvents* events) { supervisor_->start(events); }
+void ProcessTransport::write(std::string_view bytes, WriteCause cause) { supervisor_->write(bytes, cause); }
+void ProcessTransport::close() { supervisor_->close(); }
+void ProcessTransport::detach() { supervisor_->detach(); }
+void ProcessTransport::set_write_limits(WriteLimits limits) { supervisor_->set_write_limits(std::move(limits)); }
+std::size_t ProcessTransport::queued_bytes() const { return supervisor_->queued_bytes(); }
+void ProcessTransport::hold_reading(bool held) { supervisor_->hold_reading(held); }
+int ProcessTransport::pid() const { return supervisor_->pid(); }
+
+}  // namespace acp::detail
