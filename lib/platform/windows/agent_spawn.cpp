@@ -361,7 +361,13 @@ Result<SpawnedAgent> spawn_agent(const AgentSpawnRequest& request) {
 }
 
 bool break_agent(const SpawnedAgent& agent) {
-    return agent.console_shared && ::GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, static_cast<DWORD>(agent.pid)) != 0;
+    // Only while the agent runs: its pid names its process group only as long as the group
+    // exists, and an event for a group the console does not know can reach every process
+    // on the console, the host's included.
+    if (!agent.console_shared || ::WaitForSingleObject(static_cast<HANDLE>(agent.process), 0) != WAIT_TIMEOUT) {
+        return false;
+    }
+    return ::GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, static_cast<DWORD>(agent.pid)) != 0;
 }
 
 unsigned long exit_code_of(void* process) {
