@@ -722,6 +722,7 @@ end
 --   local agents = acp.catalogue()             -- bundled snapshot + ~/.config/acp/agents.json
 --   local agent, err = agents:resolve("claude-acp", { login_shell = true })
 --   if agent then acp.spawn(agent.argv, { env = agent.env, cwd = agent.cwd ~= "" and agent.cwd or nil }) end
+--   local built = agents:install("some-binary-agent")  -- downloads and unpacks a binary build once
 -- registry_json: registry JSON text (nil: the snapshot built into libacp); user_agents_path:
 -- nil for the default path, "" for none. Returns the catalogue or nil, err.
 local Catalogue = {}
@@ -772,6 +773,26 @@ end
 function Catalogue:resolve(id, options)
   local flags = (options and options.login_shell) and 1 or 0
   return json_out(function(out) return lib.acp_catalogue_resolve_json(out, self.handle, id, flags) end)
+end
+
+-- resolve(), and when that is a binary build still to be installed, its archive downloaded
+-- over https (options.ca_file: a PEM file of CAs to trust instead of the system's), checked
+-- against the registry's sha256 and unpacked into the per-user cache ($XDG_CACHE_HOME/acp/
+-- agents): the same table as resolve's, with needs_install false. options also takes
+-- login_shell, max_download_bytes, max_unpacked_bytes and connect_timeout_ms (nil: 512 MiB,
+-- 2 GiB, 30 s). nil, err for a refused archive (ACP_EINVAL: a wrong sha256, a path out of
+-- its folder, too large; nothing is left in the cache) or a failed download (ACP_EIO).
+-- Blocks for the download.
+function Catalogue:install(id, options)
+  options = options or {}
+  local c_options = ffi.new("acp_install_options")
+  lib.acp_install_options_init(c_options, lib.ACP_INSTALL_OPTIONS_VERSION)
+  c_options.ca_file = options.ca_file
+  c_options.max_download_bytes = options.max_download_bytes or 0
+  c_options.max_unpacked_bytes = options.max_unpacked_bytes or 0
+  c_options.connect_timeout_ms = options.connect_timeout_ms or 0
+  local flags = options.login_shell and 1 or 0
+  return json_out(function(out) return lib.acp_catalogue_install(out, self.handle, id, flags, c_options) end)
 end
 
 function Catalogue:free()

@@ -144,7 +144,8 @@ typedef enum acp_options_version_t {
     ACP_SPAWN_OPTIONS_VERSION = 1,
     ACP_REMOTE_OPTIONS_VERSION = 1,
     ACP_TOOL_SERVER_OPTIONS_VERSION = 1,
-    ACP_REGISTRY_FETCH_OPTIONS_VERSION = 1
+    ACP_REGISTRY_FETCH_OPTIONS_VERSION = 1,
+    ACP_INSTALL_OPTIONS_VERSION = 1
 } acp_options_version_t;
 
 /* Whether session/update notifications become ACP_EVENT_SESSION_UPDATE events
@@ -829,6 +830,37 @@ ACP_API int acp_registry_fetch_options_init(acp_registry_fetch_options *options,
  * ACP_EINVAL for bad options or an unusable agents file. */
 ACP_API int acp_catalogue_fetch(acp_catalogue **out, char **info_json, const acp_registry_fetch_options *options,
                                 const char *user_agents_path);
+
+/* How acp_catalogue_install downloads and unpacks a binary build: start from
+ * ACP_INSTALL_OPTIONS_INIT or acp_install_options_init(). */
+typedef struct acp_install_options {
+    unsigned int version;             /* ACP_INSTALL_OPTIONS_VERSION */
+    const char *ca_file;              /* PEM file of CAs to trust; NULL: the system's */
+    size_t max_download_bytes;        /* 0: 512 MiB; a larger archive is refused */
+    size_t max_unpacked_bytes;        /* 0: 2 GiB, sparse members at their full size */
+    unsigned long connect_timeout_ms; /* 0: 30000 */
+} acp_install_options;
+#define ACP_INSTALL_OPTIONS_INIT \
+    { ACP_INSTALL_OPTIONS_VERSION, NULL, 0, 0, 0 }
+/* Fills options with the defaults of that version (ACP_INSTALL_OPTIONS_VERSION): ACP_OK,
+ * or ACP_EINVAL for NULL or an unknown version. */
+ACP_API int acp_install_options_init(acp_install_options *options, unsigned int version);
+
+/* Resolves id as acp_catalogue_resolve_json does (flags: ACP_RESOLVE_*) and, when the
+ * answer is a binary build still to be installed, installs it: the archive is downloaded
+ * over https only (libcurl, loaded on first use), checked against the registry's sha256,
+ * and unpacked (libarchive) into the per-user cache ($XDG_CACHE_HOME/acp/agents), refusing
+ * absolute paths, "..", links out of its folder, devices and archives that unpack past
+ * max_unpacked_bytes; a refused archive leaves nothing in the cache. *out is the same JSON
+ * as acp_catalogue_resolve_json's, now with "needs_install": false, ready for
+ * acp_client_spawn; an answer that needs no install (npx, uvx, a user agent, a build
+ * installed before) is given as it is. options may be NULL (ACP_INSTALL_OPTIONS_INIT).
+ * Blocks the calling thread for the download. ACP_EINVAL for an unknown id, bad options or
+ * a refused archive (a wrong sha256, a hostile path: the message says which), ACP_EIO for
+ * a failed download, ACP_EUNSUPPORTED when it cannot run here or libacp was built without
+ * ACP_WITH_REMOTE. Free *out with acp_string_free. */
+ACP_API int acp_catalogue_install(char **out, acp_catalogue *catalogue, const char *id, int flags,
+                                  const acp_install_options *options);
 
 #ifdef __cplusplus
 }

@@ -175,6 +175,8 @@ struct InstallOptions {
     // Also take file:// URLs and http:// to 127.0.0.1 (tests, a local mirror). Off: the
     // archive must come over https.
     bool allow_local_urls = false;
+    // Trust the CAs in this PEM file instead of the system's (a local mirror, a company CA).
+    std::string ca_file;
 };
 
 // Installs a binary resolution (needs_install): downloads the archive with libcurl (loaded

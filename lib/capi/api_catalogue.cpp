@@ -205,3 +205,43 @@ int acp_catalogue_resolve_json(char** out, acp_catalogue* catalogue, const char*
         return ACP_OK;
     });
 }
+
+int acp_install_options_init(acp_install_options* options, unsigned int version) {
+    if (options == nullptr) return fail(ACP_EINVAL, "options is NULL");
+    if (version != ACP_INSTALL_OPTIONS_VERSION) return fail(ACP_EINVAL, "unknown acp_install_options version");
+    const acp_install_options defaults = ACP_INSTALL_OPTIONS_INIT;
+    *options = defaults;
+    return ACP_OK;
+}
+
+int acp_catalogue_install(char** out, acp_catalogue* catalogue, const char* id, int flags,
+                          const acp_install_options* options) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        if (out == nullptr || catalogue == nullptr || id == nullptr)
+            return fail(ACP_EINVAL, "out, catalogue or id is NULL");
+        *out = nullptr;
+        const acp_install_options defaults = ACP_INSTALL_OPTIONS_INIT;
+        const acp_install_options& given = options != nullptr ? *options : defaults;
+        if (given.version != ACP_INSTALL_OPTIONS_VERSION)
+            return fail(ACP_EINVAL, "unknown acp_install_options version");
+        ResolveOptions how;
+        how.login_shell = (flags & ACP_RESOLVE_LOGIN_SHELL) != 0;
+        auto r = catalogue->catalogue.resolve(id, how);
+        if (!r) return fail(code_of(r.status()), r.status().message());
+        if (r->needs_install) {
+            InstallOptions install;
+            if (given.ca_file != nullptr) install.ca_file = given.ca_file;
+            if (given.max_download_bytes != 0) install.max_download_bytes = given.max_download_bytes;
+            if (given.max_unpacked_bytes != 0) install.max_unpacked_bytes = given.max_unpacked_bytes;
+            if (given.connect_timeout_ms != 0)
+                install.connect_timeout = std::chrono::milliseconds(given.connect_timeout_ms);
+            if (Status installed = install_binary(*r, install); !installed) {
+                return fail(code_of(installed), installed.message());
+            }
+            // install_binary unpacked the build where the resolution's argv already points.
+            r->needs_install = false;
+        }
+        *out = copy_string(resolution_json(*r));
+        return ACP_OK;
+    });
+}

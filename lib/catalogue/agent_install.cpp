@@ -91,6 +91,7 @@ Status download(const std::string& url, const std::string& path, const InstallOp
     c.easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
     c.easy_setopt(easy, CURLOPT_FAILONERROR, 1L);
     c.easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    if (!options.ca_file.empty()) c.easy_setopt(easy, CURLOPT_CAINFO, options.ca_file.c_str());
     c.easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout.count()));
     // A server that stalls below 1 KiB/s for a minute is given up on.
     c.easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1024L);

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // A transport to an agent process that libacp spawns and supervises.
 //
-// The agent runs in its own process group, from an argv vector (never a shell), with
-// the environment SpawnOptions describes, under the agent guard (agent_guard.hpp) unless
-// SpawnOptions::use_guard_process is false: then the child libacp spawns is the guard,
-// which relays the ladder's signals to the agent's group, reports the agent's exit as its
-// own, and stops every descendant when the agent exits, the ladder ends, or the host dies. Its stderr is drained
-// continuously into the log sink; its exit is reported with the code or signal and the tail of its stderr. Shutdown
-// follows a ladder (close stdin, SIGTERM the group, SIGKILL the group), and whatever is left of the group after the
-// agent exits (grandchildren) is terminated too.
+// The agent runs from an argv vector (never a shell), with the environment SpawnOptions
+// describes, contained by the platform (platform/agent_process.hpp) unless
+// SpawnOptions::use_guard_process is false: on Linux under the agent guard, which relays
+// the ladder's signals to the agent's process group, reports the agent's exit as its own,
+// and stops every descendant when the agent exits, the ladder ends, or the host dies. Its
+// stderr is drained continuously into the log sink; its exit is reported with the code or
+// signal and the tail of its stderr. Shutdown follows a ladder (close stdin, then
+// AgentProcess::terminate(), then AgentProcess::kill_tree()), and whatever is left of the
+// tree after the agent exits (grandchildren) is stopped too.
 //
 // The supervisor outlives this object when needed: destroying a ProcessTransport with
 // the agent still running starts the ladder, which finishes on the loop by itself.

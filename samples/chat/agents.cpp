@@ -61,7 +61,10 @@ int resolve_name(Options& options, const acp::Catalogue& catalogue, const std::s
         // Once per version: later starts find the unpacked build in the cache.
         std::fprintf(stderr, "acp-chat: installing %s into %s ...\n", sanitize(name).c_str(),
                      sanitize(resolved->install_dir).c_str());
-        if (acp::Status installed = acp::install_binary(*resolved); !installed.ok()) {
+        // A registry served with a private CA (--ca-file) serves its archives with it too.
+        acp::InstallOptions install;
+        install.ca_file = options.ca_file;
+        if (acp::Status installed = acp::install_binary(*resolved, install); !installed.ok()) {
             std::fprintf(stderr, "acp-chat: could not install %s: %s\n", sanitize(name).c_str(),
                          sanitize(installed.message()).c_str());
             return exit_agent_start;

@@ -105,7 +105,14 @@ int Chat::run() {
     uv_signal_init(loop_, &sigwinch_);
     sigwinch_.data = this;
     uv_signal_start(
-        &sigwinch_, [](uv_signal_t* s, int) { static_cast<Chat*>(s->data)->editor_.resize(); }, SIGWINCH);
+        &sigwinch_,
+        [](uv_signal_t* s, int) {
+            auto* chat = static_cast<Chat*>(s->data);
+            chat->measure_width();
+            chat->editor_.resize();
+        },
+        SIGWINCH);
+    measure_width();
     busy_ = true;
     connect();
     start_input();

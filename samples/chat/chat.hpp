@@ -87,6 +87,9 @@ private:
     // The agent's message text (sanitised, maybe styled), wrapped at word boundaries to
     // the terminal's width.
     void write_wrapped(const std::string& text);
+    // The terminal's width (0: not a terminal, nothing wraps), asked at the start and on
+    // SIGWINCH, not per streamed chunk.
+    void measure_width();
     // A whole line, after whatever was streaming.
     void line(const std::string& text) {
         end_stream();
@@ -216,6 +219,7 @@ private:
     std::map<std::string, Shown> shown_;  // per item of the current session: what is on screen
     std::string stream_key_;              // the item whose text is streaming on the open line
     Wrapper wrap_;                        // its words, for the terminal's width
+    std::size_t width_ = 0;               // that width (measure_width)
     bool open_line_ = false;
 
     std::deque<std::string> queue_;  // input lines not processed yet
@@ -252,7 +256,7 @@ private:
     uv_pipe_t pipe_handle_{};
     uv_stream_t* input_ = nullptr;
     uv_signal_t sigint_{};
-    uv_signal_t sigwinch_{};  // the terminal's new size, for the prompt line
+    uv_signal_t sigwinch_{};  // the terminal's new size, for the prompt line and wrapping
     uv_prepare_t flush_{};    // flushes stdout before the loop waits
 };
 

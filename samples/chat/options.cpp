@@ -28,7 +28,8 @@ const char* const kUsage =
     "                     https:// (Streamable HTTP)\n"
     "  --header 'N: V'    with --connect: send this header with every request (repeatable;\n"
     "                     e.g. 'Authorization: Bearer ...'; values are never shown or logged)\n"
-    "  --ca-file FILE     with --connect or a --registry URL: trust the CAs in this PEM file, not the system's\n"
+    "  --ca-file FILE     for --connect, a --registry URL and registry agents' archives: trust the\n"
+    "                     CAs in this PEM file, not the system's\n"
     "  --cwd DIR          working directory of new sessions (default: the current directory)\n"
     "  --resume SESSION   resume this session instead of starting one; its last turns are shown\n"
     "  --resume-turns N   the turns of a resumed session's history shown (default 3; /history\n"
@@ -205,9 +206,15 @@ bool parse(int argc, char** argv, Options& options) {
         std::fprintf(stderr, "acp-chat: --connect, --agent and an agent command exclude each other\n");
         return false;
     }
+    // The CAs serve a remote agent, a registry URL, and the archive of a registry agent's
+    // binary build (from a registry file too); an agent command after -- uses none.
     const bool registry_url = options.registry.find("://") != std::string::npos;
-    if (options.connect.empty() && (!options.headers.empty() || (!options.ca_file.empty() && !registry_url))) {
-        std::fprintf(stderr, "acp-chat: --header goes with --connect, --ca-file with --connect or a --registry URL\n");
+    if (options.connect.empty() && !options.headers.empty()) {
+        std::fprintf(stderr, "acp-chat: --header goes with --connect\n");
+        return false;
+    }
+    if (!options.ca_file.empty() && options.agent_is_command && !registry_url) {
+        std::fprintf(stderr, "acp-chat: --ca-file goes with --connect, a --registry URL or an agent by name\n");
         return false;
     }
     return true;

@@ -146,13 +146,15 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
     write_wrapped(item.kind() == acp::ItemKind::agent_thought ? style_.paint(Color::dim, delta) : delta);
 }
 
-void Chat::write_wrapped(const std::string& text) {
+void Chat::measure_width() {
     winsize size{};
     // Only where the terminal says its width: never into a pipe or a file.
-    const std::size_t width =
-        tty_ && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 ? static_cast<std::size_t>(size.ws_col) : 0;
+    width_ = tty_ && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 ? static_cast<std::size_t>(size.ws_col) : 0;
+}
+
+void Chat::write_wrapped(const std::string& text) {
     std::string out;
-    wrap_.feed(text, width, out);
+    wrap_.feed(text, width_, out);
     if (editor_.active()) wrap_.flush(out);  // under the prompt nothing may wait
     if (!out.empty()) write(out);
     open_line_ = wrap_.open();

@@ -7,8 +7,10 @@ int acp_header_test_c(void) {
     acp_client_options options = ACP_CLIENT_OPTIONS_INIT;
     acp_spawn_options agent = ACP_SPAWN_OPTIONS_INIT;
     acp_tool_server_options tools = ACP_TOOL_SERVER_OPTIONS_INIT;
+    acp_install_options install = ACP_INSTALL_OPTIONS_INIT;
     acp_status status;
     status.code = ACP_OK;
     return options.version == ACP_CLIENT_OPTIONS_VERSION && agent.version == ACP_SPAWN_OPTIONS_VERSION &&
-           tools.version == ACP_TOOL_SERVER_OPTIONS_VERSION && status.code == ACP_OK;
+           tools.version == ACP_TOOL_SERVER_OPTIONS_VERSION && install.version == ACP_INSTALL_OPTIONS_VERSION &&
+           status.code == ACP_OK;
 }

@@ -365,18 +365,28 @@ local function review_phase()
   -- Diffs that are not reviewed in buffers (asked the usual way): the agent's paths are
   -- untrusted, a patch must apply to the file as it is.
   local review = require("acp.review")
+  local confine = review.confine(chat)
   local function patch(path, body)
     return { data = { content = { { type = "diff", changes = { { operation = "modify", path = path } },
       patch = { format = "git_patch", text = "diff --git " .. path .. " " .. path .. "\n--- " .. path .. "\n+++ " .. path
         .. "\n" .. body } } } } }
   end
-  check(review.proposals(patch(notes, "@@ -1,2 +1,2 @@\n # Notes\n-- (nothing yet)\n+- x\n")) ~= nil, "a patch that applies")
-  check(review.proposals(patch(notes, "@@ -1,2 +1,2 @@\n # Notes\n-- something else\n+- x\n")) == nil,
+  check(review.proposals(patch(notes, "@@ -1,2 +1,2 @@\n # Notes\n-- (nothing yet)\n+- x\n"), confine) ~= nil, "a patch that applies")
+  check(review.proposals(patch(notes, "@@ -1,2 +1,2 @@\n # Notes\n-- something else\n+- x\n"), confine) == nil,
     "a patch whose removed line differs from the file: no review")
-  check(review.proposals(patch("/dev/zero", "@@ -1 +1 @@\n-a\n+b\n")) == nil, "a device: no review")
-  check(review.proposals(patch("NOTES.md", "@@ -1 +1 @@\n-a\n+b\n")) == nil, "a relative path: no review")
-  check(review.proposals({ data = { content = { { type = "diff", changes = { { operation = "modify", path = notes } } } } } })
-    == nil, "a diff without text: no review")
+  check(review.proposals(patch("/dev/zero", "@@ -1 +1 @@\n-a\n+b\n"), confine) == nil, "a device: no review")
+  check(review.proposals(patch("NOTES.md", "@@ -1 +1 @@\n-a\n+b\n"), confine) == nil, "a relative path: no review")
+  -- Outside the session's directories, directly or through a symlink inside them: the
+  -- file is never opened (its text would be shown to the user as the agent's proposal).
+  local outside = out .. "/outside-review.md"
+  vim.fn.writefile({ "secret" }, outside)
+  vim.loop.fs_symlink(outside, dir .. "/link.md")
+  check(review.proposals(patch(outside, "@@ -1 +1 @@\n-secret\n+x\n"), confine) == nil, "a file outside: no review")
+  check(review.proposals(patch(dir .. "/link.md", "@@ -1 +1 @@\n-secret\n+x\n"), confine) == nil,
+    "a symlink out of the session's directory: no review")
+  check(require("acp.files").buffer_of(outside) == nil, "the file outside was not loaded")
+  check(review.proposals({ data = { content = { { type = "diff", changes = { { operation = "modify", path = notes } } } } } },
+    confine) == nil, "a diff without text: no review")
   chat_module.shutdown_all()
 end
 
@@ -498,7 +508,7 @@ local function v1review_phase()
     return { data = { content = { { type = "diff", path = path, oldText = old_text, newText = new_text } } } }
   end
   local function proposed(tool_call)
-    local proposals = review.proposals(tool_call)
+    local proposals = review.proposals(tool_call, review.confine(chat))
     return proposals and proposals[1].lines
   end
   check(vim.deep_equal(proposed(diff(notes, "first", "last")), { "# Notes", "- last" }), "an excerpt within a line")

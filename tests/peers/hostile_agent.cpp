@@ -12,6 +12,11 @@
 //       dies on SIGTERM, and one (via an intermediate process that exits, so it is
 //       orphaned) that ignores SIGTERM. Never reads stdin, never exits by itself unless
 //       --exit-code N is given: then it exits with N once the descendants run.
+//   group-children --pid-file F [--exit-code N]
+//       Starts descendants that stay in its process group and ignore SIGTERM and SIGHUP:
+//       a child, and a grandchild orphaned by an intermediate process that exits. Never
+//       reads stdin; exits with N once they run when --exit-code is given. What every
+//       platform variant must stop, the portable POSIX one included.
 //   stop-guard --pid-file F
 //   kill-guard --pid-file F
 //       Starts descendants that ignore SIGTERM and SIGHUP (one in its group, one orphaned
@@ -34,7 +39,7 @@
 namespace {
 
 std::string pid_file;
-int exit_code = -1;  // setsid-children: exit with this once the descendants run
+int exit_code = -1;  // setsid-children, group-children: exit with this once the descendants run
 
 void record_pid_as(const char* role, pid_t pid) {
     if (pid_file.empty()) return;
@@ -131,6 +136,17 @@ int setsid_children() {
     sleep_forever();
 }
 
+// Stdio detached from the agent's pipes, so only the process group ties it to the agent.
+void detach_stdio() {
+    int null_fd = ::open("/dev/null", O_RDWR);
+    if (null_fd >= 0) {
+        ::dup2(null_fd, 0);
+        ::dup2(null_fd, 1);
+        ::dup2(null_fd, 2);
+        if (null_fd > 2) ::close(null_fd);
+    }
+}
+
 // Waits (bounded) until the pid file holds `lines` lines.
 void wait_for_recorded(int lines) {
     for (int i = 0; i < 500; ++i) {
@@ -146,6 +162,34 @@ void wait_for_recorded(int lines) {
 void ignore_polite_signals() {
     ::signal(SIGTERM, SIG_IGN);
     ::signal(SIGHUP, SIG_IGN);
+}
+
+int group_children() {
+    if (pid_file.empty()) {
+        std::fprintf(stderr, "hostile_agent: group-children needs --pid-file\n");
+        return 2;
+    }
+    record_pid("agent");
+    if (::fork() == 0) {
+        detach_stdio();
+        ignore_polite_signals();
+        record_pid("group-child-ignoring-sigterm");
+        sleep_forever();
+    }
+    if (::fork() == 0) {
+        detach_stdio();
+        if (::fork() == 0) {
+            ignore_polite_signals();
+            record_pid("group-orphan-ignoring-sigterm");
+            sleep_forever();
+        }
+        _exit(0);  // orphans its child
+    }
+    if (exit_code >= 0) {
+        wait_for_recorded(3);
+        return exit_code;
+    }
+    sleep_forever();
 }
 
 int attack_guard(int signal_number) {
@@ -181,16 +225,19 @@ int attack_guard(int signal_number) {
 int main(int argc, char** argv) {
     std::string mode = argc > 1 ? argv[1] : "";
     for (int i = 2; i + 1 < argc; ++i) {
-        if (std::strcmp(argv[i], "--pid-file") == 0)
+        if (std::strcmp(argv[i], "--pid-file") == 0) {
             pid_file = argv[++i];
-        else if (std::strcmp(argv[i], "--exit-code") == 0)
+        } else if (std::strcmp(argv[i], "--exit-code") == 0) {
             exit_code = std::atoi(argv[++i]);
+        }
     }
     if (mode == "flood-requests") return flood_requests();
     if (mode == "setsid-children") return setsid_children();
+    if (mode == "group-children") return group_children();
     if (mode == "stop-guard") return attack_guard(SIGSTOP);
     if (mode == "kill-guard") return attack_guard(SIGKILL);
     std::fprintf(stderr,
-                 "usage: hostile_agent flood-requests|setsid-children|stop-guard|kill-guard [--pid-file FILE]\n");
+                 "usage: hostile_agent flood-requests|setsid-children|group-children|stop-guard|kill-guard "
+                 "[--pid-file FILE]\n");
     return 2;
 }

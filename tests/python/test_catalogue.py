@@ -1,11 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
 """The agent catalogue from Python: a registry given as JSON, a user agents file, and the
 errors a host shows (docs/agents.md)."""
+import hashlib
+import io
 import json
 import os
+import platform
+import shutil
+import subprocess
 import sys
+import tarfile
 import tempfile
 import unittest
+import zipfile
 
 import libacp
 
@@ -103,6 +110,137 @@ class FetchTest(unittest.TestCase):
             agents.resolve("fetched-agent")
         with self.assertRaises(libacp.InvalidArgument):
             self.fetch(self.server.url, max_age_seconds=-1)
+
+
+class InstallTest(unittest.TestCase):
+    """Catalogue.install: binary builds served over https from 127.0.0.1 (a test CA), packed
+    here from the test peer (ACP_TEST_AGENT); hostile archives refused over https too, with
+    nothing left in the cache or written outside it. Needs ACP_WITH_REMOTE; without it the
+    install must say so."""
+
+    TARGET = "linux-" + platform.machine()
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="acp-python-install-")
+        self.server = RegistryServer(self.dir)
+        self.cache = os.path.join(self.dir, "xdg-cache")  # $XDG_CACHE_HOME/acp/agents
+        self.old_cache = os.environ.get("XDG_CACHE_HOME")
+        os.environ["XDG_CACHE_HOME"] = self.cache
+        self.outside = os.path.join(self.dir, "outside")
+        self.remote = os.environ.get("ACP_WITH_REMOTE") == "1"
+
+    def tearDown(self):
+        if self.old_cache is None:
+            del os.environ["XDG_CACHE_HOME"]
+        else:
+            os.environ["XDG_CACHE_HOME"] = self.old_cache
+        self.server.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def catalogue(self, archive, sha256=None, url=None):
+        """A registry of one binary agent, "tool" 1.0, whose archive is served as `archive`."""
+        build = {"archive": url or self.server.archive_url + archive, "cmd": "./bin/agent"}
+        if sha256 is not None:
+            build["sha256"] = sha256
+        return libacp.Catalogue(json.dumps({"agents": [{"id": "tool", "version": "1.0", "distribution": {
+            "binary": {self.TARGET: build}}}]}), "")
+
+    def left_in_cache(self):
+        folder = os.path.join(self.cache, "acp", "agents", "tool", "1.0")
+        return os.listdir(folder) if os.path.isdir(folder) else []
+
+    def tar(self, name, members):
+        """members: (TarInfo fields, data) pairs."""
+        with tarfile.open(os.path.join(self.server.archives, name), "w:gz") as t:
+            for fields, data in members:
+                info = tarfile.TarInfo(fields.pop("name"))
+                info.size = len(data)
+                info.mode = 0o755
+                for key, value in fields.items():
+                    setattr(info, key, value)
+                t.addfile(info, io.BytesIO(data) if data else None)
+
+    def test_a_good_archive_installs_over_https_and_its_agent_runs(self):
+        with open(os.environ["ACP_TEST_AGENT"], "rb") as f:
+            peer = f.read()
+        self.tar("good.tar.gz", [({"name": "bin", "type": tarfile.DIRTYPE}, b""), ({"name": "bin/agent"}, peer)])
+        with open(os.path.join(self.server.archives, "good.tar.gz"), "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        agents = self.catalogue("good.tar.gz", digest)
+        self.assertTrue(agents.resolve("tool")["needs_install"])
+        if not self.remote:
+            with self.assertRaises(libacp.Unsupported):
+                agents.install("tool", ca_file=self.server.ca_file)
+            return
+        agent = agents.install("tool", ca_file=self.server.ca_file)
+        self.assertEqual(self.server.requests, ["/archives/good.tar.gz"])
+        self.assertFalse(agent["needs_install"])
+        self.assertEqual(agent["argv"], [os.path.join(agent["install_dir"], "bin", "agent")])
+        self.assertTrue(agent["install_dir"].startswith(self.cache + "/"))
+        self.assertEqual(self.left_in_cache(), [self.TARGET])
+        with libacp.Client(agent["argv"], env=agent["env"]) as client:
+            self.assertEqual(client.initialize().protocol_version, 2)
+        # Installed once: resolve finds it, and install does not download again.
+        self.assertFalse(agents.resolve("tool")["needs_install"])
+        self.assertEqual(agents.install("tool")["argv"], agent["argv"])
+        self.assertEqual(self.server.requests, ["/archives/good.tar.gz"])
+
+    def test_a_wrong_sha256_is_refused(self):
+        self.tar("good.tar.gz", [({"name": "bin/agent"}, b"#!/bin/sh\n")])
+        agents = self.catalogue("good.tar.gz", "0" * 64)
+        if not self.remote:
+            with self.assertRaises(libacp.Unsupported):
+                agents.install("tool", ca_file=self.server.ca_file)
+            return
+        with self.assertRaises(libacp.InvalidArgument) as raised:
+            agents.install("tool", ca_file=self.server.ca_file)
+        self.assertIn("the registry says 0000", str(raised.exception))
+        self.assertEqual(self.server.requests, ["/archives/good.tar.gz"])
+        self.assertEqual(self.left_in_cache(), [])
+
+    def test_http_is_refused(self):
+        self.tar("good.tar.gz", [({"name": "bin/agent"}, b"#!/bin/sh\n")])
+        url = self.server.archive_url.replace("https:", "http:") + "good.tar.gz"
+        agents = self.catalogue("good.tar.gz", url=url)
+        self.assertTrue(any("https" in problem for problem in agents.list()["problems"]), agents.list())
+        with self.assertRaises(libacp.InvalidArgument):
+            agents.install("tool", ca_file=self.server.ca_file)
+        self.assertEqual(self.server.requests, [])
+
+    def test_the_system_cas_do_not_trust_the_test_server(self):
+        self.tar("good.tar.gz", [({"name": "bin/agent"}, b"#!/bin/sh\n")])
+        with self.assertRaises(libacp.IoError if self.remote else libacp.Unsupported):
+            self.catalogue("good.tar.gz").install("tool")
+        self.assertEqual(self.left_in_cache(), [])
+
+    def test_hostile_archives_are_refused_over_https(self):
+        if not self.remote:
+            with self.assertRaises(libacp.Unsupported):
+                self.catalogue("slip.zip").install("tool", ca_file=self.server.ca_file)
+            return
+        with zipfile.ZipFile(os.path.join(self.server.archives, "slip.zip"), "w") as z:
+            z.writestr("bin/agent", b"#!/bin/sh\n")
+            z.writestr("../../../../outside", b"x")
+        self.tar("absolute.tgz", [({"name": self.outside}, b"x")])
+        self.tar("link-out.tgz", [({"name": "bin", "type": tarfile.SYMTYPE, "linkname": "../../../.."},
+                                   b""), ({"name": "bin/outside"}, b"x")])
+        # GNU tar stores the holes of a 10 GB file, so the archive is tiny.
+        src = os.path.join(self.dir, "sparse")
+        os.makedirs(os.path.join(src, "bin"))
+        subprocess.run(["truncate", "-s", "10G", os.path.join(src, "bin", "agent")], check=True)
+        subprocess.run(["tar", "-S", "-czf", os.path.join(self.server.archives, "sparse.tgz"), "-C", src, "bin"],
+                       check=True)
+        shutil.rmtree(src)
+        for archive, says in [("slip.zip", "a path out of its folder"), ("absolute.tgz", "a path out of its folder"),
+                              ("link-out.tgz", "a link out of its folder"),
+                              ("sparse.tgz", "unpacks to more than 2147483648 bytes")]:
+            with self.subTest(archive=archive):
+                with self.assertRaises(libacp.InvalidArgument) as raised:
+                    self.catalogue(archive).install("tool", ca_file=self.server.ca_file)
+                self.assertIn(says, str(raised.exception))
+                self.assertIn("/archives/" + archive, self.server.requests)
+                self.assertEqual(self.left_in_cache(), [])
+                self.assertFalse(os.path.lexists(self.outside))
 
 
 if __name__ == "__main__":

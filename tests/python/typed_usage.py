@@ -42,3 +42,9 @@ async def follow_async(client: libacp.AsyncClient) -> Optional[str]:
     async for update in session.prompt("hello"):
         print(update.session_update, agent.capabilities)
     return await session.prompt("again")
+
+
+def start_by_name(agents: libacp.Catalogue, name: str, ca_file: Optional[str]) -> libacp.Client:
+    agent = agents.install(name, ca_file=ca_file, max_unpacked_bytes=1 << 30)
+    argv: List[str] = agent["argv"]
+    return libacp.Client(argv, env=agent["env"], cwd=agent["cwd"] or None)

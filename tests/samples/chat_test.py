@@ -15,8 +15,10 @@ Waits have a guard (the test fails instead of hanging) but nothing asserts on ti
 """
 import base64
 import fcntl
+import hashlib
 import json
 import os
+import platform
 import pty
 import re
 import select
@@ -26,6 +28,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tarfile
 import tempfile
 import termios
 import time
@@ -860,6 +863,31 @@ class RegistryFetch(CatalogueCase):
         self.assertIn("using the cached registry %s" % self.cache, result.stderr)
         self.assertIn("You said: hello there", result.stdout)
 
+    def test_a_registry_files_binary_agent_installs_with_the_ca(self):
+        # A registry file (no URL): its binary build's archive is still fetched over https,
+        # with the CAs of --ca-file. An agent command after -- has no use for them.
+        with tarfile.open(os.path.join(self.server.archives, "demo.tar.gz"), "w:gz") as t:
+            t.add(AGENT, arcname="bin/agent")
+        with open(os.path.join(self.server.archives, "demo.tar.gz"), "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        target = "linux-" + {"x86_64": "x86_64", "aarch64": "aarch64"}[platform.machine()]
+        registry = os.path.join(self.dir, "binary-registry.json")
+        with open(registry, "w") as f:
+            json.dump({"version": "1.0.0", "agents": [{"id": "demo-bin", "name": "Demo", "version": "1.0.0",
+                "distribution": {"binary": {target: {"archive": self.server.archive_url + "demo.tar.gz",
+                                                     "sha256": digest, "cmd": "./bin/agent",
+                                                     "args": ["--state-dir", self.state]}}}}]}, f)
+        result = subprocess.run([CHAT, "--cwd", "/tmp/project", "--registry", registry, "--ca-file", self.ca, "demo-bin"],
+                                input="/echo installed\n", capture_output=True, text=True, timeout=GUARD_SECONDS,
+                                env=self.env)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("installed", result.stdout)
+        self.assertEqual(self.requests, ["/archives/demo.tar.gz"])
+        result = subprocess.run([CHAT, "--ca-file", self.ca, "--", AGENT], input="", capture_output=True, text=True,
+                                timeout=GUARD_SECONDS, env=self.env)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--ca-file goes with --connect, a --registry URL or an agent by name", result.stderr)
+
     def test_http_and_a_wrong_ca_are_refused(self):
         # Plain http is never fetched, not even from 127.0.0.1.
         result = self.chat(self.url.replace("https:", "http:"))
@@ -1630,22 +1658,27 @@ class DailyDriver(ChatCase):
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
 
-    def test_agent_text_wraps_at_word_boundaries_at_60_columns(self):
+    def test_agent_text_wraps_at_word_boundaries_at_60_columns_then_40(self):
         text = " ".join("word%d" % i + "x" * (i % 7) for i in range(40))  # 40 words of 5 to 12 letters
         s = self.screen()
         fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))
         at = s.wait_for(r"session demo-1 in ")
         at = s.wait_for(r"> ", at)
-        s.type("/echo " + text + "\r")
-        start = s.wait_for(r"\r {24}\r", at)  # the sign of work erased: the reply follows
-        end = s.wait_for(r"-- end_turn \| demo-1", start)
-        reply = re.sub(r"\x1b\[[0-9;]*m", "", s.output[start:end].decode(errors="replace"))
-        rows = [row for row in reply.split("\r\n") if row and not row.startswith("--")]
-        self.assertGreater(len(rows), 2, rows)
-        for row in rows:
-            self.assertLessEqual(len(row), 60, rows)
-        # Broken only between words: every word whole, in order.
-        self.assertEqual(" ".join(rows).split(), text.split())
+        for columns in (60, 40):  # 40: the terminal resized (SIGWINCH) between two turns
+            if columns != 60:
+                fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+            s.type("/echo " + text + "\r")
+            start = s.wait_for(r"\r {24}\r", at)  # the sign of work erased: the reply follows
+            end = s.wait_for(r"-- end_turn \| demo-1", start)
+            reply = re.sub(r"\x1b\[[0-9;]*m", "", s.output[start:end].decode(errors="replace"))
+            rows = [row for row in reply.split("\r\n") if row and not row.startswith("--")]
+            self.assertGreater(len(rows), 2, rows)
+            for row in rows:
+                self.assertLessEqual(len(row), columns, rows)
+            self.assertTrue(any(len(row) > columns - 12 for row in rows), rows)  # the whole width is used
+            # Broken only between words: every word whole, in order.
+            self.assertEqual(" ".join(rows).split(), text.split())
+            at = s.wait_for(r"> ", end)
         s.type("/quit\r")
         self.assertEqual(s.exit_code(), 0)
 

@@ -9,6 +9,7 @@
 
     agents = libacp.Catalogue.fetch()        # the registry over https, cached for a day
     print(agents.fetched["source"], agents.fetched["notes"])
+    agent = agents.install("some-binary-agent")  # downloads and unpacks a binary build once
 
 A catalogue never starts anything: resolve() gives the command line, and raises
 Unsupported naming what is missing ("npx is not on the PATH (...)").
@@ -32,11 +33,23 @@ class _FetchOptions(ctypes.Structure):
                 ("max_age_seconds", ctypes.c_long), ("ca_file", ctypes.c_char_p), ("timeout_ms", ctypes.c_ulong)]
 
 
+class _InstallOptions(ctypes.Structure):
+    """acp_install_options, version 1; zeros are the library's defaults."""
+    VERSION = 1
+    _fields_ = [("version", ctypes.c_uint), ("ca_file", ctypes.c_char_p), ("max_download_bytes", ctypes.c_size_t),
+                ("max_unpacked_bytes", ctypes.c_size_t), ("connect_timeout_ms", ctypes.c_ulong)]
+
+
 lib.acp_registry_fetch_options_init.restype = ctypes.c_int
 lib.acp_registry_fetch_options_init.argtypes = [ctypes.POINTER(_FetchOptions), ctypes.c_uint]
 lib.acp_catalogue_fetch.restype = ctypes.c_int
 lib.acp_catalogue_fetch.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p),
                                     ctypes.POINTER(_FetchOptions), ctypes.c_char_p]
+lib.acp_install_options_init.restype = ctypes.c_int
+lib.acp_install_options_init.argtypes = [ctypes.POINTER(_InstallOptions), ctypes.c_uint]
+lib.acp_catalogue_install.restype = ctypes.c_int
+lib.acp_catalogue_install.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p,
+                                      ctypes.c_int, ctypes.POINTER(_InstallOptions)]
 
 
 def _check(code: int) -> int:
@@ -111,4 +124,27 @@ class Catalogue:
         pointer = ctypes.c_void_p()
         _check(lib.acp_catalogue_resolve_json(ctypes.byref(pointer), self._handle, agent_id.encode(),
                                               RESOLVE_LOGIN_SHELL if login_shell else 0))
+        return json.loads(native.take_string(pointer))
+
+    def install(self, agent_id: str, login_shell: bool = False, *, ca_file: Optional[str] = None,
+                max_download_bytes: int = 0, max_unpacked_bytes: int = 0,
+                connect_timeout_ms: int = 0) -> Dict[str, Any]:
+        """resolve(), and when that is a binary build still to be installed, its archive
+        downloaded over https (ca_file: a PEM file of CAs to trust instead of the system's),
+        checked against the registry's sha256 and unpacked into the per-user cache
+        ($XDG_CACHE_HOME/acp/agents). Answers as resolve() does, with needs_install False.
+        Raises InvalidArgument for a refused archive (a wrong sha256, a path out of its
+        folder, too large; nothing is left in the cache), IoError for a failed download,
+        Unsupported without ACP_WITH_REMOTE. Blocks for the download (zeros: the defaults,
+        512 MiB, 2 GiB, 30 s)."""
+        options = _InstallOptions()
+        _check(lib.acp_install_options_init(ctypes.byref(options), _InstallOptions.VERSION))
+        if ca_file is not None:
+            options.ca_file = ca_file.encode()
+        options.max_download_bytes = max_download_bytes
+        options.max_unpacked_bytes = max_unpacked_bytes
+        options.connect_timeout_ms = connect_timeout_ms
+        pointer = ctypes.c_void_p()
+        _check(lib.acp_catalogue_install(ctypes.byref(pointer), self._handle, agent_id.encode(),
+                                         RESOLVE_LOGIN_SHELL if login_shell else 0, ctypes.byref(options)))
         return json.loads(native.take_string(pointer))

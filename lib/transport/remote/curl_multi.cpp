@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transport/remote/curl_multi.hpp"
 
-#include <strings.h>
-
+#include <cctype>
 #include <cstring>
-
 #include <mutex>
 #include <utility>
 
@@ -18,7 +16,16 @@ namespace {
 // new cookies of 4 KiB with every answer (libcurl's own limits per response): beyond
 // these, the newest are dropped.
 constexpr std::size_t kMaxCookies = 50;
-constexpr std::size_t kMaxCookieBytes = 16 * 1024;
+constexpr std::size_t kMaxCookieBytes = std::size_t{16} * 1024;
+
+// Header lines start with names of any case; prefix is lower case.
+bool starts_with_lower(std::string_view line, std::string_view prefix) {
+    if (line.size() < prefix.size()) return false;
+    for (std::size_t i = 0; i < prefix.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(line[i])) != prefix[i]) return false;
+    }
+    return true;
+}
 
 void global_init() {
     static std::once_flag once;
@@ -305,12 +312,11 @@ std::size_t CurlMulti::on_header(char* data, std::size_t size, std::size_t count
         if (exchange->cancelled) return 0;
     }
     static constexpr std::string_view kSetCookie = "set-cookie:";
-    if (line.size() > kSetCookie.size() && strncasecmp(line.data(), kSetCookie.data(), kSetCookie.size()) == 0) {
+    if (line.size() > kSetCookie.size() && starts_with_lower(line, kSetCookie)) {
         exchange->multi->cookies_set_ = true;
     }
     static constexpr std::string_view kConnectionId = "acp-connection-id:";
-    if (line.size() > kConnectionId.size() &&
-        strncasecmp(line.data(), kConnectionId.data(), kConnectionId.size()) == 0) {
+    if (line.size() > kConnectionId.size() && starts_with_lower(line, kConnectionId)) {
         std::string_view value = line.substr(kConnectionId.size());
         while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
         while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);

@@ -5,8 +5,8 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
-#include <strings.h>
 
+#include <cctype>
 #include <utility>
 
 #include "support/utf8.hpp"
@@ -29,9 +29,15 @@ bool is_reattach(const std::string& method) { return method == "session/load" ||
 // Requests whose answer names a new session, whose stream then opens.
 bool creates_session(const std::string& method) { return method == "session/new" || method == "session/fork"; }
 
+// Header names compare without case; ours are lower case.
 bool is_transport_header(const std::string& name) {
-    for (const char* own : {"content-type", "accept", "acp-connection-id", "acp-session-id"}) {
-        if (strcasecmp(name.c_str(), own) == 0) return true;
+    for (std::string_view own : {"content-type", "accept", "acp-connection-id", "acp-session-id"}) {
+        if (name.size() != own.size()) continue;
+        bool same = true;
+        for (std::size_t i = 0; same && i < own.size(); ++i) {
+            same = std::tolower(static_cast<unsigned char>(name[i])) == own[i];
+        }
+        if (same) return true;
     }
     return false;
 }
@@ -144,7 +150,9 @@ std::unique_ptr<Exchange> HttpTransport::new_exchange(const std::string& session
     for (const auto& [name, value] : options_.headers) {
         if (is_transport_header(name)) continue;
         // "Name;" is libcurl's way to send a header with an empty value.
-        std::string line = value.empty() ? name + ";" : name + ": " + value;
+        std::string line = name;
+        line += value.empty() ? ";" : ": ";
+        line += value;
         exchange->headers = curl().slist_append(exchange->headers, line.c_str());
     }
     if (event_stream) exchange->headers = curl().slist_append(exchange->headers, "Accept: text/event-stream");

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transport/remote/remote_libraries.hpp"
 
-#include <dlfcn.h>
-
 #include <mutex>
 #include <string>
+
+#include "platform/permanent_library.hpp"
 
 // The names the dynamic loader knows them by, found at configure time (CMakeLists.txt).
 #ifndef ACP_LIBCURL_SONAME
@@ -25,19 +25,17 @@ Status load_status;
 // Binds each symbol of one library; the first missing one is the error.
 class Binder {
 public:
-    explicit Binder(const char* soname) : soname_(soname) {
-        // Never unloaded: libuv close callbacks and libcurl's global state may point into it.
-        handle_ = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-        if (handle_ == nullptr) error_ = dlerror_text();
-    }
+    // Never unloaded: libuv close callbacks and libcurl's global state may point into it.
+    explicit Binder(const char* soname) : soname_(soname), library_(soname), error_(library_.error()) {}
 
     template <class Function>
     void bind(Function& slot, const char* symbol) {
         slot = nullptr;
-        if (handle_ == nullptr || !error_.empty()) return;
-        void* address = dlsym(handle_, symbol);
+        if (!library_.loaded() || !error_.empty()) return;
+        std::string why;
+        void* address = library_.symbol(symbol, &why);
         if (address == nullptr) {
-            error_ = std::string(symbol) + " not found: " + dlerror_text();
+            error_ = std::string(symbol) + " not found: " + why;
             return;
         }
         slot = reinterpret_cast<Function>(address);
@@ -49,13 +47,8 @@ public:
     }
 
 private:
-    static std::string dlerror_text() {
-        const char* text = dlerror();
-        return text != nullptr ? text : "unknown error";
-    }
-
     const char* soname_;
-    void* handle_ = nullptr;
+    PermanentLibrary library_;
     std::string error_;
 };
 

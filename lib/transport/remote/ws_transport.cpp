@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transport/remote/ws_transport.hpp"
 
-#include <dlfcn.h>
 #include <libwebsockets.h>
 
 #include <cstring>
@@ -9,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "platform/permanent_library.hpp"
 #include "transport/message_lines.hpp"
 #include "transport/remote/remote_headers.hpp"
 #include "transport/remote/remote_libraries.hpp"
@@ -45,7 +45,7 @@ void silence_library_log() {
         // libwebsockets loads its libuv event library as a plugin with each context and
         // unloads it with the last one, while libuv may still hold close callbacks into
         // it: keep it mapped for the life of the process.
-        (void)dlopen("libwebsockets-evlib_uv.so", RTLD_NOW | RTLD_NODELETE);
+        static const PermanentLibrary event_library("libwebsockets-evlib_uv.so");
     });
 }
 

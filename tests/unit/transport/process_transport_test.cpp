@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The supervised agent process, against real child processes (tests/peers/scripted_peer).
+#include <dirent.h>
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -258,9 +259,13 @@ TEST_CASE("process: grandchildren the agent started do not outlive it") {
     const int grandchild = std::stoi(h.last_result.substr(h.last_result.find(':') + 1));
     REQUIRE(grandchild > 0);
     CHECK(kill(grandchild, 0) == 0);
-    // In the agent's process group, which the agent leads (h.pid is the agent guard).
+    // In the agent's process group, which the agent leads.
     CHECK(getpgid(grandchild) == parent_of(grandchild));
-    CHECK(getpgid(grandchild) != h.pid);
+#if ACP_PLATFORM_LINUX
+    CHECK(getpgid(grandchild) != h.pid);  // h.pid is the agent guard, the agent's parent
+#else
+    CHECK(getpgid(grandchild) == h.pid);  // no process between the host and the agent
+#endif
     h.rpc->close();
     REQUIRE(h.loop.run_until([&] { return h.closed.has_value(); }));
     CHECK(h.closed->agent_exit()->exit_code == 0);
@@ -367,3 +372,43 @@ TEST_CASE("process: an agent that ended before the connection started is still r
     CHECK(closed->agent_exit()->exit_code == 7);
     CHECK(closed->agent_exit()->stderr_tail == "going away\n");
 }
+
+#if !ACP_PLATFORM_LINUX
+namespace {
+
+// The portable variant's supervising process: orphaned on purpose, so re-parented to this
+// test (a subreaper), in a session of its own, and not the agent.
+int supervisor_of(int agent_pid) {
+    int found = 0;
+    DIR* proc = opendir("/proc");
+    for (dirent* entry = proc != nullptr ? readdir(proc) : nullptr; entry != nullptr; entry = readdir(proc)) {
+        int pid = std::atoi(entry->d_name);
+        if (pid <= 0 || pid == agent_pid || parent_of(pid) != getpid() || getsid(pid) != pid) continue;
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string line;
+        std::getline(stat, line);
+        auto close_paren = line.rfind(')');
+        if (close_paren != std::string::npos && line.compare(close_paren, 4, ") Z ") != 0) found = pid;
+    }
+    if (proc != nullptr) closedir(proc);
+    return found;
+}
+
+}  // namespace
+
+// What the Linux variant's guard attack tests check, for the portable variant's
+// supervisor: killing it frees nothing.
+TEST_CASE("process: an agent whose supervising process is killed goes with its group, and the host is told") {
+    AgentHarness h;
+    REQUIRE(h.spawn().ok());
+    int supervisor = 0;  // found once it has made its own session, which may take a moment
+    REQUIRE(h.loop.run_until([&] { return (supervisor = supervisor_of(h.pid)) > 0; }));
+    kill(supervisor, SIGKILL);
+    REQUIRE(h.loop.run_until([&] { return h.closed.has_value(); }));
+    REQUIRE(h.closed->agent_exit() != nullptr);
+    CHECK(h.closed->agent_exit()->term_signal == SIGKILL);
+    CHECK(h.closed->agent_exit()->guard_report.find("the supervising process ended before the agent") == 0);
+    CHECK(process_gone(h.pid));
+    waitpid(supervisor, nullptr, 0);
+}
+#endif

@@ -99,21 +99,35 @@ local function apply_v1(path, old_text, new_text)
   return split(text:sub(1, at - 1) .. new_text .. text:sub(at + #old_text))
 end
 
+-- The paths an agent's diffs name are its own: a review opens only files inside the
+-- session's directories, by the same guard as its fs requests (libacp's confine_path:
+-- absolute, symlinks and ".." resolved). confine(path) -> the real path, or nil.
+function review.confine(chat, session_id)
+  return function(path)
+    local real = chat.client:confine_path(session_id or chat.session_id, path, true)
+    return real
+  end
+end
+
 -- The files a tool call's diffs propose: { {path, lines} }, or nil when one of them cannot
--- be shown (no text, a patch that does not apply to the file as it is).
-function review.proposals(tool_call)
+-- be shown (no text, a path outside the session's directories, a patch that does not
+-- apply to the file as it is). confine: see review.confine.
+function review.proposals(tool_call, confine)
   local content = tool_call and type(tool_call.data) == "table" and tool_call.data.content
   if type(content) ~= "table" then return nil end
   local out = {}
   for _, block in ipairs(content) do
     if type(block) == "table" and block.type == "diff" then
       if type(block.path) == "string" and type(block.newText) == "string" then  -- v1's texts
-        local lines = block.path:sub(1, 1) == "/" and apply_v1(block.path, block.oldText, block.newText)
+        local real = confine(block.path)
+        local lines = real and apply_v1(real, block.oldText, block.newText)
         if not lines then return nil end
-        out[#out + 1] = { path = block.path, lines = lines }
+        out[#out + 1] = { path = real, lines = lines }
       elseif type(block.patch) == "table" and block.patch.format == "git_patch" and type(block.patch.text) == "string" then
         for _, file in ipairs(parse_patch(block.patch.text) or { {} }) do
-          if type(file.path) ~= "string" or file.path == "/dev/null" or file.path:sub(1, 1) ~= "/" then return nil end
+          if type(file.path) ~= "string" or file.path == "/dev/null" then return nil end
+          file.path = confine(file.path)
+          if not file.path then return nil end
           local old
           if file.old_missing then
             old = not vim.loop.fs_stat(file.path) and {} or nil  -- an added file that exists: no review
@@ -214,7 +228,7 @@ end
 -- when it has none that can be shown (then the caller asks the usual way).
 function review.open(chat, request)
   if request.no_review then return false end
-  local proposals = review.proposals(request.tool_call)
+  local proposals = review.proposals(request.tool_call, review.confine(chat, request.session_id))
   if not proposals then return false end
   close(chat)
   local title = render.clean(request.tool_call.title or request.tool_call.id or "an edit", true)
