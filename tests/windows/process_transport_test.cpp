@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The process transport on Windows (lib/transport/process_transport_windows.cpp): a child
+// The process transport on Windows (lib/platform/windows/agent_process.cpp): a child
 // .exe round-trips NDJSON lines over its pipes, the ladder ends an agent that ignores
 // EOF, and what cannot be started is refused with an error naming why.
 //
@@ -64,7 +64,7 @@ TEST_CASE("process: an agent that ignores EOF is ended by the ladder, its grandc
     run.transport().close();
     acp::Status closed = run.wait_closed();
     CHECK(closed.code() == Errc::connection_closed);
-    CHECK(closed.message().find("terminated") != std::string::npos);
+    CHECK(closed.message().find("the agent was shut down") != std::string::npos);
     CHECK(::WaitForSingleObject(agent, 20000) == WAIT_OBJECT_0);
     CHECK(::WaitForSingleObject(grandchild, 20000) == WAIT_OBJECT_0);
     ::CloseHandle(agent);

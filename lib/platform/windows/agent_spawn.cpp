@@ -71,35 +71,17 @@ struct Environment {
 };
 
 Result<Environment> build_environment(const AgentSpawnRequest& request) {
-    std::vector<std::wstring> unset;
-    for (const auto& name : request.env_unset) {
-        auto wide = to_wide(name, "the environment name '" + name + "'");
-        if (!wide) return wide.status();
-        unset.push_back(std::move(*wide));
-    }
-    std::vector<std::wstring> set;
-    for (const auto& entry : request.env_set) {
-        if (entry.first.empty() || entry.first.find('=') != std::string::npos) {
-            return Status(Errc::invalid_argument,
-                          "cannot start agent: '" + entry.first + "' is not an environment name");
-        }
-        auto name = to_wide(entry.first, "the environment name '" + entry.first + "'");
-        if (!name) return name.status();
-        auto value = to_wide(entry.second, "the value of " + entry.first);
-        if (!value) return value.status();
-        unset.push_back(*name);
-        set.push_back(*name + L"=" + *value);
-    }
     Environment env;
-    wchar_t* host = ::GetEnvironmentStringsW();
-    for (const wchar_t* entry = host; entry != nullptr && *entry != L'\0'; entry += std::wcslen(entry) + 1) {
-        std::wstring_view text(entry);
-        bool removed = std::any_of(unset.begin(), unset.end(),
-                                   [&](const std::wstring& name) { return same_name(entry_name(text), name); });
-        if (!removed) env.entries.emplace_back(text);
+    for (const auto& entry : request.env) {
+        auto wide =
+            to_wide(entry, "cannot start agent: the environment entry '" + entry.substr(0, entry.find('=')) + "'");
+        if (!wide) return wide.status();
+        std::wstring_view name = entry_name(*wide);
+        env.entries.erase(std::remove_if(env.entries.begin(), env.entries.end(),
+                                         [&](const std::wstring& kept) { return same_name(entry_name(kept), name); }),
+                          env.entries.end());
+        env.entries.push_back(std::move(*wide));
     }
-    if (host != nullptr) ::FreeEnvironmentStringsW(host);
-    for (auto& entry : set) env.entries.push_back(std::move(entry));
     return env;
 }
 

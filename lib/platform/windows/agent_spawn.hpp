@@ -27,7 +27,6 @@
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "acp/status.hpp"
@@ -38,10 +37,9 @@ namespace acp::detail {
 struct AgentSpawnRequest {
     std::vector<std::string> argv;  // UTF-8; argv[0] is looked up as described above
     std::string cwd;                // empty: the host's
-    // The host's environment, minus env_unset, plus env_set (names compared ignoring case,
-    // as Windows does).
-    std::vector<std::pair<std::string, std::string>> env_set;
-    std::vector<std::string> env_unset;
+    // The agent's whole environment, "NAME=VALUE" in UTF-8. Names compare ignoring case,
+    // as Windows compares them: of two entries with one name, the later is kept.
+    std::vector<std::string> env;
 };
 
 // A started agent. Owns its process handle and its job (closing the job kills the tree);
