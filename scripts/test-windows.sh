@@ -8,6 +8,8 @@
 #   scripts/test-windows.sh --install    only install the cross tools and wine
 #   scripts/test-windows.sh --deps       also build libuv, nothing more
 #   ACP_WINDOWS_BUILD=dir                the build directory (default build/windows)
+#   ACP_WINDOWS_CMAKE_ARGS="..."         more configure arguments, e.g. a compiler launcher:
+#       "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -70,10 +72,11 @@ ln -sfn /usr/include/doctest "$cache/headers/doctest"
 # pkg-config looks only at the cross-built prefix, never at the build machine's libraries.
 export PKG_CONFIG_LIBDIR=$uv_prefix/lib/pkgconfig
 export PKG_CONFIG_PATH=
+read -r -a extra_args <<<"${ACP_WINDOWS_CMAKE_ARGS:-}"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACP_WARNINGS_AS_ERRORS=ON \
     -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/$triple.cmake" -DCMAKE_PREFIX_PATH="$uv_prefix" \
     -DRAPIDJSON_INCLUDE_DIR="$cache/headers" -DACP_DOCTEST_INCLUDE_DIR="$cache/headers" \
-    -DACP_WITH_REMOTE=OFF -DACP_WITH_HTTP_TOOLS=OFF >/dev/null
+    -DACP_WITH_REMOTE=OFF -DACP_WITH_HTTP_TOOLS=OFF "${extra_args[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
 # Wine: one prefix per run, made once before the tests (wineboot), and one wineserver
