@@ -7,8 +7,8 @@
 #   ACP_SKIP_SANITIZERS=1 scripts/test.sh   only the first (quicker, for development)
 #   ACP_FUZZ_SECONDS=N scripts/test.sh     each libFuzzer target for N s (default 45; 0 skips)
 #
-# Then the portable POSIX variant of the platform layer (scripts/test-posix-variant.sh),
-# built beside the Linux stages.
+# Then the portable POSIX variant of the platform layer (scripts/test-posix-variant.sh) and
+# the Windows build under wine (scripts/test-windows.sh), both built beside the Linux stages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,11 +33,13 @@ jobs=$(nproc)
 
 # Builds that need nothing of the Linux stages run beside them, at the lowest CPU and I/O
 # priority: they take what the Linux build and tests leave idle (the tests wait on agents
-# and peers much of the time), and their tests run at the end. Today: the portable POSIX
-# variant of the platform layer (scripts/test-posix-variant.sh).
+# and peers much of the time), and their tests run at the end: the Windows cross build
+# (scripts/test-windows.sh: it installs mingw-w64 and wine first, no other apt-get runs
+# meanwhile) and the portable POSIX variant of the platform layer (test-posix-variant.sh).
 side_log=build/side-builds.log
 mkdir -p build
-setsid nice -n 19 ionice -c 3 scripts/test-posix-variant.sh --build >"$side_log" 2>&1 &
+setsid nice -n 19 ionice -c 3 bash -c 'scripts/test-windows.sh --build && scripts/test-posix-variant.sh --build' \
+    >"$side_log" 2>&1 &
 side_pid=$!
 # A stage that fails ends the run: the side builds go with it.
 trap 'kill -- -"$side_pid" 2>/dev/null || true' EXIT
@@ -76,3 +78,5 @@ if ! wait "$side_pid"; then
 fi
 echo "== the portable POSIX variant: its process and hostile tests"
 scripts/test-posix-variant.sh --test
+echo "== Windows: the cross-built tests under wine"
+scripts/test-windows.sh --test

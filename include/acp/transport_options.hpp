@@ -18,7 +18,9 @@
 namespace acp {
 
 // An agent process to start. It is never run through a shell: argv[0] is looked up on
-// the PATH of the agent's environment, the rest are passed as they are.
+// the PATH of the agent's environment, the rest are passed as they are. On Windows a
+// .cmd or .bat agent (npx.cmd) runs through cmd.exe, and an argument cmd.exe could act
+// on (" % ! & | < > ^, a line break) is refused with invalid_argument.
 struct SpawnOptions {
     std::vector<std::string> argv;
     std::string cwd;  // empty: the host's working directory
@@ -27,7 +29,9 @@ struct SpawnOptions {
     std::vector<std::string> env_unset;
 
     // Shutdown ladder: close the agent's stdin, wait shutdown_grace, SIGTERM its process
-    // group, wait terminate_grace, SIGKILL the group.
+    // group, wait terminate_grace, SIGKILL the group. On Windows: CTRL_BREAK_EVENT to its
+    // process group (when the host has a console to share), then terminating its Job
+    // Object (docs/untrusted-agent.md).
     std::chrono::milliseconds shutdown_grace{2000};
     std::chrono::milliseconds terminate_grace{2000};
     // How much of the agent's stderr is kept for the error report when it exits.
@@ -45,7 +49,8 @@ struct SpawnOptions {
 
 // Streams the host opened itself (for hosts that spawn the agent on their own, or carry
 // their own libuv whose SIGCHLD handling must not be disturbed). libacp takes ownership
-// of the descriptors and closes them. read_fd and write_fd may be the same socket.
+// of the descriptors and closes them. read_fd and write_fd may be the same socket. On
+// Windows they are C runtime descriptors: _open_osfhandle() of the pipe HANDLEs.
 struct AdoptedFds {
     int read_fd = -1;    // the agent's stdout
     int write_fd = -1;   // the agent's stdin

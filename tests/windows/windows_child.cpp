@@ -4,7 +4,11 @@
 //   acp_windows_child          waits for a line on stdin, starts `acp_windows_child sleep`,
 //                              prints that grandchild's pid, then ignores EOF and stays
 //   acp_windows_child sleep    sleeps until killed
+//   acp_windows_child echo     copies stdin to stdout byte for byte until EOF, then exits 0
 #include <windows.h>
+
+#include <fcntl.h>
+#include <io.h>
 
 #include <cstdio>
 #include <cstring>
@@ -13,6 +17,18 @@
 int main(int argc, char** argv) {
     if (argc > 1 && std::strcmp(argv[1], "sleep") == 0) {
         ::Sleep(INFINITE);
+        return 0;
+    }
+    if (argc > 1 && std::strcmp(argv[1], "echo") == 0) {
+        // Binary: the C runtime would turn "\n" into "\r\n" on the way out.
+        ::_setmode(::_fileno(stdin), _O_BINARY);
+        ::_setmode(::_fileno(stdout), _O_BINARY);
+        char buffer[4096];
+        std::size_t got;
+        while ((got = std::fread(buffer, 1, sizeof buffer, stdin)) > 0) {
+            std::fwrite(buffer, 1, got, stdout);
+            std::fflush(stdout);
+        }
         return 0;
     }
     // Only after the go-ahead: the test puts this process in its job first, so the
