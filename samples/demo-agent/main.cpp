@@ -52,6 +52,7 @@
 #include "jsonrpc/connection.hpp"
 #include "mcp_client.hpp"
 #include "mcp_tools.hpp"
+#include "protocol/request_checks.hpp"
 #include "protocol/v2/codec.hpp"
 #include "protocol/v2/methods.hpp"
 #include "stdio_mcp_client.hpp"
@@ -650,7 +651,8 @@ void Agent::on_new(const JsonValue* params, const Responder& r) {
     if (!require_auth(r)) return;
     v2::NewSessionRequest request;
     if (!decode_params(params, request, r)) return;
-    if (request.cwd.empty() || request.cwd[0] != '/') {
+    // "/..." or, from a Windows client, "C:\..." and UNC paths.
+    if (!acp::detail::is_absolute_path(request.cwd)) {
         fail(r, acp::error_code::invalid_params, "cwd must be an absolute path");
         return;
     }
