@@ -219,13 +219,13 @@ ACP_EXPORT FetchedRegistry fetch_registry(const RegistryFetchOptions& options = 
 // This machine's platform target as the registry names it ("linux-x86_64", "darwin-aarch64").
 ACP_EXPORT std::string platform_target();
 // $XDG_CONFIG_HOME/acp/agents.json, else $HOME/.config/acp/agents.json ("" without either);
-// Windows: %APPDATA%\acp\agents.json.
+// Windows: `%APPDATA%\acp\agents.json`.
 ACP_EXPORT std::string user_agents_path();
 // $XDG_CACHE_HOME/acp/agents, else $HOME/.cache/acp/agents ("" without either);
-// Windows: %LOCALAPPDATA%\acp\agents.
+// Windows: `%LOCALAPPDATA%\acp\agents`.
 ACP_EXPORT std::string agents_cache_dir();
 // $XDG_CACHE_HOME/acp/registry.json, else $HOME/.cache/acp/registry.json ("" without either);
-// Windows: %LOCALAPPDATA%\acp\registry.json.
+// Windows: `%LOCALAPPDATA%\acp\registry.json`.
 ACP_EXPORT std::string registry_cache_path();
 
 // PATH and the variables `names` as the user's login shell sets them: $SHELL (else /bin/sh)
