@@ -20,6 +20,7 @@
 #include "platform/linux/agent_guard.hpp"
 #include "platform/linux/process_sweep.hpp"
 #include "platform/posix/program_lookup.hpp"
+#include "platform/posix/session_spawn.hpp"
 #include "support/uv_handle.hpp"
 
 namespace acp::detail {
@@ -76,15 +77,10 @@ public:
         auto program = resolve_agent_program(request_.argv[0], env, request_.cwd);
         if (!program) return program.status();
 
-        std::vector<char*> envp;
-        envp.reserve(env.size() + 1);
-        for (auto& entry : env) envp.push_back(&entry[0]);
-        envp.push_back(nullptr);
-
-        int rc = request_.contain ? spawn_guarded(*program, envp, stdio) : UV_ENOSYS;
+        int rc = request_.contain ? spawn_guarded(*program, env, stdio) : UV_ENOSYS;
         if (rc != 0) {
             tree_ = AgentTree();
-            rc = spawn_process(*program, request_.argv, envp, stdio, -1);
+            rc = spawn_process(*program, request_.argv, env, stdio, -1);
         }
         if (rc != 0) {
             return Status(Errc::spawn_failed, "cannot start agent '" + request_.argv[0] + "': " + uv_error_text(rc));
@@ -126,7 +122,7 @@ private:
     // Runs the agent under the guard, which gets one end of the control socket as its
     // descriptor 3. When the guard cannot be run here, says so and leaves control_fd_ at
     // -1 (the caller then spawns the agent itself).
-    int spawn_guarded(const std::string& program, std::vector<char*>& envp, const AgentStdio& stdio) {
+    int spawn_guarded(const std::string& program, const std::vector<std::string>& env, const AgentStdio& stdio) {
         auto guard = agent_guard_path();
         int control[2] = {-1, -1};
         if (guard.ok() && ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0) {
@@ -138,7 +134,7 @@ private:
             std::vector<std::string> args = {"acp-agent-guard", "3", std::to_string(request_.terminate_grace.count()),
                                              std::to_string(::getpid()), program};
             args.insert(args.end(), request_.argv.begin(), request_.argv.end());
-            rc = spawn_process(*guard, args, envp, stdio, control[0]);
+            rc = spawn_process(*guard, args, env, stdio, control[0]);
             ::close(control[0]);
             if (rc == 0) {
                 control_fd_ = control[1];
@@ -155,43 +151,13 @@ private:
     }
 
     // stdio 0-2 are the pipes the client uses; control_fd (if any) becomes descriptor 3.
-    int spawn_process(const std::string& file, const std::vector<std::string>& argv, std::vector<char*>& envp,
-                      const AgentStdio& pipes, int control_fd) {
-        std::vector<char*> args;
-        args.reserve(argv.size() + 1);
-        for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-        args.push_back(nullptr);
-
-        uv_stdio_container_t stdio[4];
-        stdio[0].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_READABLE_PIPE);
-        stdio[0].data.stream = reinterpret_cast<uv_stream_t*>(pipes.stdin_pipe);
-        stdio[1].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
-        stdio[1].data.stream = reinterpret_cast<uv_stream_t*>(pipes.stdout_pipe);
-        stdio[2].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
-        stdio[2].data.stream = reinterpret_cast<uv_stream_t*>(pipes.stderr_pipe);
-        stdio[3].flags = UV_INHERIT_FD;
-        stdio[3].data.fd = control_fd;
-
-        uv_process_options_t spawn_options{};
-        spawn_options.file = file.c_str();
-        spawn_options.args = args.data();
-        spawn_options.env = envp.data();
-        spawn_options.cwd = request_.cwd.empty() ? nullptr : request_.cwd.c_str();
-        // A new session makes the process the leader of its own process group, so the
-        // whole group (grandchildren included) can be signalled at shutdown.
-        spawn_options.flags = UV_PROCESS_DETACHED;
-        spawn_options.stdio_count = control_fd >= 0 ? 4 : 3;
-        spawn_options.stdio = stdio;
-        spawn_options.exit_cb = &LinuxAgentProcess::on_exit;
-
-        process_ = new uv_process_t{};
-        process_->data = this;
-        int rc = uv_spawn(loop_, process_, &spawn_options);
-        if (rc != 0) {
-            close_and_delete(process_);
-            process_ = nullptr;
-        }
-        return rc;
+    int spawn_process(const std::string& file, const std::vector<std::string>& argv,
+                      const std::vector<std::string>& env, const AgentStdio& pipes, int control_fd) {
+        SessionSpawn spawn{file, argv, env, request_.cwd, pipes};
+        spawn.extra_fd = control_fd;
+        spawn.exit_cb = &LinuxAgentProcess::on_exit;
+        spawn.data = this;
+        return spawn_in_session(loop_, spawn, &process_);
     }
 
     static void on_timer(uv_timer_t* timer) {

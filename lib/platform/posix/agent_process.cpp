@@ -38,6 +38,7 @@
 
 #include "platform/agent_process.hpp"
 #include "platform/posix/program_lookup.hpp"
+#include "platform/posix/session_spawn.hpp"
 #include "support/uv_handle.hpp"
 
 namespace acp::detail {
@@ -157,44 +158,10 @@ public:
 
 private:
     int spawn_agent(const std::string& file, const AgentStdio& pipes) {
-        std::vector<std::string> env = request_.env;
-        std::vector<char*> envp;
-        envp.reserve(env.size() + 1);
-        for (auto& entry : env) envp.push_back(&entry[0]);
-        envp.push_back(nullptr);
-        std::vector<char*> args;
-        args.reserve(request_.argv.size() + 1);
-        for (const auto& arg : request_.argv) args.push_back(const_cast<char*>(arg.c_str()));
-        args.push_back(nullptr);
-
-        uv_stdio_container_t stdio[3];
-        stdio[0].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_READABLE_PIPE);
-        stdio[0].data.stream = reinterpret_cast<uv_stream_t*>(pipes.stdin_pipe);
-        stdio[1].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
-        stdio[1].data.stream = reinterpret_cast<uv_stream_t*>(pipes.stdout_pipe);
-        stdio[2].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
-        stdio[2].data.stream = reinterpret_cast<uv_stream_t*>(pipes.stderr_pipe);
-
-        uv_process_options_t options{};
-        options.file = file.c_str();
-        options.args = args.data();
-        options.env = envp.data();
-        options.cwd = request_.cwd.empty() ? nullptr : request_.cwd.c_str();
-        // A session of its own makes the agent lead a process group: what the ladder and
-        // the supervisor signal.
-        options.flags = UV_PROCESS_DETACHED;
-        options.stdio_count = 3;
-        options.stdio = stdio;
-        options.exit_cb = &PosixAgentProcess::on_exit;
-
-        process_ = new uv_process_t{};
-        process_->data = this;
-        int rc = uv_spawn(loop_, process_, &options);
-        if (rc != 0) {
-            close_and_delete(process_);
-            process_ = nullptr;
-        }
-        return rc;
+        SessionSpawn spawn{file, request_.argv, request_.env, request_.cwd, pipes};
+        spawn.exit_cb = &PosixAgentProcess::on_exit;
+        spawn.data = this;
+        return spawn_in_session(loop_, spawn, &process_);
     }
 
     // Between socketpair() and set_cloexec() another thread's spawn could inherit the

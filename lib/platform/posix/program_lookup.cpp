@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "platform/program_search.hpp"
+
 namespace acp::detail {
 
 namespace {
@@ -18,11 +20,6 @@ std::string lookup_env(const std::vector<std::string>& env, std::string_view nam
         }
     }
     return {};
-}
-
-bool is_executable_file(const std::string& path) {
-    struct stat info {};
-    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
 }  // namespace
@@ -46,7 +43,7 @@ Result<std::string> resolve_agent_program(const std::string& program, const std:
         if (::stat(path.c_str(), &info) != 0) {
             return Status(Errc::spawn_failed, "cannot start agent: '" + program + "' does not exist");
         }
-        if (!is_executable_file(path)) {
+        if (!is_program_file(path)) {
             return Status(Errc::spawn_failed, "cannot start agent: '" + program + "' is not an executable file");
         }
         // Unchanged: the child resolves a relative path after changing to cwd, as checked.
@@ -64,7 +61,7 @@ Result<std::string> resolve_agent_program(const std::string& program, const std:
         std::string candidate = dir;
         candidate += '/';
         candidate += program;
-        if (is_executable_file(candidate)) {
+        if (is_program_file(candidate)) {
             // A relative PATH entry means the host's directory, not the agent's cwd.
             if (candidate[0] != '/') {
                 char* absolute = ::realpath(candidate.c_str(), nullptr);

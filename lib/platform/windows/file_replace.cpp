@@ -5,30 +5,22 @@
 
 #include "platform/native_path.hpp"
 #include "platform/random_bytes.hpp"
+#include "platform/windows/wide_text.hpp"
 
 namespace acp::detail {
-namespace {
-
-std::wstring wide_of(const std::string& utf8) {
-    int size = ::MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8.c_str(), -1, nullptr, 0);
-    if (size <= 0) return {};
-    std::wstring wide(static_cast<std::size_t>(size), L'\0');
-    ::MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8.c_str(), -1, wide.data(), size);
-    wide.pop_back();
-    return wide;
-}
-
-}  // namespace
-
 Status replace_file(const std::string& path, std::string_view contents) {
-    const std::wstring target = wide_of(path);
-    if (target.empty()) return Status(Errc::invalid_argument, "not a UTF-8 path: " + path);
+    auto target = to_wide(path, "the path '" + path + "'");
+    if (!target) return target.status();
+    if (target->empty()) return Status(Errc::invalid_argument, "an empty path");
+    // Each directory below the root in turn; a prefix cut at a separator is valid UTF-8 too.
     for (std::size_t i = root_length(path) + 1; i < path.size(); ++i) {
-        if (is_separator(path[i])) (void)::CreateDirectoryW(wide_of(path.substr(0, i)).c_str(), nullptr);
+        if (!is_separator(path[i])) continue;
+        if (auto directory = to_wide(path.substr(0, i), "the path"))
+            (void)::CreateDirectoryW(directory->c_str(), nullptr);
     }
     unsigned char bytes[8];
     if (Status random = fill_random(bytes, sizeof bytes); !random) return random;
-    std::wstring scratch = target + L".part-";
+    std::wstring scratch = *target + L".part-";
     for (unsigned char byte : bytes) scratch += static_cast<wchar_t>(L'a' + byte % 26);
     HANDLE file = ::CreateFileW(scratch.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
     if (file == INVALID_HANDLE_VALUE) {
@@ -43,7 +35,7 @@ Status replace_file(const std::string& path, std::string_view contents) {
         contents.remove_prefix(n);
     }
     ok = ::CloseHandle(file) != 0 && ok;
-    if (!ok || !::MoveFileExW(scratch.c_str(), target.c_str(), MOVEFILE_REPLACE_EXISTING)) {
+    if (!ok || !::MoveFileExW(scratch.c_str(), target->c_str(), MOVEFILE_REPLACE_EXISTING)) {
         (void)::DeleteFileW(scratch.c_str());
         return Status(Errc::io_error, "cannot write " + path);
     }

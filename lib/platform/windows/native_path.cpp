@@ -5,31 +5,13 @@
 
 #include <vector>
 
+#include "platform/windows/wide_text.hpp"
+
 namespace acp::detail {
 namespace {
 
 bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 char fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::wstring wide_of(const std::string& utf8) {
-    int size = ::MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8.c_str(), -1, nullptr, 0);
-    if (size <= 0) return {};
-    std::wstring wide(static_cast<std::size_t>(size), L'\0');
-    ::MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8.c_str(), -1, wide.data(), size);
-    wide.pop_back();
-    return wide;
-}
-
-std::string utf8_of(std::wstring_view wide) {
-    int size =
-        ::WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), nullptr, 0, nullptr, nullptr);
-    std::string text(static_cast<std::size_t>(size > 0 ? size : 0), '\0');
-    if (size > 0) {
-        ::WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), text.data(), size, nullptr,
-                              nullptr);
-    }
-    return text;
-}
 
 }  // namespace
 
@@ -57,14 +39,14 @@ std::size_t root_length(std::string_view path) {
 }
 
 Resolved resolve_path(const std::string& path, std::string& real, std::string& why) {
-    const std::wstring wide = wide_of(path);
-    if (wide.empty()) {
-        why = "not UTF-8";
+    const auto wide = to_wide(path, "the path");
+    if (!wide || wide->empty()) {
+        why = wide ? "an empty path" : wide.status().message();
         return Resolved::failed;
     }
     // No access asked for: opens a directory too (BACKUP_SEMANTICS), and follows links, so
     // the handle is of the final file.
-    HANDLE handle = ::CreateFileW(wide.c_str(), 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+    HANDLE handle = ::CreateFileW(wide->c_str(), 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
                                   OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr);
     if (handle == INVALID_HANDLE_VALUE) {
         const DWORD error = ::GetLastError();
@@ -89,11 +71,11 @@ Resolved resolve_path(const std::string& path, std::string& real, std::string& w
     std::wstring_view final_path(buffer.data(), size);
     // "\\?\C:\x" -> "C:\x"; "\\?\UNC\server\share" -> "\\server\share".
     if (final_path.substr(0, 8) == L"\\\\?\\UNC\\") {
-        real = "\\\\" + utf8_of(final_path.substr(8));
+        real = "\\\\" + to_utf8(final_path.substr(8));
     } else if (final_path.substr(0, 4) == L"\\\\?\\") {
-        real = utf8_of(final_path.substr(4));
+        real = to_utf8(final_path.substr(4));
     } else {
-        real = utf8_of(final_path);
+        real = to_utf8(final_path);
     }
     return Resolved::ok;
 }

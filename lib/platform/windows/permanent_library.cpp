@@ -3,20 +3,20 @@
 
 #include <windows.h>
 
+#include "platform/windows/wide_text.hpp"
+
 namespace acp::detail {
 
 PermanentLibrary::PermanentLibrary(const char* name) {
-    int size = ::MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, name, -1, nullptr, 0);
-    if (size <= 0) {
-        error_ = std::string(name) + ": not UTF-8";
+    const auto wide = to_wide(name, std::string("the library name ") + name);
+    if (!wide) {
+        error_ = wide.status().message();
         return;
     }
-    std::wstring wide(static_cast<std::size_t>(size), L'\0');
-    ::MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, name, -1, wide.data(), size);
     // Searched in the application's folder and System32 only, never the current directory
     // (which an agent's workspace may be): no planted DLL gets loaded. Never freed.
     HMODULE module =
-        ::LoadLibraryExW(wide.c_str(), nullptr, LOAD_LIBRARY_SEARCH_APPLICATION_DIR | LOAD_LIBRARY_SEARCH_SYSTEM32);
+        ::LoadLibraryExW(wide->c_str(), nullptr, LOAD_LIBRARY_SEARCH_APPLICATION_DIR | LOAD_LIBRARY_SEARCH_SYSTEM32);
     if (module == nullptr) {
         error_ = std::string(name) + ": Windows error " + std::to_string(::GetLastError());
         return;

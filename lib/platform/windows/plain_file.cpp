@@ -4,21 +4,13 @@
 #include <windows.h>
 
 #include "platform/native_path.hpp"
+#include "platform/windows/wide_text.hpp"
 
 namespace acp::detail {
 namespace {
 
 std::string system_error(const std::string& what, DWORD error) {
     return what + ": Windows error " + std::to_string(error);
-}
-
-std::wstring wide_of(const std::string& utf8) {
-    int size = ::MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8.c_str(), -1, nullptr, 0);
-    if (size <= 0) return {};
-    std::wstring wide(static_cast<std::size_t>(size), L'\0');
-    ::MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8.c_str(), -1, wide.data(), size);
-    wide.pop_back();
-    return wide;
 }
 
 HANDLE handle_of(std::intptr_t native) { return reinterpret_cast<HANDLE>(native); }
@@ -30,14 +22,14 @@ PlainFile::~PlainFile() {
 }
 
 PlainFile::Opened PlainFile::open(const std::string& path, Mode mode, std::string& why) {
-    const std::wstring wide = wide_of(path);
-    if (wide.empty()) {
-        why = "not UTF-8";
+    const auto wide = to_wide(path, "the path");
+    if (!wide || wide->empty()) {
+        why = wide ? "an empty path" : wide.status().message();
         return Opened::failed;
     }
     // OPEN_REPARSE_POINT: a link in the last name is opened itself, and refused below.
     HANDLE handle =
-        ::CreateFileW(wide.c_str(), mode == Mode::read ? GENERIC_READ : GENERIC_WRITE,
+        ::CreateFileW(wide->c_str(), mode == Mode::read ? GENERIC_READ : GENERIC_WRITE,
                       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
                       mode == Mode::read ? OPEN_EXISTING : OPEN_ALWAYS, FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
     if (handle == INVALID_HANDLE_VALUE) {
@@ -103,7 +95,12 @@ bool PlainFile::create_parents(const std::string& path, std::string& why) {
     for (std::size_t i = root_length(path) + 1; i < path.size(); ++i) {
         if (!is_separator(path[i])) continue;
         const std::string directory = path.substr(0, i);
-        if (!::CreateDirectoryW(wide_of(directory).c_str(), nullptr) && ::GetLastError() != ERROR_ALREADY_EXISTS) {
+        const auto wide = to_wide(directory, "the directory '" + directory + "'");
+        if (!wide) {
+            why = wide.status().message();
+            return false;
+        }
+        if (!::CreateDirectoryW(wide->c_str(), nullptr) && ::GetLastError() != ERROR_ALREADY_EXISTS) {
             why = system_error("cannot create the directory '" + directory + "'", ::GetLastError());
             return false;
         }

@@ -4,25 +4,13 @@
 #include <windows.h>
 
 #include "platform/native_path.hpp"
+#include "platform/windows/wide_text.hpp"
 
 namespace acp::detail {
-namespace {
-
-std::wstring wide_of(const std::string& utf8) {
-    int size = ::MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8.c_str(), -1, nullptr, 0);
-    if (size <= 0) return {};
-    std::wstring wide(static_cast<std::size_t>(size), L'\0');
-    ::MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8.c_str(), -1, wide.data(), size);
-    wide.pop_back();
-    return wide;
-}
-
-}  // namespace
-
 bool is_program_file(const std::string& path) {
-    const std::wstring wide = wide_of(path);
-    if (wide.empty()) return false;
-    const DWORD attributes = ::GetFileAttributesW(wide.c_str());
+    const auto wide = to_wide(path, "the program");
+    if (!wide) return false;
+    const DWORD attributes = ::GetFileAttributesW(wide->c_str());
     return attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY) == 0;
 }
 
