@@ -38,7 +38,11 @@ jobs=$(nproc)
 # meanwhile) and the portable POSIX variant of the platform layer (test-posix-variant.sh).
 side_log=build/side-builds.log
 mkdir -p build
-setsid nice -n 19 ionice -c 3 bash -c 'scripts/test-windows.sh --build && scripts/test-posix-variant.sh --build' \
+# Its own session, so a failure can end all of it; with the scheduler's autogroups (on in
+# Debian's kernels) a session is scheduled as a whole beside the others, so the session's
+# own nice value is set too: nice alone would only rank processes inside it.
+setsid bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null || true
+    exec nice -n 19 ionice -c 3 bash -c "scripts/test-windows.sh --build && scripts/test-posix-variant.sh --build"' \
     >"$side_log" 2>&1 &
 side_pid=$!
 # A stage that fails ends the run: the side builds go with it.
