@@ -881,7 +881,7 @@ class RegistryFetch(CatalogueCase):
                                 input="/echo installed\n", capture_output=True, text=True, timeout=GUARD_SECONDS,
                                 env=self.env)
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertIn("installed", result.stdout)
+        self.assertRegex(result.stdout, r"(?m)^installed$")  # the turn's reply, from the installed agent
         self.assertEqual(self.requests, ["/archives/demo.tar.gz"])
         result = subprocess.run([CHAT, "--ca-file", self.ca, "--", AGENT], input="", capture_output=True, text=True,
                                 timeout=GUARD_SECONDS, env=self.env)
