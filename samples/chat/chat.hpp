@@ -87,8 +87,8 @@ private:
     // The agent's message text (sanitised, maybe styled), wrapped at word boundaries to
     // the terminal's width.
     void write_wrapped(const std::string& text);
-    // The terminal's width (0: not a terminal, nothing wraps), asked at the start and on
-    // SIGWINCH, not per streamed chunk.
+    // The terminal's width (0: not a terminal, nothing wraps), asked at the start, on
+    // SIGWINCH and as each message begins, not per streamed chunk.
     void measure_width();
     // A whole line, after whatever was streaming.
     void line(const std::string& text) {

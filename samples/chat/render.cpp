@@ -129,6 +129,7 @@ void Chat::render_message(const acp::SessionState& state, const acp::SessionItem
     if (delta.empty()) return;
     if (stream_key_ != key) {
         end_stream();
+        measure_width();  // a SIGWINCH may still be on its way when the reply starts
         if (item.kind() == acp::ItemKind::user_message) write_wrapped(style_.paint(Color::bold, "you: "));
         if (item.kind() == acp::ItemKind::agent_thought) write_wrapped(style_.paint(Color::dim, "thinking: "));
         stream_key_ = key;
