@@ -21,6 +21,7 @@
 #include "support/uv_handle.hpp"
 #include "tools/carrier_secret.hpp"
 #include "tools/microhttpd_library.hpp"
+#include "tools/microhttpd_watch.hpp"
 #include "transport/line_framer.hpp"
 
 namespace acp::detail::tools {
@@ -43,8 +44,8 @@ constexpr unsigned kIdleTimeoutSeconds = 60;
 constexpr std::size_t kMaxSessions = 16;
 // Progress notifications waiting for a reader that does not read: beyond this, dropped
 // (the final answer never is).
-constexpr std::size_t kMaxStreamBacklogBytes = 1024 * 1024;
-constexpr std::size_t kStreamBlockBytes = 16 * 1024;
+constexpr std::size_t kMaxStreamBacklogBytes = std::size_t{1024} * 1024;
+constexpr std::size_t kStreamBlockBytes = std::size_t{16} * 1024;
 
 // What the carrier needs to know of a POSTed message: its kind, its id (to route the
 // answer) and whether it starts a session. A SAX pass: the whole body is checked for
@@ -223,7 +224,7 @@ struct HttpCarrier::Impl {
     Impl(uv_loop_t* loop_in, McpEndpoint& endpoint_in, Logger logger_in, std::string token_in)
         : loop(loop_in), endpoint(&endpoint_in), logger(std::move(logger_in)), token(std::move(token_in)) {}
 
-    Status listen();
+    Status listen(HttpPolling polling);
     // Ends everything: the endpoint hears every session close now; the daemon stops now,
     // or once the MHD_run this was called from returns. Deletes this.
     void close();
@@ -253,6 +254,7 @@ struct HttpCarrier::Impl {
 
     void deliver(Session& session, std::string message, std::string_view in_reply_to);
     void wake(Exchange& exchange);
+    static void run_daemon(void* self) { static_cast<Impl*>(self)->run(); }
     void run();
     void rearm();
     void stop_daemon();
@@ -264,8 +266,7 @@ struct HttpCarrier::Impl {
     std::string url;
     std::vector<std::string> own_origins;
     MHD_Daemon* daemon = nullptr;
-    UvHandlePtr<uv_poll_t> poll;
-    UvHandlePtr<uv_timer_t> timer;
+    std::unique_ptr<DaemonWatch> watch;
     std::unordered_map<std::string, std::unique_ptr<Session>> sessions;
     std::unordered_set<Exchange*> exchanges;
     std::size_t body_bytes_in_flight = 0;
@@ -274,6 +275,7 @@ struct HttpCarrier::Impl {
     bool closing = false;
     bool delete_after_run = false;
     unsigned refusals_logged = 0;
+    bool unwatchable_logged = false;
     bool undeliverable_logged = false;
     bool backlog_logged = false;
 };
@@ -322,41 +324,29 @@ void HttpCarrier::Impl::Session::send(std::string message, std::string_view in_r
     impl->deliver(*this, std::move(message), in_reply_to);
 }
 
-Status HttpCarrier::Impl::listen() {
+Status HttpCarrier::Impl::listen(HttpPolling polling) {
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = 0;  // the OS picks
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    // External polling through the daemon's epoll descriptor, watched on the client's loop;
-    // suspending lets a request wait for an answer that comes later without a thread.
+    // External polling, the daemon's descriptors watched on the client's loop; suspending
+    // lets a request wait for an answer that comes later without a thread.
     daemon =
-        mhd().start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, nullptr, nullptr, &Impl::on_request, this,
-                           MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&address), MHD_OPTION_CONNECTION_LIMIT,
-                           kMaxConnections, MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutSeconds,
-                           MHD_OPTION_NOTIFY_COMPLETED, &Impl::on_completed, this, MHD_OPTION_END);
+        mhd().start_daemon(DaemonWatch::start_flags(polling) | MHD_ALLOW_SUSPEND_RESUME, 0, nullptr, nullptr,
+                           &Impl::on_request, this, MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&address),
+                           MHD_OPTION_CONNECTION_LIMIT, kMaxConnections, MHD_OPTION_CONNECTION_TIMEOUT,
+                           kIdleTimeoutSeconds, MHD_OPTION_NOTIFY_COMPLETED, &Impl::on_completed, this, MHD_OPTION_END);
     if (daemon == nullptr) return Status(Errc::io_error, "tools over HTTP: cannot listen on 127.0.0.1");
     const MHD_DaemonInfo* port_info = mhd().get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    const MHD_DaemonInfo* epoll_info = mhd().get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
-    if (port_info == nullptr || port_info->port == 0 || epoll_info == nullptr) {
-        return Status(Errc::io_error, "tools over HTTP: the HTTP server has no port or no epoll descriptor");
+    if (port_info == nullptr || port_info->port == 0) {
+        return Status(Errc::io_error, "tools over HTTP: the HTTP server has no port");
     }
     const std::string host = "127.0.0.1:" + std::to_string(port_info->port);
     url = "http://" + host + kPath;
     own_origins = {"http://" + host, "http://localhost:" + std::to_string(port_info->port)};
 
-    poll.reset(new uv_poll_t);
-    if (int rc = uv_poll_init(loop, poll.get(), epoll_info->epoll_fd); rc != 0) {
-        delete poll.release();  // never initialized: nothing to close
-        return Status(Errc::io_error, std::string("tools over HTTP: cannot watch the server: ") + uv_strerror(rc));
-    }
-    poll->data = this;
-    timer.reset(new uv_timer_t);
-    uv_timer_init(loop, timer.get());
-    timer->data = this;
-    uv_poll_start(poll.get(), UV_READABLE,
-                  [](uv_poll_t* handle, int, int) { static_cast<Impl*>(handle->data)->run(); });
-    rearm();
-    return Status();
+    watch = std::make_unique<DaemonWatch>(loop, &Impl::run_daemon, this);
+    return watch->rearm(daemon);
 }
 
 void HttpCarrier::Impl::run() {
@@ -374,14 +364,12 @@ void HttpCarrier::Impl::run() {
 }
 
 void HttpCarrier::Impl::rearm() {
-    MHD_UNSIGNED_LONG_LONG timeout = 0;
-    if (mhd().get_timeout(daemon, &timeout) != MHD_YES) {
-        uv_timer_stop(timer.get());
-        return;
+    // Only without epoll, in a process with descriptors past FD_SETSIZE: libmicrohttpd
+    // refuses such connections itself, and what was watched stays watched.
+    if (Status watched = watch->rearm(daemon); !watched && !unwatchable_logged) {
+        unwatchable_logged = true;
+        logger(LogLevel::warning, log_source::transport, watched.message() + " (further ones are not logged)");
     }
-    const uint64_t ms = std::min<uint64_t>(timeout, std::numeric_limits<uint32_t>::max());
-    uv_timer_start(
-        timer.get(), [](uv_timer_t* handle) { static_cast<Impl*>(handle->data)->run(); }, ms, 0);
 }
 
 void HttpCarrier::Impl::close() {
@@ -391,8 +379,7 @@ void HttpCarrier::Impl::close() {
     while (!sessions.empty()) end_session(*sessions.begin()->second);
     closing = true;
     endpoint = nullptr;
-    poll.reset();
-    timer.reset();
+    watch.reset();
     if (run_depth > 0) {
         delete_after_run = true;
         return;
@@ -703,9 +690,7 @@ void HttpCarrier::Impl::wake(Exchange& exchange) {
     exchange.suspended = false;
     mhd().resume_connection(exchange.connection);
     // libmicrohttpd takes a resumed connection up on its next run.
-    if (timer)
-        uv_timer_start(
-            timer.get(), [](uv_timer_t* handle) { static_cast<Impl*>(handle->data)->run(); }, 0, 0);
+    if (watch) watch->wake_soon();
 }
 
 std::optional<Refusal> HttpCarrier::Impl::check_caller(MHD_Connection* connection) const {
@@ -764,12 +749,13 @@ MHD_Result HttpCarrier::Impl::respond_error(Exchange& exchange, unsigned status,
     return respond(exchange, status, rpc_error_body(code, message), "application/json", headers);
 }
 
-Result<std::unique_ptr<HttpCarrier>> HttpCarrier::start(uv_loop_t* loop, McpEndpoint& endpoint, Logger logger) {
+Result<std::unique_ptr<HttpCarrier>> HttpCarrier::start(uv_loop_t* loop, McpEndpoint& endpoint, Logger logger,
+                                                        HttpPolling polling) {
     if (Status loaded = load_microhttpd(); !loaded) return loaded;
     Result<std::string> token = random_token();
     if (!token) return token.status();
     auto impl = std::make_unique<Impl>(loop, endpoint, std::move(logger), std::move(*token));
-    if (Status listening = impl->listen(); !listening) {
+    if (Status listening = impl->listen(polling); !listening) {
         impl.release()->close();
         return listening;
     }

@@ -24,10 +24,17 @@
 
 namespace acp::detail::tools {
 
+// How the HTTP server's descriptors are watched on the loop (tools/microhttpd_watch.hpp).
+enum class HttpPolling {
+    best,     // epoll where libmicrohttpd has it (Linux), else each socket
+    sockets,  // each socket on its own, as where there is no epoll: tests that path on Linux
+};
+
 class HttpCarrier {
 public:
     // Listens at once; fails (naming why) when the HTTP server cannot be had here.
-    static Result<std::unique_ptr<HttpCarrier>> start(uv_loop_t* loop, McpEndpoint& endpoint, Logger logger);
+    static Result<std::unique_ptr<HttpCarrier>> start(uv_loop_t* loop, McpEndpoint& endpoint, Logger logger,
+                                                      HttpPolling polling = HttpPolling::best);
     // Closes the listener and every connection; nothing stays listening. Requests still
     // waiting get 503, and the endpoint hears on_mcp_peer_closed for every open session
     // before this returns (so it must outlive the carrier). May run from inside the

@@ -10,7 +10,7 @@ struct HttpCarrier::Impl {
     std::string token;
 };
 
-Result<std::unique_ptr<HttpCarrier>> HttpCarrier::start(uv_loop_t*, McpEndpoint&, Logger) {
+Result<std::unique_ptr<HttpCarrier>> HttpCarrier::start(uv_loop_t*, McpEndpoint&, Logger, HttpPolling) {
     return Status(Errc::unsupported, "tools over HTTP are not built into this libacp (ACP_WITH_HTTP_TOOLS=OFF)");
 }
 

@@ -35,6 +35,8 @@ Status load() {
     bind(m.get_daemon_info, "MHD_get_daemon_info");
     bind(m.run, "MHD_run");
     bind(m.get_timeout, "MHD_get_timeout");
+    bind(m.get_fdset2, "MHD_get_fdset2");
+    bind(m.is_feature_supported, "MHD_is_feature_supported");
     bind(m.lookup_connection_value, "MHD_lookup_connection_value");
     bind(m.get_connection_info, "MHD_get_connection_info");
     bind(m.create_response_from_buffer, "MHD_create_response_from_buffer");

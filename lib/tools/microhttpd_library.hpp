@@ -21,6 +21,8 @@ struct MicroHttpdLibrary {
     decltype(&::MHD_get_daemon_info) get_daemon_info;
     decltype(&::MHD_run) run;
     decltype(&::MHD_get_timeout) get_timeout;
+    decltype(&::MHD_get_fdset2) get_fdset2;
+    decltype(&::MHD_is_feature_supported) is_feature_supported;
     decltype(&::MHD_lookup_connection_value) lookup_connection_value;
     decltype(&::MHD_get_connection_info) get_connection_info;
     decltype(&::MHD_create_response_from_buffer) create_response_from_buffer;

@@ -32,6 +32,7 @@
 using acp::detail::Logger;
 using acp::detail::tools::BridgeCarrier;
 using acp::detail::tools::HttpCarrier;
+using acp::detail::tools::HttpPolling;
 using acp::test::LoopChild;
 using acp::test::McpTestEndpoint;
 using acp::test::TestLoop;
@@ -60,6 +61,15 @@ auto off_loop(TestLoop& loop, F f) -> decltype(f()) {
     REQUIRE(loop.run_until([&] { return result.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
                            std::chrono::milliseconds(60000)));
     return result.get();
+}
+
+// Every HTTP test runs twice: with epoll (Linux's libmicrohttpd has it) and with each
+// socket watched on its own, the path of macOS and the BSDs.
+HttpPolling each_polling() {
+    HttpPolling polling = HttpPolling::best;
+    SUBCASE("epoll") { polling = HttpPolling::best; }
+    SUBCASE("each socket on its own") { polling = HttpPolling::sockets; }
+    return polling;
 }
 
 int port_of(const std::string& url) { return std::atoi(url.c_str() + url.rfind(':') + 1); }
@@ -210,12 +220,13 @@ std::vector<std::string> bridge_env(const BridgeCarrier& bridge, const std::stri
 }  // namespace
 
 TEST_CASE("the MCP SDK client lists and calls tools over HTTP, answered at once or later") {
+    const HttpPolling polling = each_polling();
     for (bool deferred : {false, true}) {
         CAPTURE(deferred);
         TestLoop loop;
         LogRecorder logs;
         McpTestEndpoint endpoint(loop.get(), deferred);
-        auto http = HttpCarrier::start(loop.get(), endpoint, logs.logger());
+        auto http = HttpCarrier::start(loop.get(), endpoint, logs.logger(), polling);
         REQUIRE_MESSAGE(http.ok(), http.status().to_string());
         CHECK((*http)->url().rfind("http://127.0.0.1:", 0) == 0);
         CHECK((*http)->bearer_token().size() == 64);
@@ -230,10 +241,11 @@ TEST_CASE("the MCP SDK client lists and calls tools over HTTP, answered at once 
 }
 
 TEST_CASE("HTTP requests without the token, with a wrong one or from another origin are refused, logged once") {
+    const HttpPolling polling = each_polling();
     TestLoop loop;
     LogRecorder logs;
     McpTestEndpoint endpoint(loop.get());
-    auto http = HttpCarrier::start(loop.get(), endpoint, logs.logger());
+    auto http = HttpCarrier::start(loop.get(), endpoint, logs.logger(), polling);
     REQUIRE(http.ok());
     const int port = port_of((*http)->url());
     const std::string token = (*http)->bearer_token();
@@ -277,9 +289,10 @@ TEST_CASE("HTTP requests without the token, with a wrong one or from another ori
 }
 
 TEST_CASE("HTTP: oversized bodies get 413 and reach no endpoint, bad messages 400") {
+    const HttpPolling polling = each_polling();
     TestLoop loop;
     McpTestEndpoint endpoint(loop.get());
-    auto http = HttpCarrier::start(loop.get(), endpoint, Logger());
+    auto http = HttpCarrier::start(loop.get(), endpoint, Logger(), polling);
     REQUIRE(http.ok());
     const int port = port_of((*http)->url());
     const std::string auth = "Authorization: Bearer " + (*http)->bearer_token();
@@ -303,7 +316,7 @@ TEST_CASE("HTTP: oversized bodies get 413 and reach no endpoint, bad messages 40
         std::string head =
             "POST /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + auth + "\r\nTransfer-Encoding: chunked\r\n\r\n";
         send_all(fd, head.data(), head.size());
-        const std::string chunk(1024 * 1024, ' ');
+        const std::string chunk(std::size_t{1024} * 1024, ' ');
         char size_line[32];
         std::snprintf(size_line, sizeof size_line, "%zx\r\n", chunk.size());
         for (int i = 0; i < 40; ++i) {
@@ -326,9 +339,10 @@ TEST_CASE("HTTP: oversized bodies get 413 and reach no endpoint, bad messages 40
 }
 
 TEST_CASE("HTTP sessions: issued at initialize, required after, ended by DELETE, no standalone stream") {
+    const HttpPolling polling = each_polling();
     TestLoop loop;
     McpTestEndpoint endpoint(loop.get());
-    auto http = HttpCarrier::start(loop.get(), endpoint, Logger());
+    auto http = HttpCarrier::start(loop.get(), endpoint, Logger(), polling);
     REQUIRE(http.ok());
     const int port = port_of((*http)->url());
     const std::string auth = "Authorization: Bearer " + (*http)->bearer_token();
@@ -360,9 +374,10 @@ TEST_CASE("HTTP sessions: issued at initialize, required after, ended by DELETE,
 }
 
 TEST_CASE("HTTP: closing the carrier answers waiting requests, tells the endpoint, leaves nothing listening") {
+    const HttpPolling polling = each_polling();
     TestLoop loop;
     McpTestEndpoint endpoint(loop.get());
-    auto http = HttpCarrier::start(loop.get(), endpoint, Logger());
+    auto http = HttpCarrier::start(loop.get(), endpoint, Logger(), polling);
     REQUIRE(http.ok());
     const int port = port_of((*http)->url());
     const std::string auth = "Authorization: Bearer " + (*http)->bearer_token();
@@ -384,9 +399,10 @@ TEST_CASE("HTTP: closing the carrier answers waiting requests, tells the endpoin
 }
 
 TEST_CASE("HTTP: the endpoint may close the carrier from inside a call") {
+    const HttpPolling polling = each_polling();
     TestLoop loop;
     McpTestEndpoint endpoint(loop.get());
-    auto http = HttpCarrier::start(loop.get(), endpoint, Logger());
+    auto http = HttpCarrier::start(loop.get(), endpoint, Logger(), polling);
     REQUIRE(http.ok());
     endpoint.on_close = [&] { http->reset(); };
     const int port = port_of((*http)->url());
@@ -412,7 +428,8 @@ TEST_CASE("the MCP SDK client spawns the bridge and calls tools through it, answ
         REQUIRE((*bridge)->command()[0] == '/');
         std::vector<std::string> flags = {"--stdio=" + (*bridge)->command()};
         for (const auto& arg : (*bridge)->args()) flags.push_back("--arg=" + arg);
-        for (const auto& [name, value] : (*bridge)->env()) flags.push_back("--env=" + name + "=" + value);
+        for (const auto& [name, value] : (*bridge)->env())
+            flags.push_back(std::string("--env=").append(name).append("=").append(value));
         LoopChild client(loop.get(), node_command(flags));
         REQUIRE(loop.run_until([&] { return client.exited(); }, std::chrono::milliseconds(60000)));
         check_conversation(client, false);
@@ -474,7 +491,7 @@ TEST_CASE("a bridge that sends an oversized line is closed and the endpoint neve
         int fd = connect_unix(socket_path);
         std::string line = token + "\n" + R"({"jsonrpc":"2.0","id":1,"method":"ping"})" + "\n";
         send_all(fd, line.data(), line.size());
-        std::string huge(33 * 1024 * 1024, 'x');
+        std::string huge(std::size_t{33} * 1024 * 1024, 'x');
         send_all(fd, huge.data(), huge.size());
         send_all(fd, "\n", 1);
         bool result = closed_by_peer(fd);
