@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "acp/catalogue.hpp"
 
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 #include "catalogue/catalogue_json.hpp"
 #include "catalogue/login_shell.hpp"
 #include "platform/program_search.hpp"
+#include "platform/whole_file.hpp"
 
 namespace acp {
 namespace detail {
@@ -21,23 +20,18 @@ namespace {
 // The file's text, bounded before it is read whole; a missing file is Errc::unsupported
 // so that add_user_agents_file can tell it from a file it cannot read.
 Result<std::string> read_text_file(const std::string& path, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        int error = errno;
-        if (error == ENOENT) return Status(Errc::unsupported, std::string(what) + " " + path + " does not exist");
-        return Status(Errc::io_error, std::string("cannot read ") + what + " " + path + ": " + std::strerror(error));
-    }
     std::string text;
-    char buffer[65536];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-        text.append(buffer, static_cast<std::size_t>(in.gcount()));
-        if (text.size() > detail::kMaxCatalogueTextBytes) {
+    std::string why;
+    switch (detail::read_whole_file(path, detail::kMaxCatalogueTextBytes, text, why)) {
+        case detail::WholeFile::ok: return text;
+        case detail::WholeFile::missing:
+            return Status(Errc::unsupported, std::string(what) + " " + path + " does not exist");
+        case detail::WholeFile::too_large:
             return Status(Errc::invalid_argument, std::string(what) + " " + path + " is larger than " +
                                                       std::to_string(detail::kMaxCatalogueTextBytes) + " bytes");
-        }
+        case detail::WholeFile::failed: break;
     }
-    if (in.bad()) return Status(Errc::io_error, std::string("cannot read ") + what + " " + path);
-    return text;
+    return Status(Errc::io_error, std::string("cannot read ") + what + " " + path + ": " + why);
 }
 
 void add_env(SpawnOptions& spawn, const EnvList& env) {

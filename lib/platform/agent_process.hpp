@@ -21,8 +21,10 @@
 //
 // Contract, for every implementation:
 // - Everything runs on the loop's thread: every call, every callback, every timer.
-// - start_agent_process() either fails with Errc::spawn_failed and a message naming the
-//   program (nothing was started, the pipes were not opened), or returns a process whose
+// - start_agent_process() either fails (nothing was started, the pipes were not opened)
+//   with Errc::spawn_failed and a message naming the program, or with
+//   Errc::invalid_argument when the request cannot be passed to the agent safely (Windows:
+//   an argument a `.cmd` agent's cmd.exe would read as a command), or returns a process whose
 //   stdin, stdout and stderr pipes are open and connected to the agent's stdio. The pipes
 //   stay the caller's: the platform never reads, writes or closes them.
 // - Containment: when the host process dies, however it dies, nothing the agent started
@@ -107,5 +109,13 @@ Result<std::unique_ptr<AgentProcess>> start_agent_process(uv_loop_t* loop, const
 
 // How an exit reads in a message: "exited with code 3", "was killed by signal 9 (Killed)".
 std::string describe_process_exit(int64_t exit_code, int term_signal);
+
+// What terminate() and kill_tree() do here, for the ladder's log lines: "SIGTERM" and
+// "SIGKILL"; on Windows "CTRL_BREAK_EVENT" and "TerminateJobObject".
+struct StopStepNames {
+    const char* terminate;
+    const char* kill_tree;
+};
+StopStepNames stop_step_names();
 
 }  // namespace acp::detail

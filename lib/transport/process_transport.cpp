@@ -28,10 +28,10 @@ std::vector<std::string> build_environment(const SpawnOptions& options) {
     std::vector<std::string> env;
     auto overridden = [&](std::string_view name) {
         for (const auto& removed : options.env_unset) {
-            if (removed == name) return true;
+            if (same_variable_name(removed, name)) return true;
         }
         for (const auto& set : options.env_set) {
-            if (set.first == name) return true;
+            if (same_variable_name(set.first, name)) return true;
         }
         return false;
     };
@@ -183,14 +183,17 @@ private:
         switch (self->phase_) {
             case Phase::grace_after_stdin_eof:
                 self->logger_(LogLevel::info, log_source::transport,
-                              "the agent did not exit after stdin was closed; sending SIGTERM");
+                              std::string("the agent did not exit after stdin was closed; sending ") +
+                                  stop_step_names().terminate);
                 self->agent_->terminate();
                 self->phase_ = Phase::grace_after_sigterm;
                 uv_timer_start(timer, &Supervisor::on_timer,
                                static_cast<uint64_t>(self->options_.terminate_grace.count()), 0);
                 break;
             case Phase::grace_after_sigterm:
-                self->logger_(LogLevel::warning, log_source::transport, "the agent ignored SIGTERM; sending SIGKILL");
+                self->logger_(LogLevel::warning, log_source::transport,
+                              std::string("the agent ignored ") + stop_step_names().terminate + "; sending " +
+                                  stop_step_names().kill_tree);
                 self->phase_ = Phase::idle;
                 self->agent_->kill_tree();
                 break;

@@ -6,18 +6,12 @@
 #include <cstring>
 #include <map>
 
-#if defined(_WIN32)
-#define environ _environ  // the C runtime's copy of the environment, in the ANSI code page
-#else
-extern char** environ;
-#endif
-
 namespace demo {
 
 namespace {
 
 constexpr uint64_t kKillAfterMs = 2000;  // after SIGTERM, for a child that ignores it
-constexpr std::size_t kReadBytes = 64 * 1024;
+constexpr std::size_t kReadBytes = std::size_t{64} * 1024;
 
 }  // namespace
 
@@ -63,11 +57,15 @@ acp::Result<std::unique_ptr<StdioMcpClient>> StdioMcpClient::spawn(
     uv_loop_t* loop, const std::string& name, const std::string& command, const std::vector<std::string>& args,
     const std::vector<std::pair<std::string, std::string>>& env) {
     // The agent's environment with the entry's variables set over it.
+    // libuv's copy is UTF-8 everywhere (Windows' C runtime keeps one in the ANSI code page).
     std::map<std::string, std::string> variables;
-    for (char** e = environ; *e != nullptr; ++e) {
-        const char* equals = std::strchr(*e, '=');
-        if (equals != nullptr) variables[std::string(*e, static_cast<std::size_t>(equals - *e))] = equals + 1;
+    uv_env_item_t* items = nullptr;
+    int count = 0;
+    if (int rc = uv_os_environ(&items, &count); rc != 0) {
+        return acp::Status(acp::Errc::io_error, std::string("cannot read the environment: ") + uv_strerror(rc));
     }
+    for (int i = 0; i < count; ++i) variables[items[i].name] = items[i].value;
+    uv_os_free_environ(items, count);
     for (const auto& [key, value] : env) {
         if (key.empty() || key.find('=') != std::string::npos || key.find('\0') != std::string::npos ||
             value.find('\0') != std::string::npos) {
@@ -76,8 +74,10 @@ acp::Result<std::unique_ptr<StdioMcpClient>> StdioMcpClient::spawn(
         variables[key] = value;
     }
     std::vector<std::string> env_lines;
-    for (const auto& [key, value] : variables) env_lines.push_back(key + "=" + value);
+    env_lines.reserve(variables.size());
+    for (const auto& [key, value] : variables) env_lines.push_back(std::string(key).append("=").append(value));
     std::vector<char*> env_pointers;
+    env_pointers.reserve(env_lines.size() + 1);
     for (auto& line : env_lines) env_pointers.push_back(line.data());
     env_pointers.push_back(nullptr);
     std::vector<std::string> argv_strings = {command};

@@ -13,6 +13,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <chrono>
 #include <string>
 
@@ -92,4 +93,27 @@ TEST_CASE("process: what cannot be started is refused with an error naming why")
     options.argv.clear();
     options.cwd.clear();
     CHECK(run.spawn(options).code() == Errc::spawn_failed);
+}
+
+TEST_CASE("process: env_unset and env_set match names without regard to case, as Windows does") {
+    ::SetEnvironmentVariableW(L"ACP_TEST_UNSET_ME", L"from the host");
+    ::SetEnvironmentVariableW(L"ACP_TEST_REPLACED", L"old");
+    AgentRun run;
+    acp::SpawnOptions options;
+    options.argv = {windows_path(ACP_WINDOWS_CHILD), "env"};
+    options.env_unset = {"acp_test_unset_me"};
+    options.env_set = {{"Acp_Test_Replaced", "new"}, {"ACP_TEST_TEXT", "caf\xc3\xa9 \xe2\x82\xac"}};
+    REQUIRE(run.spawn(options).ok());
+    CHECK(run.wait_closed().code() == Errc::connection_closed);
+    ::SetEnvironmentVariableW(L"ACP_TEST_UNSET_ME", nullptr);
+    ::SetEnvironmentVariableW(L"ACP_TEST_REPLACED", nullptr);
+    const std::string& env = run.output();
+    CHECK(env.find("ACP_TEST_UNSET_ME=") == std::string::npos);
+    // One variable, the host's value gone: two spellings of one name would be two entries.
+    CHECK(env.find("Acp_Test_Replaced=new\n") != std::string::npos);
+    CHECK(env.find("ACP_TEST_REPLACED=") == std::string::npos);
+    CHECK(env.find("ACP_TEST_TEXT=caf\xc3\xa9 \xe2\x82\xac\n") != std::string::npos);
+    std::string lower = env;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    CHECK(lower.find("path=") != std::string::npos);  // the rest of the host's environment
 }

@@ -5,6 +5,8 @@
 //                              prints that grandchild's pid, then ignores EOF and stays
 //   acp_windows_child sleep    sleeps until killed
 //   acp_windows_child echo     copies stdin to stdout byte for byte until EOF, then exits 0
+//   acp_windows_child env      prints its whole environment block, one variable a line, in
+//                              UTF-8 (NAME=VALUE), and exits 0
 #include <windows.h>
 
 #include <fcntl.h>
@@ -29,6 +31,17 @@ int main(int argc, char** argv) {
             std::fwrite(buffer, 1, got, stdout);
             std::fflush(stdout);
         }
+        return 0;
+    }
+    if (argc > 1 && std::strcmp(argv[1], "env") == 0) {
+        ::_setmode(::_fileno(stdout), _O_BINARY);
+        wchar_t* block = ::GetEnvironmentStringsW();
+        for (const wchar_t* entry = block; *entry != L'\0'; entry += std::wcslen(entry) + 1) {
+            char utf8[32768];
+            const int size = ::WideCharToMultiByte(CP_UTF8, 0, entry, -1, utf8, sizeof utf8, nullptr, nullptr);
+            if (size > 0) std::printf("%s\n", utf8);
+        }
+        ::FreeEnvironmentStringsW(block);
         return 0;
     }
     // Only after the go-ahead: the test puts this process in its job first, so the

@@ -16,4 +16,6 @@ std::vector<std::string> host_environment() {
     return env;
 }
 
+bool same_variable_name(std::string_view a, std::string_view b) { return a == b; }
+
 }  // namespace acp::detail

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// describe_process_exit() (platform/agent_process.hpp) for the POSIX platforms.
+// describe_process_exit() and stop_step_names() (platform/agent_process.hpp) for the POSIX
+// platforms.
 #include <cstring>
 #include <string>
 
@@ -13,5 +14,7 @@ std::string describe_process_exit(int64_t exit_code, int term_signal) {
     }
     return "exited with code " + std::to_string(exit_code);
 }
+
+StopStepNames stop_step_names() { return {"SIGTERM", "SIGKILL"}; }
 
 }  // namespace acp::detail

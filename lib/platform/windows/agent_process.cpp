@@ -94,4 +94,6 @@ Result<std::unique_ptr<AgentProcess>> start_agent_process(uv_loop_t* loop, const
 
 std::string describe_process_exit(int64_t exit_code, int) { return "exited with code " + std::to_string(exit_code); }
 
+StopStepNames stop_step_names() { return {"CTRL_BREAK_EVENT", "TerminateJobObject"}; }
+
 }  // namespace acp::detail

@@ -23,4 +23,13 @@ std::vector<std::string> host_environment() {
     return env;
 }
 
+bool same_variable_name(std::string_view a, std::string_view b) {
+    auto wide_a = to_wide(a, "a variable name");
+    auto wide_b = to_wide(b, "a variable name");
+    if (!wide_a || !wide_b) return a == b;
+    // The comparison Windows itself makes: ordinal, case folded.
+    return ::CompareStringOrdinal(wide_a->data(), static_cast<int>(wide_a->size()), wide_b->data(),
+                                  static_cast<int>(wide_b->size()), TRUE) == CSTR_EQUAL;
+}
+
 }  // namespace acp::detail
