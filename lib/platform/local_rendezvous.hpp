@@ -9,7 +9,9 @@
 //            noexec is passed over (where the system tells, statvfs's ST_NOEXEC).
 //   Windows  a fresh directory "acp-mcp-<random hex>" under the user's temporary directory
 //            (GetTempPathW: within the user's profile, whose ACL keeps other users out); the
-//            address is a named pipe "\\.\pipe\acp-mcp-<random hex>".
+//            address is a named pipe "\\.\pipe\acp-mcp-<random hex>". A program still
+//            running cannot be deleted: what a closed carrier's exiting bridges kept, the
+//            next rendezvous made removes.
 //
 //   auto place = LocalRendezvous::make(true);
 //   auto program = (*place)->write_program("acp-mcp-bridge", image, image_size);
@@ -17,8 +19,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "acp/status.hpp"
@@ -46,6 +50,7 @@ private:
     std::string directory_;
     std::string address_;
     std::vector<std::string> written_;
+    std::vector<std::intptr_t> held_;  // Windows: the programs' handles, held open while it lives
 };
 
 }  // namespace acp::detail

@@ -142,7 +142,7 @@ Status BridgeCarrier::Impl::open() {
 
 BridgeCarrier::Impl::~Impl() {
     // Every bridge still connected ends here: the endpoint hears it now, the bridge sees its
-    // socket close and exits.
+    // connection close and exits.
     for (Connection* connection : connections) {
         connection->impl = nullptr;
         if (connection->authenticated && endpoint != nullptr) endpoint->on_mcp_peer_closed(*connection);

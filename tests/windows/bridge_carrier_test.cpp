@@ -54,6 +54,12 @@ TEST_CASE("bridge: an agent's tools/call goes through acp-mcp-bridge.exe and its
     REQUIRE_MESSAGE(bridge.ok(), bridge.status().to_string());
     CHECK((*bridge)->command().find("acp-mcp-bridge.exe") != std::string::npos);
     CHECK((*bridge)->args().front().rfind("\\\\.\\pipe\\acp-mcp-", 0) == 0);
+    // Another carrier starting (it removes closed carriers' leftovers) leaves this live
+    // one's program alone: the bridge below runs from it.
+    McpTestEndpoint other_endpoint(loop.get());
+    auto other = BridgeCarrier::start(loop.get(), other_endpoint, Logger());
+    REQUIRE(other.ok());
+    CHECK((*other)->command() != (*bridge)->command());
     LoopChild child(loop.get(), bridge_command(**bridge), bridge_env(**bridge));
     child.write_stdin(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":)"
                       R"({"text":"caf\u00e9"},"_meta":{"progressToken":"p"}}})"

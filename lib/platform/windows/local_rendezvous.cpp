@@ -10,6 +10,8 @@ namespace acp::detail {
 
 namespace {
 
+constexpr const wchar_t* kDirectoryPrefix = L"acp-mcp-";
+
 // 16 random bytes in hex: a name no other process guesses or already holds.
 Result<std::string> random_name(const char* prefix) {
     unsigned char bytes[16];
@@ -23,7 +25,34 @@ Result<std::string> random_name(const char* prefix) {
     return name;
 }
 
-std::string error_text(const char* what) { return std::string(what) + ": error " + std::to_string(::GetLastError()); }
+Status io_error(const std::string& what, DWORD error) {
+    return Status(Errc::io_error, what + ": error " + std::to_string(error));
+}
+
+// Windows deletes no program while it runs, so a carrier closed with its bridges still
+// exiting leaves its directory behind. The next one removes such leftovers: every
+// directory of ours whose programs can all be deleted now. A live carrier's is safe: it
+// holds its program open without FILE_SHARE_DELETE (write_program), and a directory with
+// no program yet (another host between make and write_program) is left alone.
+void remove_leftovers(const std::wstring& temp) {
+    WIN32_FIND_DATAW found;
+    HANDLE search = ::FindFirstFileW((temp + kDirectoryPrefix + L"*").c_str(), &found);
+    if (search == INVALID_HANDLE_VALUE) return;
+    do {
+        if ((found.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) == 0) continue;
+        const std::wstring directory = temp + found.cFileName + L"\\";
+        WIN32_FIND_DATAW program;
+        HANDLE programs = ::FindFirstFileW((directory + L"*.exe").c_str(), &program);
+        if (programs == INVALID_HANDLE_VALUE) continue;
+        bool all_deleted = true;
+        do {
+            all_deleted = ::DeleteFileW((directory + program.cFileName).c_str()) && all_deleted;
+        } while (::FindNextFileW(programs, &program));
+        ::FindClose(programs);
+        if (all_deleted) ::RemoveDirectoryW(directory.c_str());
+    } while (::FindNextFileW(search, &found));
+    ::FindClose(search);
+}
 
 }  // namespace
 
@@ -31,16 +60,18 @@ Result<std::unique_ptr<LocalRendezvous>> LocalRendezvous::make(bool) {
     wchar_t temp[MAX_PATH + 1];
     const DWORD length = ::GetTempPathW(MAX_PATH + 1, temp);
     if (length == 0 || length > MAX_PATH) {
-        return Status(Errc::io_error, error_text("no private directory could be made (no temporary directory)"));
+        return io_error("no private directory could be made (no temporary directory)", ::GetLastError());
     }
+    // GetTempPathW ends with a separator.
+    const std::wstring base(temp, length);
+    remove_leftovers(base);
     Result<std::string> name = random_name("acp-mcp-");
     if (!name) return name.status();
-    // GetTempPathW ends with a separator.
-    std::string directory = to_utf8(std::wstring_view(temp, length)) + *name;
+    std::string directory = to_utf8(base) + *name;
     Result<std::wstring> wide = to_wide(directory, "the private directory");
     if (!wide) return wide.status();
     if (!::CreateDirectoryW(wide->c_str(), nullptr)) {
-        return Status(Errc::io_error, error_text(("no private directory could be made at " + directory).c_str()));
+        return io_error("no private directory could be made at " + directory, ::GetLastError());
     }
     Result<std::string> pipe = random_name("\\\\.\\pipe\\acp-mcp-");
     if (!pipe) {
@@ -51,8 +82,9 @@ Result<std::unique_ptr<LocalRendezvous>> LocalRendezvous::make(bool) {
 }
 
 LocalRendezvous::~LocalRendezvous() {
-    // A program still running cannot be deleted: a bridge closed a moment ago may still be
-    // exiting. Then it and its directory stay in the temporary directory.
+    for (std::intptr_t held : held_) ::CloseHandle(reinterpret_cast<HANDLE>(held));
+    // A program still running is not deleted: a bridge closed a moment ago may still be
+    // exiting. The next rendezvous made removes it and its directory (remove_leftovers).
     for (const std::string& path : written_) {
         if (auto wide = to_wide(path, "the program")) ::DeleteFileW(wide->c_str());
     }
@@ -65,20 +97,26 @@ Result<std::string> LocalRendezvous::write_program(const std::string& name, cons
     Result<std::wstring> wide = to_wide(path, "the program");
     if (!wide) return wide.status();
     HANDLE file = ::CreateFileW(wide->c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
-    if (file == INVALID_HANDLE_VALUE) return Status(Errc::io_error, error_text("cannot write the bridge program"));
+    if (file == INVALID_HANDLE_VALUE) return io_error("cannot write the bridge program", ::GetLastError());
     written_.push_back(path);
     std::size_t written = 0;
     while (written < size) {
         DWORD chunk = size - written > (1u << 30) ? (1u << 30) : static_cast<DWORD>(size - written);
         DWORD n = 0;
         if (!::WriteFile(file, image + written, chunk, &n, nullptr) || n == 0) {
-            Status failed(Errc::io_error, error_text("cannot write the bridge program"));
+            Status failed = io_error("cannot write the bridge program", ::GetLastError());
             ::CloseHandle(file);
             return failed;
         }
         written += n;
     }
-    if (!::CloseHandle(file)) return Status(Errc::io_error, error_text("cannot write the bridge program"));
+    if (!::CloseHandle(file)) return io_error("cannot write the bridge program", ::GetLastError());
+    // Held open for as long as the carrier lives, sharing reading (and so running) only:
+    // another host's remove_leftovers cannot delete it.
+    HANDLE held = ::CreateFileW(wide->c_str(), GENERIC_READ, FILE_SHARE_READ, nullptr, OPEN_EXISTING,
+                                FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (held == INVALID_HANDLE_VALUE) return io_error("cannot hold the bridge program", ::GetLastError());
+    held_.push_back(reinterpret_cast<std::intptr_t>(held));
     return path;
 }
 
