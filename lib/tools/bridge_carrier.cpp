@@ -36,7 +36,7 @@ constexpr std::size_t kMaxTokenLineBytes = 128;
 constexpr uint64_t kTokenTimeoutMs = 10000;
 // Answers waiting for an agent that does not read its bridge's stdout: beyond, closed.
 constexpr std::size_t kMaxQueuedBytes = LineFramer::kDefaultMaxLineBytes;
-constexpr std::size_t kReadBytes = 64 * 1024;
+constexpr std::size_t kReadBytes = std::size_t{64} * 1024;
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/logger.hpp"
@@ -83,7 +84,12 @@ TEST_CASE("the MCP SDK client spawns the bridge and calls tools through it, answ
         REQUIRE((*bridge)->command()[0] == '/');
         std::vector<std::string> flags = {"--stdio=" + (*bridge)->command()};
         for (const auto& arg : (*bridge)->args()) flags.push_back("--arg=" + arg);
-        for (const auto& [name, value] : (*bridge)->env()) flags.push_back("--env=" + name + "=" + value);
+        for (const auto& [name, value] : (*bridge)->env()) {
+            std::string flag = "--env=" + name;
+            flag += '=';
+            flag += value;
+            flags.push_back(std::move(flag));
+        }
         LoopChild client(loop.get(), node_command(flags));
         REQUIRE(loop.run_until([&] { return client.exited(); }, std::chrono::milliseconds(60000)));
         check_conversation(client, false);
@@ -145,7 +151,7 @@ TEST_CASE("a bridge that sends an oversized line is closed and the endpoint neve
         int fd = connect_unix(socket_path);
         std::string line = token + "\n" + R"({"jsonrpc":"2.0","id":1,"method":"ping"})" + "\n";
         send_all(fd, line.data(), line.size());
-        std::string huge(33 * 1024 * 1024, 'x');
+        std::string huge(std::size_t{33} * 1024 * 1024, 'x');
         send_all(fd, huge.data(), huge.size());
         send_all(fd, "\n", 1);
         bool result = closed_by_peer(fd);

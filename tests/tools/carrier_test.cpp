@@ -198,7 +198,7 @@ TEST_CASE("HTTP: oversized bodies get 413 and reach no endpoint, bad messages 40
         std::string head =
             "POST /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + auth + "\r\nTransfer-Encoding: chunked\r\n\r\n";
         send_all(fd, head.data(), head.size());
-        const std::string chunk(1024 * 1024, ' ');
+        const std::string chunk(std::size_t{1024} * 1024, ' ');
         char size_line[32];
         std::snprintf(size_line, sizeof size_line, "%zx\r\n", chunk.size());
         for (int i = 0; i < 40; ++i) {

@@ -48,9 +48,8 @@ TEST_CASE("bridge: an agent's tools/call goes through acp-mcp-bridge.exe and its
     TestLoop loop;
     McpTestEndpoint endpoint(loop.get());
     std::vector<std::string> logged;
-    auto bridge = BridgeCarrier::start(loop.get(), endpoint, Logger([&](const acp::LogRecord& record) {
-                                           logged.emplace_back(record.message);
-                                       }));
+    auto bridge = BridgeCarrier::start(
+        loop.get(), endpoint, Logger([&](const acp::LogRecord& record) { logged.emplace_back(record.message); }));
     REQUIRE_MESSAGE(bridge.ok(), bridge.status().to_string());
     CHECK((*bridge)->command().find("acp-mcp-bridge.exe") != std::string::npos);
     CHECK((*bridge)->args().front().rfind("\\\\.\\pipe\\acp-mcp-", 0) == 0);
@@ -87,9 +86,8 @@ TEST_CASE("bridge: a wrong token is refused, the bridge exits, the endpoint sees
     TestLoop loop;
     McpTestEndpoint endpoint(loop.get());
     std::vector<std::string> logged;
-    auto bridge = BridgeCarrier::start(loop.get(), endpoint, Logger([&](const acp::LogRecord& record) {
-                                           logged.emplace_back(record.message);
-                                       }));
+    auto bridge = BridgeCarrier::start(
+        loop.get(), endpoint, Logger([&](const acp::LogRecord& record) { logged.emplace_back(record.message); }));
     REQUIRE(bridge.ok());
     std::string token = (*bridge)->env().front().second;
     std::string wrong = token;

@@ -52,10 +52,10 @@ Result<std::unique_ptr<LocalRendezvous>> LocalRendezvous::make(bool for_program)
             return std::unique_ptr<LocalRendezvous>(new LocalRendezvous(std::move(path), std::move(address)));
         }
     }
-    return Status(Errc::io_error,
-                  std::string("no private directory could be made (tried $XDG_RUNTIME_DIR, $TMPDIR and /tmp") +
-                      (for_program ? "; one mounted noexec needs ACP_MCP_BRIDGE naming an installed acp-mcp-bridge)"
-                                   : ")"));
+    return Status(
+        Errc::io_error,
+        std::string("no private directory could be made (tried $XDG_RUNTIME_DIR, $TMPDIR and /tmp") +
+            (for_program ? "; one mounted noexec needs ACP_MCP_BRIDGE naming an installed acp-mcp-bridge)" : ")"));
 }
 
 LocalRendezvous::~LocalRendezvous() {
