@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Builds libacp with the portable POSIX platform layer (lib/platform/posix/: what macOS and
 # the BSDs use) on this Linux machine, and runs the tests that apply to it: the process and
-# descriptor transports and the hostile "no agent outlives its host" and backpressure
-# tests. Only those targets are built, at -O0 without debug info (the quickest to compile;
+# descriptor transports, the hostile "no agent outlives its host" and backpressure tests,
+# and the stdio tool bridge (its SDK test needs node). Only those targets are built, at -O0 without debug info (the quickest to compile;
 # -O1 makes GCC's -Wnull-dereference fire inside RapidJSON), so it takes a few minutes.
 # Tests of guarantees only the Linux guard gives are not registered for this variant
 # (ACP_PLATFORM_LINUX in the tests).
@@ -27,9 +27,9 @@ if [ "$mode" != --test ]; then
         -DACP_WITH_REMOTE=OFF -DACP_WITH_HTTP_TOOLS=OFF -DACP_BUILD_SAMPLES=OFF -DACP_BUILD_BENCHMARKS=OFF \
         -DACP_BUILD_EXAMPLES=OFF "${launcher[@]}" >"$build.configure.log" 2>&1 ||
         { cat "$build.configure.log" >&2; exit 1; }
-    cmake --build "$build" -j "$(nproc)" --target acp_process_tests acp_hostile_tests
+    cmake --build "$build" -j "$(nproc)" --target acp_process_tests acp_hostile_tests acp_bridge_tests
 fi
 if [ "$mode" != --build ]; then
     # --no-tests=error: a filter that matches nothing fails instead of passing empty.
-    ctest --test-dir "$build" -j "$(nproc)" --no-tests=error --output-on-failure -R '^(process: |fd transport: |hostile:)'
+    ctest --test-dir "$build" -j "$(nproc)" --no-tests=error --output-on-failure -R '^(process: |fd transport: |hostile:|bridge carrier:)'
 fi

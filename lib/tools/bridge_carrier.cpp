@@ -1,18 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/bridge_carrier.hpp"
 
-#include <fcntl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/un.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_set>
 
+#include "platform/local_peer.hpp"
+#include "platform/local_rendezvous.hpp"
+#include "platform/native_path.hpp"
+#include "platform/program_search.hpp"
 #include "support/uv_handle.hpp"
 #include "tools/carrier_secret.hpp"
 #include "transport/line_framer.hpp"
@@ -32,7 +28,6 @@ constexpr const char* kTokenVariable = "ACP_MCP_BRIDGE_TOKEN";
 // names an installed bridge here (`cmake --install` puts one in libexec/acp).
 constexpr const char* kBridgeOverride = "ACP_MCP_BRIDGE";
 constexpr const char* kBridgeName = "acp-mcp-bridge";
-constexpr const char* kSocketName = "bridge.sock";
 // An agent runs one bridge per session it opens with these tools: a few at once. Beyond,
 // a bridge is refused (it exits), so spawning it in a loop costs nothing that lasts.
 constexpr std::size_t kMaxConnections = 8;
@@ -41,61 +36,7 @@ constexpr std::size_t kMaxTokenLineBytes = 128;
 constexpr uint64_t kTokenTimeoutMs = 10000;
 // Answers waiting for an agent that does not read its bridge's stdout: beyond, closed.
 constexpr std::size_t kMaxQueuedBytes = LineFramer::kDefaultMaxLineBytes;
-constexpr std::size_t kReadBytes = 64 * 1024;
-
-std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
-
-bool usable_base(const std::string& base, bool need_exec) {
-    if (base.empty() || base[0] != '/') return false;
-    struct stat info {};
-    if (::stat(base.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return false;
-    // The socket's path must fit a sockaddr_un: base + "/acp-mcp-XXXXXX/bridge.sock".
-    if (base.size() + 32 >= sizeof(sockaddr_un{}.sun_path)) return false;
-    if (need_exec) {
-        struct statvfs fs {};
-        if (::statvfs(base.c_str(), &fs) == 0 && (fs.f_flag & ST_NOEXEC) != 0) return false;
-    }
-    return true;
-}
-
-// A fresh directory only this user can enter (mkdtemp: 0700), under the per-user runtime
-// directory when there is a usable one, else the temporary directory.
-Result<std::string> make_private_directory(bool need_exec) {
-    std::vector<std::string> bases;
-    for (const char* variable : {"XDG_RUNTIME_DIR", "TMPDIR"}) {
-        if (const char* value = std::getenv(variable)) bases.emplace_back(value);
-    }
-    bases.emplace_back("/tmp");
-    for (const std::string& base : bases) {
-        if (!usable_base(base, need_exec)) continue;
-        std::string path = base + "/acp-mcp-XXXXXX";
-        if (::mkdtemp(path.data()) != nullptr) return path;
-    }
-    return Status(
-        Errc::io_error,
-        std::string("tools over stdio: no private directory could be made (tried $XDG_RUNTIME_DIR, $TMPDIR "
-                    "and /tmp") +
-            (need_exec ? "; one mounted noexec needs ACP_MCP_BRIDGE naming an installed acp-mcp-bridge)" : ")"));
-}
-
-Status write_bridge(const std::string& path) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0700);
-    if (fd < 0) return Status(Errc::io_error, "tools over stdio: " + errno_text("cannot write the bridge program"));
-    std::size_t written = 0;
-    while (written < kMcpBridgeImageSize) {
-        ssize_t n = ::write(fd, kMcpBridgeImage + written, kMcpBridgeImageSize - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            Status failed(Errc::io_error, "tools over stdio: " + errno_text("cannot write the bridge program"));
-            ::close(fd);
-            return failed;
-        }
-        written += static_cast<std::size_t>(n);
-    }
-    if (::close(fd) != 0)
-        return Status(Errc::io_error, "tools over stdio: " + errno_text("cannot write the bridge program"));
-    return Status();
-}
+constexpr std::size_t kReadBytes = std::size_t{64} * 1024;
 
 }  // namespace
 
@@ -114,10 +55,8 @@ struct BridgeCarrier::Impl {
     McpEndpoint* endpoint;
     Logger logger;
     std::string token;
-    std::string directory;
-    std::string socket_path;
+    std::unique_ptr<LocalRendezvous> rendezvous;
     std::string command;
-    bool wrote_command = false;
     std::vector<std::string> args;
     std::vector<std::pair<std::string, std::string>> env;
     UvHandlePtr<uv_pipe_t> listener;
@@ -170,52 +109,48 @@ enum LogOnce : unsigned {
 Status BridgeCarrier::Impl::open() {
     const char* override_path = std::getenv(kBridgeOverride);
     if (override_path != nullptr && *override_path != '\0') {
-        if (override_path[0] != '/' || ::access(override_path, X_OK) != 0) {
+        if (!is_native_absolute(override_path) || !is_program_file(override_path)) {
             return Status(Errc::invalid_argument, std::string("tools over stdio: ") + kBridgeOverride +
                                                       " must name an executable by absolute path");
         }
         command = override_path;
     }
-    Result<std::string> made = make_private_directory(command.empty());
-    if (!made) return made.status();
-    directory = *made;
-    socket_path = directory + "/" + kSocketName;
+    auto made = LocalRendezvous::make(command.empty());
+    if (!made) return Status(made.status().code(), "tools over stdio: " + made.status().message());
+    rendezvous = std::move(*made);
     if (command.empty()) {
-        // An embedded copy, written next to the socket: always the bridge of this very
-        // libacp, wherever the library came from (installed, build tree, wheel, static).
-        command = directory + "/" + kBridgeName;
-        wrote_command = true;
-        if (Status written = write_bridge(command); !written) return written;
+        // An embedded copy, written into the private directory: always the bridge of this
+        // very libacp, wherever the library came from (installed, build tree, wheel, static).
+        auto written = rendezvous->write_program(kBridgeName, kMcpBridgeImage, kMcpBridgeImageSize);
+        if (!written) return Status(written.status().code(), "tools over stdio: " + written.status().message());
+        command = std::move(*written);
     }
+    const std::string& address = rendezvous->address();
     listener.reset(new uv_pipe_t);
     uv_pipe_init(loop, listener.get(), 0);
     listener->data = this;
-    if (int rc = uv_pipe_bind(listener.get(), socket_path.c_str()); rc != 0) {
-        return Status(Errc::io_error,
-                      std::string("tools over stdio: cannot listen at ") + socket_path + ": " + uv_strerror(rc));
+    if (int rc = uv_pipe_bind(listener.get(), address.c_str()); rc != 0) {
+        return Status(Errc::io_error, "tools over stdio: cannot listen at " + address + ": " + uv_strerror(rc));
     }
     if (int rc = uv_listen(reinterpret_cast<uv_stream_t*>(listener.get()), 16, &Impl::on_connection); rc != 0) {
-        return Status(Errc::io_error,
-                      std::string("tools over stdio: cannot listen at ") + socket_path + ": " + uv_strerror(rc));
+        return Status(Errc::io_error, "tools over stdio: cannot listen at " + address + ": " + uv_strerror(rc));
     }
-    args = {socket_path};
+    args = {address};
     env = {{kTokenVariable, token}};
     return Status();
 }
 
 BridgeCarrier::Impl::~Impl() {
     // Every bridge still connected ends here: the endpoint hears it now, the bridge sees its
-    // socket close and exits.
+    // connection close and exits.
     for (Connection* connection : connections) {
         connection->impl = nullptr;
         if (connection->authenticated && endpoint != nullptr) endpoint->on_mcp_peer_closed(*connection);
         connection->close();
     }
     connections.clear();
+    // The listener first: its socket goes before the directory holding it (rendezvous).
     listener.reset();
-    if (!socket_path.empty()) ::unlink(socket_path.c_str());
-    if (wrote_command) ::unlink(command.c_str());
-    if (!directory.empty()) ::rmdir(directory.c_str());
 }
 
 void BridgeCarrier::Impl::log_once(unsigned bit, const std::string& message) {
@@ -238,11 +173,8 @@ void BridgeCarrier::Impl::on_connection(uv_stream_t* server, int status) {
         connection->close();
         return;
     }
-    uv_os_fd_t fd = -1;
-    ucred peer{};
-    socklen_t size = sizeof peer;
-    if (uv_fileno(reinterpret_cast<uv_handle_t*>(&connection->pipe), &fd) != 0 ||
-        ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0 || peer.uid != ::geteuid()) {
+    const LocalPeer peer = local_peer(&connection->pipe);
+    if (!peer.same_user) {
         impl->log_once(kLogForeignUser, "refused a connection from another user");
         connection->impl = nullptr;
         connection->close();
@@ -254,7 +186,7 @@ void BridgeCarrier::Impl::on_connection(uv_stream_t* server, int status) {
         connection->close();
         return;
     }
-    connection->description = "stdio bridge (pid " + std::to_string(peer.pid) + ")";
+    if (peer.pid != 0) connection->description = "stdio bridge (pid " + std::to_string(peer.pid) + ")";
     impl->connections.insert(connection);
     connection->start();
 }

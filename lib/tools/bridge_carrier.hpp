@@ -3,7 +3,8 @@
 //
 // For agents that only run stdio MCP servers: the entry names a small bridge program
 // installed with libacp by absolute path. The agent spawns it; it connects back to the
-// host over a Unix socket in a private directory (0700), proves itself with a per-carrier
+// host over a Unix socket in a private directory (0700) or, on Windows, a named pipe
+// (platform/local_rendezvous.hpp), proves itself with a per-carrier
 // token passed in its environment (a secret: redacted in logs), and relays MCP messages
 // (one JSON-RPC message per line) both ways until either side closes.
 //
@@ -27,8 +28,8 @@ namespace acp::detail::tools {
 
 class BridgeCarrier {
 public:
-    // Makes the private directory, listens on its socket; fails (naming why) when the
-    // bridge program cannot be found or the socket cannot be made.
+    // Makes the private directory, listens at its address; fails (naming why) when the
+    // bridge program cannot be written or found, or the address cannot be listened at.
     static Result<std::unique_ptr<BridgeCarrier>> start(uv_loop_t* loop, McpEndpoint& endpoint, Logger logger);
     // Closes the listener and every bridge connection (each bridge then exits), and
     // removes the private directory. The endpoint hears on_mcp_peer_closed for every

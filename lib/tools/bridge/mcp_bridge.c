@@ -11,6 +11,7 @@
  * its session). Plain C and poll(2), no libraries: it starts in about a millisecond and
  * holds two small buffers. The host checks everything it receives; this only moves bytes. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@ static int fail(const char *what) {
 
 static int write_all(int fd, const char *data, size_t size) {
     while (size > 0) {
-        ssize_t n = send(fd, data, size, MSG_NOSIGNAL);
+        ssize_t n = send(fd, data, size, 0);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return -1;
         data += n;
@@ -64,7 +65,7 @@ static int drain(int fd, struct Pipe *pipe, int is_socket) {
     ssize_t n;
     if (!is_socket && size > 4096) size = 4096;
     do {
-        n = is_socket ? send(fd, pipe->data + pipe->start, size, MSG_NOSIGNAL | MSG_DONTWAIT)
+        n = is_socket ? send(fd, pipe->data + pipe->start, size, MSG_DONTWAIT)
                       : write(fd, pipe->data + pipe->start, size);
     } while (n < 0 && errno == EINTR);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
@@ -87,13 +88,15 @@ int main(int argc, char **argv) {
                 "(started by an ACP agent for the tools its client offers)\n");
         return 2;
     }
+    /* A closed peer then fails a write with EPIPE (no MSG_NOSIGNAL on macOS). */
     signal(SIGPIPE, SIG_IGN);
     up = calloc(1, sizeof *up);
     down = calloc(1, sizeof *down);
     if (up == NULL || down == NULL) return fail("memory");
 
-    sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (sock < 0) return fail("socket");
+    /* Not SOCK_CLOEXEC, which macOS lacks. */
+    sock = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (sock < 0 || fcntl(sock, F_SETFD, FD_CLOEXEC) != 0) return fail("socket");
     memset(&address, 0, sizeof address);
     address.sun_family = AF_UNIX;
     strcpy(address.sun_path, argv[1]);
