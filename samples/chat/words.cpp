@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
+#include <uv.h>
 
 #include <cctype>
 #include <climits>
@@ -13,9 +14,9 @@ namespace chat {
 
 std::string self_dir() {
     char path[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0) return {};
-    std::string p(path, static_cast<std::size_t>(n));
+    std::size_t size = sizeof path;
+    if (uv_exepath(path, &size) != 0 || size == 0) return {};
+    std::string p(path, size);
     return p.substr(0, p.rfind('/'));
 }
 
@@ -29,7 +30,7 @@ std::string resolve_command(const std::string& base, const std::string& command)
     const char* path = std::getenv("PATH");
     std::istringstream dirs(path != nullptr ? path : "");
     for (std::string dir; std::getline(dirs, dir, ':');) {
-        const std::string candidate = absolute(dir.empty() ? base : absolute(base, dir), command);
+        std::string candidate = absolute(dir.empty() ? base : absolute(base, dir), command);
         struct stat info {};
         if (stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode) && access(candidate.c_str(), X_OK) == 0) {
             return candidate;
