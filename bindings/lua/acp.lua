@@ -536,6 +536,14 @@ function Client:close()
   self:_posted()
   return true
 end
+-- A "stop the agent" pressed again: closes, and once closing takes the shutdown's next
+-- step now instead of after its grace (terminate, then kill the agent's tree).
+function Client:hasten_close()
+  if self.freed then return true end
+  lib.acp_client_hasten_close(self.handle)
+  self:_posted()
+  return true
+end
 function Client:is_closed() return self.freed or lib.acp_client_is_closed(self.handle) ~= 0 end
 
 -- Frees the client now: closes, waits for the agent to end (bounded by the shutdown

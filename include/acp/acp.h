@@ -676,6 +676,11 @@ ACP_API int acp_responder_tool_progress(acp_responder *responder, double progres
 /* Closes the connection (stdin, then the shutdown ladder); ACP_EVENT_CLOSED follows.
  * Asynchronous, idempotent, legal inside any callback. Later calls fail with ACP_ECLOSED. */
 ACP_API int acp_client_close(acp_client *client);
+/* A host's "stop the agent" pressed again: acp_client_close() if it was not called, and
+ * after it the shutdown ladder's next step now instead of after its grace: terminate
+ * (SIGTERM, or CTRL_BREAK_EVENT on Windows), then kill the agent's whole tree. Nothing more
+ * once the agent is gone, or for a remote or adopted agent. Legal inside any callback. */
+ACP_API int acp_client_hasten_close(acp_client *client);
 /* 1 once the client is closing or closed (and for NULL), 0 while it is open. */
 ACP_API int acp_client_is_closed(const acp_client *client);
 

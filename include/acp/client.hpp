@@ -312,6 +312,11 @@ public:
     // Closes the connection (the agent's stdin, then the shutdown ladder); on_closed runs
     // when it ended. Idempotent.
     void close();
+    // A host's "stop the agent" pressed again: close() if it was not called, and after it
+    // the ladder's next step now instead of after its grace: terminate (SIGTERM, or
+    // CTRL_BREAK_EVENT on Windows), then kill the agent's whole tree. Nothing once the
+    // agent is gone, or for a remote or adopted agent beyond close().
+    void hasten_close();
     bool is_closed() const;
     // Bytes written for the agent that it has not read yet: the host's own messages, and
     // answers to the agent's requests (those bounded by ClientOptions::max_queued_output_bytes

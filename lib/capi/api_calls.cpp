@@ -437,6 +437,18 @@ int acp_client_close(acp_client* client) {
     });
 }
 
+int acp_client_hasten_close(acp_client* client) {
+    return guarded(ACP_EINTERNAL, [&]() -> int {
+        if (client == nullptr) return fail(ACP_EINVAL, "client is NULL");
+        auto core = client->core;
+        if (core->freed) return ACP_OK;
+        core->closing = true;
+        return core->run([core] {
+            if (core->client) core->client->hasten_close();
+        });
+    });
+}
+
 int acp_client_is_closed(const acp_client* client) {
     if (client == nullptr) return 1;
     return client->core->closing || client->core->ended || client->core->freed ? 1 : 0;

@@ -551,6 +551,7 @@ SessionStore& Client::sessions() { return impl_->core_.store; }
 const SessionStore& Client::sessions() const { return impl_->core_.store; }
 
 void Client::close() { impl_->core_.rpc->close(); }
+void Client::hasten_close() { impl_->core_.rpc->hasten_close(); }
 bool Client::is_closed() const { return impl_->core_.rpc->is_closed(); }
 std::size_t Client::queued_output_bytes() const { return impl_->core_.rpc->queued_output_bytes(); }
 

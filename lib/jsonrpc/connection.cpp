@@ -89,6 +89,7 @@ void Connection::send_notification(std::string_view method, const WriteFn& write
 bool Connection::cancel_request(int64_t id) { return core_->cancel_request(id); }
 bool Connection::withdraw_request(int64_t id) { return core_->withdraw_request(id); }
 void Connection::close() { core_->close(); }
+void Connection::hasten_close() { core_->hasten_close(); }
 bool Connection::is_closed() const { return core_->is_closed(); }
 std::size_t Connection::pending_requests() const { return core_->pending_count(); }
 std::size_t Connection::queued_output_bytes() const { return core_->queued_output_bytes(); }

@@ -141,6 +141,8 @@ public:
     bool withdraw_request(int64_t id);
 
     void close();
+    // close(), and once closing the shutdown's next step now (Transport::hasten_close).
+    void hasten_close();
     bool is_closed() const;
     std::size_t pending_requests() const;
     // Bytes written to the agent that it has not read yet.

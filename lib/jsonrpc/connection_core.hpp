@@ -128,6 +128,15 @@ public:
         output_timer_.reset();
         if (transport_) transport_->close();
     }
+    // The first call closes; later ones take the transport's next shutdown step now.
+    void hasten_close() {
+        if (closed_) return;
+        if (!close_requested_) {
+            close();
+            return;
+        }
+        if (transport_) transport_->hasten_close();
+    }
 
     // The owning Connection is going away: no more callbacks of any kind. The handlers
     // themselves stay until the core dies, because one of them may be running right now

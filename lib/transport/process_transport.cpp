@@ -143,6 +143,13 @@ public:
 
     void close() { begin_shutdown(/*requested=*/true); }
 
+    // The ladder's waiting step, taken now (a host's "stop" pressed again).
+    void hasten() {
+        if (!close_requested_ || exited_ || phase_ == Phase::idle) return;
+        uv_timer_stop(timer_);
+        on_timer(timer_);
+    }
+
     void set_write_limits(WriteLimits limits) {
         throttle_.configure(&stdout_, std::move(limits), logger_);
         stdin_.on_queue_change([this](std::size_t queued) { throttle_.update(queued); });
@@ -324,6 +331,7 @@ ProcessTransport::~ProcessTransport() {
 void ProcessTransport::start(TransportEvents* events) { supervisor_->start(events); }
 void ProcessTransport::write(std::string_view bytes, WriteCause cause) { supervisor_->write(bytes, cause); }
 void ProcessTransport::close() { supervisor_->close(); }
+void ProcessTransport::hasten_close() { supervisor_->hasten(); }
 void ProcessTransport::detach() { supervisor_->detach(); }
 void ProcessTransport::set_write_limits(WriteLimits limits) { supervisor_->set_write_limits(std::move(limits)); }
 std::size_t ProcessTransport::queued_bytes() const { return supervisor_->queued_bytes(); }

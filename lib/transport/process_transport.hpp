@@ -34,6 +34,7 @@ public:
     void start(TransportEvents* events) override;
     void write(std::string_view bytes, WriteCause cause) override;
     void close() override;
+    void hasten_close() override;
     void detach() override;
     void set_write_limits(WriteLimits limits) override;
     std::size_t queued_bytes() const override;

@@ -55,6 +55,9 @@ public:
     // Begins an orderly shutdown; on_transport_closed follows on a later loop turn.
     // Idempotent.
     virtual void close() = 0;
+    // Once closing: takes the shutdown's next step now instead of waiting out its grace
+    // (a process: terminate, then kill the tree). Transports without steps ignore it.
+    virtual void hasten_close() {}
     // Stops all event delivery and logging: the events object is about to go away.
     virtual void detach() = 0;
 

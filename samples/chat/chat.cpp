@@ -8,7 +8,6 @@
 
 #include <climits>
 
-#include "agent_group.hpp"
 
 namespace chat {
 
@@ -313,13 +312,12 @@ void Chat::quit(int code) {
 }
 
 void Chat::stop_agent() {
-    // libacp's shutdown ladder is under way (stdin closed, then SIGTERM, then SIGKILL to the
-    // agent's group, with a grace period each): each Ctrl-C takes the next step now.
-    const std::vector<pid_t> groups = agent_process_groups();
-    if (groups.empty()) return;
+    // libacp's shutdown ladder is under way (stdin closed, then terminate, then the agent's
+    // whole tree killed, with a grace period each): each Ctrl-C takes the next step now. A
+    // remote agent has no ladder: its connection is closing already.
+    if (!options_.connect.empty() || client_->is_closed() || stop_requests_ >= 2) return;
     ++stop_requests_;
-    const int signal_number = stop_requests_ == 1 ? SIGTERM : SIGKILL;
-    for (pid_t group : groups) kill(-group, signal_number);
+    client_->hasten_close();
     line(style_.paint(Color::yellow,
                       stop_requests_ == 1 ? "(asked the agent to stop; Ctrl-C again kills it)" : "(killed the agent)"));
 }

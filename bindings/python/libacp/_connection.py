@@ -292,6 +292,13 @@ class _Connection:
             _check(lib.acp_client_close(self._handle))
             self._kick()
 
+    def hasten_close(self) -> None:
+        """A "stop the agent" pressed again: closes, and once closing takes the shutdown's
+        next step now instead of after its grace (terminate, then kill the agent's tree)."""
+        if self._handle is not None:
+            _check(lib.acp_client_hasten_close(self._handle))
+            self._kick()
+
     @property
     def closed(self) -> bool:
         return self._handle is None or bool(lib.acp_client_is_closed(self._handle))

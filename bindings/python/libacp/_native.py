@@ -218,6 +218,7 @@ def _declare(lib: ctypes.CDLL) -> Any:
         "acp_client_unstable_offer": (c_int, [POINTER(c_void_p), c_void_p]),
         "acp_client_cancel_request": (c_int, [c_void_p, c_ulong]),
         "acp_client_close": (c_int, [c_void_p]),
+        "acp_client_hasten_close": (c_int, [c_void_p]),
         "acp_client_is_closed": (c_int, [c_void_p]),
         "acp_client_session": (c_int, [POINTER(c_void_p), c_void_p, c_char_p]),
         "acp_client_session_ids": (c_int, [POINTER(c_void_p), c_void_p]),

@@ -243,6 +243,29 @@ TEST_CASE("process: an agent that ignores SIGTERM is killed by the ladder - noth
     CHECK(process_gone(h.pid));
 }
 
+TEST_CASE("process: hasten_close takes the ladder's next step now, not after its grace") {
+    AgentHarness h;
+    acp::SpawnOptions options;
+    // Graces no test waits out: only hasten_close can end this agent in time.
+    options.shutdown_grace = std::chrono::minutes(10);
+    options.terminate_grace = std::chrono::minutes(10);
+    REQUIRE(h.spawn({"--ignore-stdin-eof"}, options).ok());
+    REQUIRE(h.call("ignore_sigterm").status.ok());
+    h.rpc->hasten_close();  // nothing closed yet: this is close(), stdin closed
+    h.loop.run_for(std::chrono::milliseconds(100));
+    CHECK_FALSE(h.closed.has_value());
+    h.rpc->hasten_close();  // terminate: ignored
+    h.loop.run_for(std::chrono::milliseconds(100));
+    CHECK_FALSE(h.closed.has_value());
+    h.rpc->hasten_close();  // the tree killed
+    REQUIRE(h.loop.run_until([&] { return h.closed.has_value(); }, std::chrono::milliseconds(30000)));
+    REQUIRE(h.closed->agent_exit() != nullptr);
+    CHECK(h.closed->agent_exit()->term_signal == SIGKILL);
+    CHECK(h.closed->agent_exit()->requested);
+    CHECK(process_gone(h.pid));
+    h.rpc->hasten_close();  // after the end: nothing
+}
+
 TEST_CASE("process: an agent that ignores stdin EOF gets SIGTERM") {
     AgentHarness h;
     REQUIRE(h.spawn({"--ignore-stdin-eof"}).ok());
