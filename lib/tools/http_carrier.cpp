@@ -233,6 +233,8 @@ struct HttpCarrier::Impl {
     static MHD_Result on_request(void* self, MHD_Connection* connection, const char* url, const char* method,
                                  const char* version, const char* upload, std::size_t* upload_size, void** context);
     static void on_completed(void* self, MHD_Connection* connection, void** context, MHD_RequestTerminationCode why);
+    static void on_connection(void* self, MHD_Connection* connection, void** socket_context,
+                              MHD_ConnectionNotificationCode what);
     static ssize_t read_stream(void* exchange, uint64_t position, char* buffer, std::size_t max);
 
     MHD_Result begin(Exchange& exchange, const char* method);
@@ -331,11 +333,12 @@ Status HttpCarrier::Impl::listen(HttpPolling polling) {
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     // External polling, the daemon's descriptors watched on the client's loop; suspending
     // lets a request wait for an answer that comes later without a thread.
-    daemon =
-        mhd().start_daemon(DaemonWatch::start_flags(polling) | MHD_ALLOW_SUSPEND_RESUME, 0, nullptr, nullptr,
-                           &Impl::on_request, this, MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&address),
-                           MHD_OPTION_CONNECTION_LIMIT, kMaxConnections, MHD_OPTION_CONNECTION_TIMEOUT,
-                           kIdleTimeoutSeconds, MHD_OPTION_NOTIFY_COMPLETED, &Impl::on_completed, this, MHD_OPTION_END);
+    watch = std::make_unique<DaemonWatch>(loop, polling, &Impl::run_daemon, this);
+    daemon = mhd().start_daemon(watch->start_flags() | MHD_ALLOW_SUSPEND_RESUME, 0, nullptr, nullptr, &Impl::on_request,
+                                this, MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&address),
+                                MHD_OPTION_CONNECTION_LIMIT, kMaxConnections, MHD_OPTION_CONNECTION_TIMEOUT,
+                                kIdleTimeoutSeconds, MHD_OPTION_NOTIFY_COMPLETED, &Impl::on_completed, this,
+                                MHD_OPTION_NOTIFY_CONNECTION, &Impl::on_connection, this, MHD_OPTION_END);
     if (daemon == nullptr) return Status(Errc::io_error, "tools over HTTP: cannot listen on 127.0.0.1");
     const MHD_DaemonInfo* port_info = mhd().get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     if (port_info == nullptr || port_info->port == 0) {
@@ -345,8 +348,16 @@ Status HttpCarrier::Impl::listen(HttpPolling polling) {
     url = "http://" + host + kPath;
     own_origins = {"http://" + host, "http://localhost:" + std::to_string(port_info->port)};
 
-    watch = std::make_unique<DaemonWatch>(loop, &Impl::run_daemon, this);
     return watch->rearm(daemon);
+}
+
+// Called before the daemon closes a connection's socket: its watch goes first.
+void HttpCarrier::Impl::on_connection(void* self, MHD_Connection* connection, void**,
+                                      MHD_ConnectionNotificationCode what) {
+    auto* impl = static_cast<Impl*>(self);
+    if (what != MHD_CONNECTION_NOTIFY_CLOSED || !impl->watch) return;
+    const MHD_ConnectionInfo* info = mhd().get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info != nullptr) impl->watch->forget(info->connect_fd);
 }
 
 void HttpCarrier::Impl::run() {

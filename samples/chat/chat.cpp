@@ -8,7 +8,6 @@
 
 #include <climits>
 
-
 namespace chat {
 
 // --connect's URL, --header lines and --ca-file.

@@ -6,7 +6,9 @@
 // listening once a carrier is gone. The stdio bridge's: bridge_carrier_test.cpp.
 #include <arpa/inet.h>
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -266,6 +268,55 @@ TEST_CASE("HTTP sessions: issued at initialize, required after, ended by DELETE,
     CHECK(off_loop(loop, [&] {
               return http_request(port, "POST", {auth, with_session}, tools_call(3, "echo"));
           }).status == 404);
+}
+
+TEST_CASE("HTTP: a session ended by DELETE answers the call still waiting in it at once") {
+    const HttpPolling polling = each_polling();
+    TestLoop loop;
+    McpTestEndpoint endpoint(loop.get());
+    auto http = HttpCarrier::start(loop.get(), endpoint, Logger(), polling);
+    REQUIRE(http.ok());
+    const int port = port_of((*http)->url());
+    const std::string auth = "Authorization: Bearer " + (*http)->bearer_token();
+    auto init = off_loop(loop, [&] { return http_request(port, "POST", {auth}, kInitialize); });
+    const std::string with_session = "Mcp-Session-Id: " + init.header("Mcp-Session-Id");
+    auto waiting = std::async(std::launch::async, [&] {
+        return http_request(port, "POST", {auth, with_session}, tools_call(5, "hang"));
+    });
+    REQUIRE(loop.run_until([&] { return endpoint.messages == 2; }));
+    // The DELETE resumes the waiting request from inside the daemon's run: that run must
+    // not leave it for the next unrelated event (the idle timeout is a minute).
+    CHECK(off_loop(loop, [&] { return http_request(port, "DELETE", {auth, with_session}); }).status == 200);
+    REQUIRE(loop.run_until([&] { return waiting.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
+                           std::chrono::milliseconds(20000)));
+    CHECK(waiting.get().status == 404);
+}
+
+TEST_CASE("HTTP: the server starts and answers in a host holding more descriptors than an fd_set") {
+    // IDEs hold thousands: with epoll, nothing may depend on FD_SETSIZE.
+    rlimit limit{};
+    REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+    const rlimit saved = limit;
+    if (limit.rlim_cur < FD_SETSIZE + 200) {
+        REQUIRE_MESSAGE(limit.rlim_max >= FD_SETSIZE + 200, "raise the hard limit of open files (ulimit -Hn)");
+        limit.rlim_cur = FD_SETSIZE + 200;
+        REQUIRE(::setrlimit(RLIMIT_NOFILE, &limit) == 0);
+    }
+    std::vector<int> held;
+    held.reserve(FD_SETSIZE + 50);
+    for (int i = 0; i < FD_SETSIZE + 50; ++i) held.push_back(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    CHECK(held.back() >= FD_SETSIZE);
+    {
+        TestLoop loop;
+        McpTestEndpoint endpoint(loop.get());
+        auto http = HttpCarrier::start(loop.get(), endpoint, Logger(), HttpPolling::best);
+        REQUIRE_MESSAGE(http.ok(), http.status().to_string());
+        const std::string auth = "Authorization: Bearer " + (*http)->bearer_token();
+        auto init = off_loop(loop, [&] { return http_request(port_of((*http)->url()), "POST", {auth}, kInitialize); });
+        CHECK(init.status == 200);
+    }
+    for (int fd : held) ::close(fd);
+    ::setrlimit(RLIMIT_NOFILE, &saved);
 }
 
 TEST_CASE("HTTP: closing the carrier answers waiting requests, tells the endpoint, leaves nothing listening") {
