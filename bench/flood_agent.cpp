@@ -12,9 +12,6 @@
 #include <fcntl.h>
 #include <rapidjson/document.h>
 #include <unistd.h>
-#if defined(_WIN32)
-#include <io.h>  // _setmode
-#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -99,11 +96,6 @@ void answer(const rapidjson::Document& request, int& prompts) {
 }  // namespace
 
 int main() {
-#if defined(_WIN32)
-    // Bytes as they are: the C runtime's text mode would write "\r\n" and stop reading at ^Z.
-    ::_setmode(STDIN_FILENO, _O_BINARY);
-    ::_setmode(STDOUT_FILENO, _O_BINARY);
-#endif
     // A pipe of 64 KiB (Linux's default) wakes the client every 430 lines; with ACP_FLOOD_PIPE_BYTES
     // the agent's stdout pipe holds that much (up to /proc/sys/fs/pipe-max-size), so a
     // client that keeps up sleeps less often. Both clients of a benchmark get the same pipe.

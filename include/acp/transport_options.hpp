@@ -25,7 +25,8 @@ struct SpawnOptions {
     std::vector<std::string> argv;
     std::string cwd;  // empty: the host's working directory
     // The agent's environment is the host's, minus env_unset, plus env_set (which wins).
-    // Names match as the system matches them: on Windows without regard to case.
+    // Names match as the system matches them: on Windows without regard to case. Of
+    // env_set entries naming one variable, the last wins.
     std::vector<std::pair<std::string, std::string>> env_set;
     std::vector<std::string> env_unset;
 

@@ -5,10 +5,7 @@
 //
 //   Linux    SO_PEERCRED: the peer's user and pid, from the kernel
 //   POSIX    getpeereid (macOS, the BSDs): its user; its pid through LOCAL_PEERPID on macOS
-//   Windows  GetNamedPipeClientProcessId: its pid. Its user is not read: who may connect is
-//            decided by the pipe's default ACL (others may open it for reading only, so they
-//            can never send the token) and by the carrier's token, which only the agent's
-//            environment holds.
+//   Windows  GetNamedPipeClientProcessId: its pid; its user from that process's token.
 //
 //   LocalPeer peer = local_peer(&accepted_pipe);
 //   if (!peer.same_user) refuse();

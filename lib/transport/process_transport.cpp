@@ -39,7 +39,15 @@ std::vector<std::string> build_environment(const SpawnOptions& options) {
         if (overridden(std::string_view(entry).substr(0, entry.find('=')))) continue;
         env.push_back(std::move(entry));
     }
-    for (const auto& set : options.env_set) env.push_back(set.first + "=" + set.second);
+    // One entry per variable: of env_set entries naming the same one, the last wins.
+    for (std::size_t i = 0; i < options.env_set.size(); ++i) {
+        const auto& [name, value] = options.env_set[i];
+        bool set_again = false;
+        for (std::size_t later = i + 1; later < options.env_set.size() && !set_again; ++later) {
+            set_again = same_variable_name(options.env_set[later].first, name);
+        }
+        if (!set_again) env.push_back(std::string(name).append("=").append(value));
+    }
     return env;
 }
 

@@ -7,9 +7,7 @@
  * 256 KiB, so the client must stop reading from the agent: the model (which holds what
  * was read) stays near the bound and the turn does not end while nobody pulls. Then the
  * host pulls until the turn ends: the text it followed equals the model's and all the
- * agent sent. Exits 0 on success.
- *
- *   acp_capi_queue_bound_test [AGENT]    default: the flood agent it was built with */
+ * agent sent. Exits 0 on success. */
 #include <acp/acp.h>
 
 #include <stdio.h>
@@ -67,7 +65,7 @@ static size_t flood_bytes(void) {
     return total;
 }
 
-int main(int argc, char **args) {
+int main(void) {
     const char *argv[2];
     acp_spawn_options agent;
     unsigned long id = 0;
@@ -77,7 +75,7 @@ int main(int argc, char **args) {
     int ended = 0, round;
 
     REQUIRE(acp_spawn_options_init(&agent, ACP_SPAWN_OPTIONS_VERSION) == 0);
-    argv[0] = argc > 1 ? args[1] : ACP_FLOOD_AGENT; /* Windows: the agent as wine names it */
+    argv[0] = ACP_FLOOD_AGENT;
     argv[1] = NULL;
     agent.argv = argv;
     REQUIRE(acp_client_spawn(&client, &agent, NULL) == 0);

@@ -13,8 +13,9 @@ WholeFile read_whole_file(const std::string& path, std::size_t max_bytes, std::s
     contents.clear();
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        why = std::strerror(errno);
-        return errno == ENOENT ? WholeFile::missing : WholeFile::failed;
+        const int error = errno;
+        why = std::strerror(error);
+        return error == ENOENT ? WholeFile::missing : WholeFile::failed;
     }
     char buffer[65536];
     WholeFile result = WholeFile::ok;

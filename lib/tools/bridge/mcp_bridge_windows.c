@@ -98,7 +98,9 @@ int main(int argc, char **argv) {
     /* Every instance busy (several bridges starting at once): wait for one, a few times. */
     for (attempt = 0;; ++attempt) {
         pipe_handle =
-            CreateFileA(argv[1], GENERIC_READ | GENERIC_WRITE, 0, NULL, OPEN_EXISTING, FILE_FLAG_OVERLAPPED, NULL);
+            /* Identification only: whoever serves that name may not act as this user. */
+            CreateFileA(argv[1], GENERIC_READ | GENERIC_WRITE, 0, NULL, OPEN_EXISTING,
+                        FILE_FLAG_OVERLAPPED | SECURITY_SQOS_PRESENT | SECURITY_IDENTIFICATION, NULL);
         if (pipe_handle != INVALID_HANDLE_VALUE) break;
         if (GetLastError() != ERROR_PIPE_BUSY || attempt == 10 || !WaitNamedPipeA(argv[1], 1000)) {
             return fail("cannot reach the client");

@@ -141,7 +141,10 @@ TEST_CASE("process: argv, cwd and environment (inherited + overrides - removals)
     AgentHarness h;
     acp::SpawnOptions options;
     options.cwd = "/tmp";
-    options.env_set = {{"ACP_TEST_OVERRIDDEN", "new"}, {"ACP_TEST_ADDED", "a b; `not a shell` && *"}};
+    options.env_set = {{"ACP_TEST_OVERRIDDEN", "new"},
+                       {"ACP_TEST_ADDED", "a b; `not a shell` && *"},
+                       {"ACP_TEST_TWICE", "first"},
+                       {"ACP_TEST_TWICE", "last"}};
     options.env_unset = {"ACP_TEST_REMOVED"};
     REQUIRE(h.spawn({}, options).ok());
     CHECK(h.call("getenv", R"({"name":"ACP_TEST_INHERITED"})").status.ok());
@@ -152,6 +155,8 @@ TEST_CASE("process: argv, cwd and environment (inherited + overrides - removals)
     CHECK(h.last_result == R"({"value":"new"})");
     h.call("getenv", R"({"name":"ACP_TEST_ADDED"})");
     CHECK(h.last_result == R"({"value":"a b; `not a shell` && *"})");
+    h.call("getenv", R"({"name":"ACP_TEST_TWICE"})");
+    CHECK(h.last_result == R"({"value":"last"})");  // one entry: getenv would find the first
     h.call("getcwd");
     CHECK(h.last_result == R"({"cwd":"/tmp"})");
     // Its own process group, so the whole group can be signalled.
