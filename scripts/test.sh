@@ -48,6 +48,13 @@ side_pid=$!
 # A stage that fails ends the run: the side builds go with it.
 trap 'kill -- -"$side_pid" 2>/dev/null || true' EXIT
 
+# A full disk fails a step far from its cause: say how much there is where the builds go.
+free_gib=$(df -Pk . | awk 'NR == 2 {printf "%d", $4 / 1048576}')
+echo "== disk: ${free_gib} GiB free (the whole run needs about ${ACP_RUN_NEEDS_GIB:=8} GiB)"
+if [ "$free_gib" -lt "$ACP_RUN_NEEDS_GIB" ]; then
+    echo "warning: less free disk than the run needs: expect a step to fail with ENOSPC" >&2
+fi
+
 echo "== build: warnings as errors"
 cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACP_WARNINGS_AS_ERRORS=ON -DACP_WITH_REMOTE=ON >/dev/null
 cmake --build build/test -j "$jobs"
@@ -61,8 +68,10 @@ if [ "${ACP_SKIP_SANITIZERS:-0}" != "1" ]; then
     # The whole suite again, the TypeScript-SDK peer tests included; only the published
     # agents from npm (interop, network and minutes) are left to the first build.
     echo "== build: AddressSanitizer + UndefinedBehaviorSanitizer"
+    # Line tables only (-g1): what the sanitizers' reports need, a quarter of -g's disk and
+    # faster to build (the ABI check, which needs full DWARF, runs in the first build).
     cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DACP_WARNINGS_AS_ERRORS=ON \
-        -DACP_SANITIZE=ON -DACP_REAL_AGENT_TESTS=OFF -DACP_WITH_REMOTE=ON >/dev/null
+        -DCMAKE_C_FLAGS_DEBUG=-g1 -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DACP_SANITIZE=ON -DACP_REAL_AGENT_TESTS=OFF -DACP_WITH_REMOTE=ON >/dev/null
     cmake --build build/sanitize -j "$jobs"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         ctest --test-dir build/sanitize -j "$jobs" --output-on-failure --timeout 600

@@ -8,13 +8,7 @@
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
 
-function(run_step)
-    execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-    if(NOT rc EQUAL 0)
-        message(FATAL_ERROR "step failed (${rc}): ${ARGN}\n${out}\n${err}")
-    endif()
-    message(STATUS "${out}")
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/run_step.cmake")
 
 run_step(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
 
@@ -61,3 +55,6 @@ foreach(mode cmake pkgconfig)
     # The shared library is found through the consumer's RPATH into the prefix.
     run_step("${consumer_build}/acp-consumer-c")
 endforeach()
+
+# Passed: the scratch copies go (hundreds of MB in a sanitized build); a failure keeps them.
+file(REMOVE_RECURSE "${WORK_DIR}")

@@ -10,13 +10,7 @@
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 
-function(run_step)
-    execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-    if(NOT rc EQUAL 0)
-        message(FATAL_ERROR "step failed (${rc}): ${ARGN}\n${out}\n${err}")
-    endif()
-    message(STATUS "${out}")
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/run_step.cmake")
 
 function(need_program var name why)
     find_program(${var} ${name})
@@ -150,3 +144,6 @@ run_step(${env} "XDG_DATA_DIRS=${root}/usr/share" "XDG_CONFIG_HOME=${WORK_DIR}/c
     timeout 60 ${NVIM} --headless -i NONE -n -c "luafile ${WORK_DIR}/nvim_check.lua")
 run_step(${env} "PYTHONPATH=${root}/usr/${PYTHONDIR}" sh -c
     "cd '${WORK_DIR}' && '${PYTHON3}' '${SOURCE_DIR}/examples/python/prompt.py' '${root}/usr/bin/acp-demo-agent' --delay-ms 0 --state-dir '${WORK_DIR}/state' | grep -q 'turn ended: end_turn'")
+
+# Passed: the scratch copies go (hundreds of MB in a sanitized build); a failure keeps them.
+file(REMOVE_RECURSE "${WORK_DIR}")
