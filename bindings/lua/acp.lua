@@ -531,7 +531,6 @@ end
 
 -- Closes the connection (stdin, then SIGTERM, then SIGKILL); a "closed" event follows.
 function Client:close()
-  if self.freed then return true end
   lib.acp_client_close(self.handle)
   self:_posted()
   return true
@@ -539,7 +538,6 @@ end
 -- A "stop the agent" pressed again: closes, and once closing takes the shutdown's next
 -- step now instead of after its grace (terminate, then kill the agent's tree).
 function Client:hasten_close()
-  if self.freed then return true end
   lib.acp_client_hasten_close(self.handle)
   self:_posted()
   return true

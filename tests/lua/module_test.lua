@@ -240,6 +240,33 @@ peer:on("closed", function() closed = true end)
 check(peer:wait_until(function() return closed end, 10000), "close delivers a closed event")
 peer:free()
 
+-- "Stop the agent" pressed again: an agent that reads no stdin and ignores SIGTERM, with
+-- graces no test waits out, ends only by client:hasten_close(): it closes, then
+-- terminates, then kills the agent's tree.
+local stubborn = must(acp.spawn({ "sh", "-c", "trap '' TERM; exec sleep 600" },
+  { shutdown_grace_ms = 600000, terminate_grace_ms = 600000 }), nil, "spawn an agent that ignores the ladder")
+local ending
+stubborn:on("closed", function(err) ending = err or { message = "a clean close" } end)
+local function run_for(rounds) -- about 10 ms each, or until the closed event
+  for _ = 1, rounds do
+    if ending then return end
+    stubborn:run_once(10)
+  end
+end
+stubborn:hasten_close() -- not closing yet: close(), stdin closed
+run_for(20)
+check(ending == nil and stubborn:is_closed(), "hasten_close first closes", ending and ending.message)
+stubborn:hasten_close() -- SIGTERM: ignored
+run_for(20)
+check(ending == nil, "hasten_close then terminates (ignored here)", ending and ending.message)
+stubborn:hasten_close() -- SIGKILL to the tree
+run_for(6000)
+check(ending and tostring(ending.message):find("killed by signal 9", 1, true),
+  "hasten_close then kills the agent's tree", ending and ending.message)
+stubborn:free()
+local after, after_err = stubborn:hasten_close()
+check(after == nil and after_err and after_err.name == "ACP_ECLOSED", "hasten_close after free: nil, ACP_ECLOSED", after_err)
+
 -- An agent on the network: the same TS peer served by the SDK's server side over WebSocket
 -- and Streamable HTTP (server.mjs, kept alive by the pipe to its stdin).
 local server_mjs = ts_agent:gsub("agent%.mjs$", "server.mjs")

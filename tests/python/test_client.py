@@ -530,6 +530,28 @@ class AsyncClientTest(unittest.TestCase):
             await client.aclose()
         asyncio.run(main())
 
+    def test_stop_pressed_again_hastens_the_shutdown_past_its_graces(self):
+        # An agent that reads no stdin and ignores SIGTERM, with graces no test waits out:
+        # only hasten_close can end it: it closes, then terminates, then kills the tree.
+        stubborn = ["sh", "-c", 'trap "" TERM; exec sleep 600']
+
+        async def main():
+            client = libacp.AsyncClient(stubborn, shutdown_grace=600, terminate_grace=600)
+            endings = []
+            client.on_closed = endings.append
+            client.hasten_close()  # not closing yet: this is close(), stdin closed
+            await asyncio.sleep(0.2)
+            self.assertEqual(endings, [])
+            client.hasten_close()  # SIGTERM: ignored
+            await asyncio.sleep(0.2)
+            self.assertEqual(endings, [])
+            client.hasten_close()  # SIGKILL to the tree
+            await asyncio.wait_for(client.aclose(), 60)
+            self.assertEqual(len(endings), 1)
+            self.assertIn("killed by signal 9", str(endings[0]))
+            client.hasten_close()  # freed: nothing
+        asyncio.run(main())
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -30,7 +30,8 @@ class _Connection:
                  env: Optional[Mapping[str, str]] = None, unset_env: Optional[Sequence[str]] = None,
                  fds: Optional[Sequence[int]] = None, name: str = "libacp-python", version: str = "1.0",
                  request_timeout: float = 0.0, log_level: int = logging.INFO,
-                 shutdown_grace: Optional[float] = None, protocol_version: Optional[int] = None,
+                 shutdown_grace: Optional[float] = None, terminate_grace: Optional[float] = None,
+                 protocol_version: Optional[int] = None,
                  url: Optional[str] = None, headers: Optional[Mapping[str, str]] = None,
                  ca_file: Optional[str] = None, connect_timeout: Optional[float] = None,
                  unstable: bool = False) -> None:
@@ -39,7 +40,9 @@ class _Connection:
         on the network: url="ws://...", "wss://...", "http://..." or "https://..."
         (Streamable HTTP), with headers={"Authorization": "Bearer ..."} sent with every
         request (never logged), ca_file (PEM; default: the system's CAs) and
-        connect_timeout (seconds). protocol_version:
+        connect_timeout (seconds). shutdown_grace and terminate_grace (seconds, default
+        2 each): the shutdown's waits after stdin is closed and after the terminate
+        signal (hasten_close skips them). protocol_version:
         None or 2 asks for ACP v2 and goes on in v1 if the agent answers 1; 1 sends the
         v1 initialize first, for agents known to speak only v1. unstable=True opts in to
         ACP's unstable surface (unstable_call, fork_session; docs/unstable.md)."""
@@ -91,6 +94,8 @@ class _Connection:
             spawn.env_unset = unset_c
             if shutdown_grace:
                 spawn.shutdown_grace_ms = int(shutdown_grace * 1000)
+            if terminate_grace:
+                spawn.terminate_grace_ms = int(terminate_grace * 1000)
             _check(lib.acp_client_spawn(ctypes.byref(handle), ctypes.byref(spawn), ctypes.byref(options)))
         self._handle = handle.value
         self._pending: Dict[int, _Pending] = {}
