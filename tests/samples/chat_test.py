@@ -8,13 +8,14 @@ plain lines, which are compared line by line. Terminal: acp-chat runs in a pseud
 question is answered with one key, Ctrl-C cancelling a streaming turn, Ctrl-C twice to quit.
 
 Paths come from the environment (CTest sets them): ACP_CHAT, ACP_DEMO_AGENT, and, for the
-schema check of the --log traffic and a run against the TypeScript-SDK peer, ACP_NODE,
-ACP_VALIDATE and ACP_TS_AGENT (optional).
+schema check of the --log traffic and the runs against the TypeScript-SDK peer, ACP_NODE,
+ACP_VALIDATE and ACP_TS_AGENT (those fail when missing, unless ACP_NODE_TESTS=OFF).
 
 Waits have a guard (the test fails instead of hanging) but nothing asserts on timing.
 """
 import base64
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -40,6 +41,21 @@ NODE = os.environ.get("ACP_NODE", "")
 VALIDATE = os.environ.get("ACP_VALIDATE", "")
 TS_AGENT = os.environ.get("ACP_TS_AGENT", "")
 GUARD_SECONDS = 30
+NODE_TESTS = os.environ.get("ACP_NODE_TESTS") != "OFF"  # configured with -DACP_NODE_TESTS=OFF: no
+
+
+def with_ts_peer(test):
+    """A test against the TypeScript-SDK peer: it fails when node or the peer is missing,
+    and is skipped only in a build configured without them (-DACP_NODE_TESTS=OFF, which
+    CMake passes on as ACP_NODE_TESTS=OFF)."""
+    if not NODE_TESTS:
+        return unittest.skip("configured with -DACP_NODE_TESTS=OFF")(test)
+
+    @functools.wraps(test)
+    def run(self, *args, **kwargs):
+        self.assertTrue(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer (ACP_NODE, ACP_TS_AGENT)")
+        return test(self, *args, **kwargs)
+    return run
 
 
 class ChatCase(unittest.TestCase):
@@ -221,12 +237,13 @@ class Scripted(ChatCase):
             records = [json.loads(line) for line in f]
         methods = [r["msg"].get("method") for r in records if r["dir"] == "in"]
         self.assertEqual(methods[:3], ["initialize", "session/new", "session/prompt"])
-        if NODE and VALIDATE:
+        if NODE_TESTS:  # the official SDK's schema check on every record
+            self.assertTrue(NODE and VALIDATE, "needs node and the peer's validate.mjs (ACP_NODE, ACP_VALIDATE)")
             result = subprocess.run([NODE, VALIDATE, "--agent", log], capture_output=True, text=True)
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
             self.assertIn(" 0 invalid", result.stdout)
 
-    @unittest.skipUnless(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer")
+    @with_ts_peer
     def test_another_agent(self):
         # Not only the demo agent: the peer built on the official TypeScript SDK.
         code, lines = self.run_chat(["hello", "permission", "1", "/quit"], agent=["--", NODE, TS_AGENT])
@@ -238,7 +255,7 @@ class Scripted(ChatCase):
         self.assertIn("Permission granted (allow-once); the command ran.", text)
 
 
-    @unittest.skipUnless(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer")
+    @with_ts_peer
     def test_a_v1_agent(self):
         # The TypeScript SDK's v1 entry point: negotiated down, the same screen as v2.
         agent_v1 = os.path.join(os.path.dirname(TS_AGENT), "agent-v1.mjs")
@@ -591,8 +608,8 @@ class Remote(ChatCase):
         self.addCleanup(process.terminate)
         return json.loads(process.stdout.readline())
 
+    @with_ts_peer
     def test_the_same_chat_over_websocket_and_http(self):
-        self.assertTrue(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer (ACP_NODE, ACP_TS_AGENT)")
         lines_in = ["hello", "permission", "1", "/quit"]
         code, over_stdio = self.run_chat(lines_in, agent=["--", NODE, TS_AGENT])
         self.assertEqual(code, 0)
@@ -603,8 +620,8 @@ class Remote(ChatCase):
             self.assertEqual(code, 0, scheme)
             self.assertEqual(lines, over_stdio, scheme)
 
+    @with_ts_peer
     def test_a_refused_connection_says_why_and_never_shows_the_token(self):
-        self.assertTrue(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer (ACP_NODE, ACP_TS_AGENT)")
         urls = self.server("--require-token=right-token")
         for scheme in ("ws", "http"):
             result = subprocess.run([CHAT, "--connect", urls[scheme], "--header", "Authorization: Bearer wrong-token"],
@@ -624,8 +641,8 @@ class Unstable(ChatCase):
     /providers), offered only where the agent advertises it (the TypeScript-SDK peer with
     --caps=unstable), refused with the reason otherwise."""
 
+    @with_ts_peer
     def test_fork_title_status_archive_and_providers(self):
-        self.assertTrue(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer (ACP_NODE, ACP_TS_AGENT)")
         code, lines = self.run_chat(["hello", "/title My thread", "/status", "/fork", "hello", "/sessions",
                                      "/archive", "/providers", "/providers disable main", "/quit"],
                                     "--unstable", agent=["--", NODE, TS_AGENT, "--caps=unstable"])
@@ -642,8 +659,8 @@ class Unstable(ChatCase):
         # A required provider is never disabled: refused before sending.
         self.assertIn("cannot disable main: provider 'main' is required: it cannot be disabled", lines)
 
+    @with_ts_peer
     def test_without_the_opt_in_or_the_capability_the_commands_say_why(self):
-        self.assertTrue(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer (ACP_NODE, ACP_TS_AGENT)")
         log = os.path.join(self.dir, "traffic.jsonl")
         code, lines = self.run_chat(["/fork", "/help", "/quit"], "--log", log,
                                     agent=["--", NODE, TS_AGENT, "--caps=unstable"])
@@ -1752,7 +1769,7 @@ class DailyDriver(ChatCase):
         self.assertEqual(resource["resource"]["uri"], "file://" + os.path.realpath(self.project) + "/notes-file.md")
         self.assertEqual(blocks[1][1]["resource"]["text"], "int main(void) { return 0; }\n")
 
-    @unittest.skipUnless(NODE and TS_AGENT, "needs node and the TypeScript-SDK peer")
+    @with_ts_peer
     def test_a_file_arrives_as_a_resource_at_the_typescript_sdk_peer(self):
         # The peer advertises embeddedContext and refuses a resource block otherwise: the
         # turn ending is the TypeScript SDK taking the block; its record shows what came.
