@@ -33,12 +33,16 @@ std::string_view update_kind(const JsonValue& params) {
     return kind != nullptr && kind->IsString() ? string_view_of(*kind) : std::string_view();
 }
 
-// The unstable members the gate added to a checked request (systemPrompt, archived; the
-// host's own extra fields never carry them): v1's unstable schema has them with the
-// same shape, so they go into the v1 request as they are.
-void carry_unstable_member(const av2::ExtraFields& checked, std::string_view key, av2::ExtraFields& lowered) {
-    for (const auto& [name, value] : checked) {
-        if (name == key) lowered.emplace_back(name, value);
+// What a host put beside a request's typed fields reaches a v1 agent too: its _meta
+// (CLIENT-GUIDE 1.5) and extra fields, among them the unstable members the gate added
+// (systemPrompt, archived: v1's unstable schema has them in the same shape). The gate
+// checked the extras against the v2 request; one the v1 request defines itself (none
+// today) would go out twice, so the typed field wins.
+template <class V2Request, class V1Request>
+void carry_host_members(const V2Request& from, V1Request& to) {
+    to._meta = from._meta;
+    for (const auto& [name, value] : from.extra_fields) {
+        if (!v1codec::has_member(to, name)) to.extra_fields.emplace_back(name, value);
     }
 }
 
@@ -99,7 +103,7 @@ void V1Driver::new_session(Checked<av2::NewSessionRequest> request, Callback<av2
     av1::NewSessionRequest lowered;
     lowered.cwd = request->cwd;
     lowered.additionalDirectories = request->additionalDirectories;
-    carry_unstable_member(request->extra_fields, "systemPrompt", lowered.extra_fields);
+    carry_host_members(*request, lowered);
     std::vector<RawJson> acp_servers;
     if (Status s = lower_mcp_servers(request->mcpServers, lowered.mcpServers, acp_servers); !s) {
         return core_.refuse(std::move(done), s);
@@ -154,7 +158,7 @@ void V1Driver::resume_session(Checked<av2::ResumeSessionRequest> request, Callba
         load.cwd = request->cwd;
         load.additionalDirectories = request->additionalDirectories;
         load.mcpServers = std::move(servers);
-        carry_unstable_member(request->extra_fields, "systemPrompt", load.extra_fields);
+        carry_host_members(*request, load);
         setup_call<av1::LoadSessionResponse>(
             v1method::session_load, load, acp_servers,
             [finish](Result<av1::LoadSessionResponse> result, const JsonValue* raw) {
@@ -168,7 +172,7 @@ void V1Driver::resume_session(Checked<av2::ResumeSessionRequest> request, Callba
     resume.cwd = request->cwd;
     resume.additionalDirectories = request->additionalDirectories;
     if (request->mcpServers) resume.mcpServers = std::move(servers);
-    carry_unstable_member(request->extra_fields, "systemPrompt", resume.extra_fields);
+    carry_host_members(*request, resume);
     setup_call<av1::ResumeSessionResponse>(
         v1method::session_resume, resume, acp_servers,
         [finish](Result<av1::ResumeSessionResponse> result, const JsonValue* raw) {
@@ -181,7 +185,7 @@ void V1Driver::list_sessions(Checked<av2::ListSessionsRequest> request, Callback
     av1::ListSessionsRequest lowered;
     if (request->cwd.has_value()) lowered.cwd = *request->cwd;
     if (request->cursor.has_value()) lowered.cursor = *request->cursor;
-    carry_unstable_member(request->extra_fields, "archived", lowered.extra_fields);
+    carry_host_members(*request, lowered);
     call<av1::ListSessionsResponse>(
         v1method::session_list, lowered,
         [this, done = std::move(done)](Result<av1::ListSessionsResponse> result, const JsonValue* raw) {
@@ -225,6 +229,7 @@ void V1Driver::delete_session(Checked<av2::DeleteSessionRequest> request, Callba
 RequestHandle V1Driver::prompt(Checked<av2::PromptRequest> request, Callback<av2::PromptResponse> done) {
     av1::PromptRequest lowered;
     lowered.sessionId = request->sessionId;
+    carry_host_members(*request, lowered);
     if (Status s = lower_prompt(request->prompt, lowered.prompt); !s) {
         core_.refuse(std::move(done), s);
         return {};
@@ -328,6 +333,7 @@ void V1Driver::set_config_option(Checked<av2::SetSessionConfigOptionRequest> req
         av1::SetSessionModeRequest mode;
         mode.sessionId = session_id;
         mode.modeId = request->type.id()->value;
+        carry_host_members(*request, mode);
         const std::string mode_id = mode.modeId;
         call<av1::SetSessionModeResponse>(
             v1method::session_set_mode, mode,
@@ -342,6 +348,7 @@ void V1Driver::set_config_option(Checked<av2::SetSessionConfigOptionRequest> req
     av1::SetSessionConfigOptionRequest lowered;
     lowered.sessionId = session_id;
     lowered.configId = request->configId;
+    carry_host_members(*request, lowered);
     rapidjson::StringBuffer value;
     JsonWriter writer(value);
     if (const auto* flag = request->type.boolean()) {

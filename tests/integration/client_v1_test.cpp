@@ -18,7 +18,6 @@
 
 using acp::Errc;
 using acp::Result;
-using acp::Status;
 using acp::test::TsPeer;
 namespace v1 = acp::v1;
 namespace v2 = acp::v2;
@@ -355,6 +354,67 @@ TEST_CASE("client v1: modes become a config option - setting it sends session/se
     CHECK(changed->configOptions.size() == 3);
     // CLIENT-MUST-45 holds for the synthesized option as for any other.
     CHECK(set_option(peer, session, "_v1_mode", by_id("nope")).status().code() == Errc::invalid_argument);
+}
+
+TEST_CASE("client v1: a host's _meta and extra fields reach a v1 agent on every request that takes them") {
+    // CLIENT-GUIDE 1.5: _meta is the host's to send; lowering to v1 must not drop it.
+    TsPeer peer(TsPeer::v1, {"--modes"});
+    REQUIRE(peer.initialize().ok());
+    const auto add_host_members = [](auto& request) {
+        request._meta = acp::RawJson{R"({"editor":{"buffer":7}})"};
+        request.extra_fields.emplace_back("hostHint", acp::RawJson{R"("kept")"});
+    };
+    // What the agent read, as the peer recorded it (and validated against the v1 schema).
+    const auto received_with_host_members = [&](const std::string& method) {
+        const auto lines = peer.received();
+        return std::any_of(lines.begin(), lines.end(), [&](const std::string& line) {
+            return line.find(R"("method":")" + method + R"(")") != std::string::npos &&
+                   line.find(R"("_meta":{"editor":{"buffer":7}})") != std::string::npos &&
+                   line.find(R"("hostHint":"kept")") != std::string::npos;
+        });
+    };
+
+    v2::NewSessionRequest created;
+    created.cwd = "/tmp";
+    add_host_members(created);
+    auto session = peer.wait<v2::NewSessionResponse>([&](auto done) { peer.client->new_session(created, done); });
+    REQUIRE_MESSAGE(session.ok(), session.status().to_string());
+    CHECK(received_with_host_members("session/new"));
+    const std::string id = session->sessionId;
+
+    v2::PromptRequest prompt = TsPeer::text_prompt(id, "hello");
+    add_host_members(prompt);
+    REQUIRE(peer.wait<v2::PromptResponse>([&](auto done) { peer.client->prompt(prompt, done); }).ok());
+    CHECK(received_with_host_members("session/prompt"));
+
+    for (const auto& [config, value] :
+         {std::pair<std::string, std::string>{"model", "model-b"}, {"_v1_mode", "code"}}) {
+        v2::SetSessionConfigOptionRequest set;
+        set.sessionId = id;
+        set.configId = config;
+        set.type = by_id(value);
+        add_host_members(set);
+        auto changed = peer.wait<v2::SetSessionConfigOptionResponse>(
+            [&](auto done) { peer.client->set_config_option(set, done); });
+        REQUIRE_MESSAGE(changed.ok(), changed.status().to_string());
+    }
+    CHECK(received_with_host_members("session/set_config_option"));
+    CHECK(received_with_host_members("session/set_mode"));
+
+    v2::ListSessionsRequest list;
+    add_host_members(list);
+    REQUIRE(peer.wait<v2::ListSessionsResponse>([&](auto done) { peer.client->list_sessions(list, done); }).ok());
+    CHECK(received_with_host_members("session/list"));
+
+    v2::ResumeSessionRequest resume;
+    resume.sessionId = id;
+    resume.cwd = "/tmp";
+    add_host_members(resume);
+    REQUIRE(peer.wait<v2::ResumeSessionResponse>([&](auto done) { peer.client->resume_session(resume, done); }).ok());
+    CHECK(received_with_host_members("session/resume"));
+    resume.replayFrom = v2::ReplayFrom::make_start({});
+    REQUIRE(peer.wait<v2::ResumeSessionResponse>([&](auto done) { peer.client->resume_session(resume, done); }).ok());
+    CHECK(received_with_host_members("session/load"));
 }
 
 TEST_CASE("client v1: config options travel with v1 field names and come back as the full list") {
