@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "client/agent_tolerance.hpp"
 #include "client/client_access.hpp"
 #include "client/typed_call.hpp"
 #include "protocol/unstable_additions.hpp"
@@ -44,8 +45,11 @@ void send(Client& client, std::string_view name, Callback<Response> done, Check&
             rapidjson::Document document;
             document.Parse(json->text.data(), json->text.size());
             Response answer;
-            Status decoded = document.HasParseError() ? Status(Errc::protocol_error, "not JSON")
-                                                      : un::codec::decode(document, answer);
+            // A fork's commands lacking `type` (Appendix B 9) are read as session/new's are.
+            rapidjson::Document repaired;
+            Status decoded = document.HasParseError()
+                                 ? Status(Errc::protocol_error, "not JSON")
+                                 : un::codec::decode(detail::with_command_types(document, repaired), answer);
             if (!decoded) {
                 const std::string why = "the agent's answer to " + method + " is invalid: " + decoded.message();
                 core.log(LogLevel::error, why);

@@ -150,6 +150,27 @@ TEST_CASE("unstable: a fork round-trips and is a new session in the store, with 
     CHECK(s.updates.back().sessionId == "s-2");
 }
 
+TEST_CASE("unstable: a fork's commands without a type are taken as commands, as session/new's are") {
+    // Appendix B 9: older drafts sent AvailableCommand entries without `type`.
+    Scripted s(opted_in());
+    initialize_with(s, kEverything);
+    s.open_session("s-1");
+    un::ForkSessionRequest fork;
+    fork.sessionId = "s-1";
+    fork.cwd = "/work";
+    std::optional<Result<un::ForkSessionResponse>> forked;
+    round_trip<un::ForkSessionResponse>(
+        s, [&](auto done) { acp::unstable::fork_session(*s.client, fork, done); },
+        R"({"sessionId":"s-2","availableCommands":[{"name":"web","description":"Search"}]})", forked);
+    REQUIRE_MESSAGE(forked->ok(), forked->status().to_string());
+    REQUIRE((*forked)->availableCommands.has_value());
+    CHECK((*forked)->availableCommands->at(0).command()->name == "web");
+    const auto* state = s.client->sessions().find("s-2");
+    REQUIRE(state != nullptr);
+    REQUIRE(state->available_commands().has_value());
+    CHECK(state->available_commands()->at(0).command()->name == "web");
+}
+
 TEST_CASE("unstable: a fork's cwd passes session/new's checks") {
     // CLIENT-MUST-38: absolute paths only.
     Scripted s(opted_in());
