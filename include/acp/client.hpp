@@ -168,11 +168,16 @@ private:
     std::shared_ptr<State> state_;
 };
 
-// Answers one extension request (a `_`-prefixed method the host registered).
+// Answers one extension request (a `_`-prefixed method the host registered), exactly
+// once; dropping it unanswered answers the JSON-RPC error -32603.
 class ACP_EXPORT ExtResponder {
 public:
     void respond(RawJson result) const;
     void fail(int code, const std::string& message) const;
+    bool answered() const;
+    // The agent withdrew the request ($/cancel_request): fn runs, and unless it answered,
+    // libacp answers the error -32800 (request cancelled) itself.
+    void on_withdrawn(std::function<void()> fn) const;
 
     struct State;
     explicit ExtResponder(std::shared_ptr<State> state);

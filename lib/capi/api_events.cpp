@@ -157,8 +157,9 @@ int acp_client_add_ext_method(acp_client* client, const char* method, int is_req
                     auto c = weak.lock();
                     if (!c) return;
                     const unsigned long id = c->next_id();
-                    c->answers[id].ext.emplace(std::move(r));
                     auto event = c->request_event(ACP_EVENT_EXT_REQUEST, id);
+                    r.on_withdrawn(c->withdrawal_reporter(*event));
+                    c->answers[id].ext.emplace(std::move(r));
                     event->method = name;
                     event->json = params.text.empty() ? "{}" : params.text;
                     c->emit(std::move(event));

@@ -140,8 +140,10 @@ int acp_responder_respond(acp_responder* responder, const char* result_json) {
         }
         RawJson result{"{}"};
         if (int valid = object_json(result_json, result, "result_json"); valid != ACP_OK) return valid;
-        return responder_answer(responder, ACP_EVENT_EXT_REQUEST, ACP_EVENT_EXT_REQUEST,
-                                [result](Core::Answer& a) { a.ext->respond(result); });
+        // Withdrawn, an extension request was answered -32800 already: this goes nowhere.
+        return responder_answer(responder, ACP_EVENT_EXT_REQUEST, ACP_EVENT_EXT_REQUEST, [result](Core::Answer& a) {
+            if (!a.ext->answered()) a.ext->respond(result);
+        });
     });
 }
 
@@ -150,7 +152,7 @@ int acp_responder_fail(acp_responder* responder, int rpc_code, const char* messa
         std::string text = message != nullptr ? message : "";
         return responder_answer(responder, ACP_EVENT_EXT_REQUEST, ACP_EVENT_CLIENT_REQUEST,
                                 [rpc_code, text](Core::Answer& a) {
-                                    if (a.ext) a.ext->fail(rpc_code, text);
+                                    if (a.ext && !a.ext->answered()) a.ext->fail(rpc_code, text);
                                     if (a.client_method) a.client_method->fail(rpc_code, text);
                                 });
     });

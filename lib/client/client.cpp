@@ -227,7 +227,16 @@ void Client::on_ext_request(std::string name, std::function<void(const RawJson&,
         return;
     }
     impl_->core_.rpc->on_request(name, [handler = std::move(handler)](const JsonValue* params, Responder r) {
-        handler(raw_of(params), ExtResponder(std::make_shared<ExtResponder::State>(std::move(r))));
+        auto state = std::make_shared<ExtResponder::State>(r);
+        std::weak_ptr<ExtResponder::State> weak = state;
+        // The agent withdrew it: tell the host; still unanswered, it is owed -32800 (CLIENT-GUIDE 4.12).
+        r.on_cancel([weak] {
+            if (auto s = weak.lock()) {
+                if (s->on_withdrawn) s->on_withdrawn();
+                if (!s->responder.answered()) s->responder.fail(error_code::request_cancelled, "Request cancelled");
+            }
+        });
+        handler(raw_of(params), ExtResponder(std::move(state)));
     });
 }
 void Client::on_ext_notification(std::string name, std::function<void(const RawJson&)> handler) {

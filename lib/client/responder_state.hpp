@@ -38,6 +38,8 @@ struct ElicitationResponder::State {
 
 struct ExtResponder::State {
     detail::Responder responder;
+    std::function<void()> on_withdrawn;
+
     explicit State(detail::Responder r) : responder(std::move(r)) {}
 };
 

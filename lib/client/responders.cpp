@@ -120,6 +120,10 @@ void ExtResponder::respond(RawJson result) const {
 
 void ExtResponder::fail(int code, const std::string& message) const { state_->responder.fail(code, message); }
 
+bool ExtResponder::answered() const { return state_->responder.answered(); }
+
+void ExtResponder::on_withdrawn(std::function<void()> fn) const { state_->on_withdrawn = std::move(fn); }
+
 namespace {
 
 // Sends a v1 client method's answer; true when it was the first one. Raw JSON the host

@@ -11,7 +11,9 @@ import gc
 import os
 import select
 import shutil
+import sys
 import tempfile
+import textwrap
 import time
 import unittest
 import weakref
@@ -528,6 +530,48 @@ class AsyncClientTest(unittest.TestCase):
             with self.assertRaises(libacp.ConnectionClosed):
                 await session.prompt("slow")
             await client.aclose()
+        asyncio.run(main())
+
+    def test_an_extension_request_the_agent_withdraws_cancels_its_handler(self):
+        # A stub v2 agent: it asks _test/slow, withdraws it half a second later, and reports
+        # the answer it got back in a _test/answer notification.
+        stub = textwrap.dedent("""
+            import json, sys, time
+            def send(message):
+                sys.stdout.write(json.dumps(message) + "\\n")
+                sys.stdout.flush()
+            init = json.loads(sys.stdin.readline())
+            send({"jsonrpc": "2.0", "id": init["id"], "result": {"protocolVersion": 2,
+                  "info": {"name": "stub", "version": "1"}, "capabilities": {}}})
+            send({"jsonrpc": "2.0", "id": "x1", "method": "_test/slow", "params": {}})
+            time.sleep(0.5)
+            send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": "x1"}})
+            answer = json.loads(sys.stdin.readline())
+            send({"jsonrpc": "2.0", "method": "_test/answer", "params": answer})
+            sys.stdin.read()
+        """)
+
+        async def main():
+            async with libacp.AsyncClient([sys.executable, "-c", stub]) as client:
+                cancelled = asyncio.Event()
+
+                async def slow(params):
+                    try:
+                        await asyncio.sleep(60)
+                    except asyncio.CancelledError:
+                        cancelled.set()
+                        raise
+                    return {"late": True}
+                client.add_ext_handler("_test/slow", slow)
+                client.accept_ext_notification("_test/answer")
+                answers = []
+                client.on_notification = lambda method, params: answers.append(params)
+                await client.initialize()
+                await asyncio.wait_for(cancelled.wait(), 30)
+                while not answers:
+                    await asyncio.sleep(0.01)
+                self.assertEqual(answers[0]["id"], "x1")
+                self.assertEqual(answers[0]["error"]["code"], -32800)
         asyncio.run(main())
 
     def test_stop_pressed_again_hastens_the_shutdown_past_its_graces(self):

@@ -283,6 +283,38 @@ TEST_CASE("client: an elicitation the agent withdraws is answered cancel and the
     CHECK(held->answered());
 }
 
+TEST_CASE("client: an extension request the agent withdraws is answered -32800 and the host is told") {
+    // CLIENT-GUIDE 4.12: a withdrawn request is still owed an answer: -32800 or its result.
+    Scripted s;
+    std::vector<acp::ExtResponder> held;
+    int withdrawals = 0;
+    s.client->on_ext_request("_acme/slow", [&](const acp::RawJson&, acp::ExtResponder r) {
+        r.on_withdrawn([&] { ++withdrawals; });
+        held.push_back(r);
+    });
+    s.initialize();
+    std::size_t before = s.agent->lines.size();
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":"x1","method":"_acme/slow","params":{}})");
+    REQUIRE(s.loop.run_until([&] { return held.size() == 1; }));
+    s.agent->send_line(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"x1"}})");
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > before; }));
+    CHECK(withdrawals == 1);
+    CHECK(s.agent->parsed(before)["id"] == "x1");
+    CHECK(s.agent->parsed(before)["error"]["code"] == -32800);
+    CHECK(held[0].answered());
+    held[0].respond(acp::RawJson{"{}"});  // too late: goes nowhere
+    // A host that answers when told keeps its own answer.
+    s.agent->send_line(R"({"jsonrpc":"2.0","id":"x2","method":"_acme/slow","params":{}})");
+    REQUIRE(s.loop.run_until([&] { return held.size() == 2; }));
+    held[1].on_withdrawn([&] { held[1].respond(acp::RawJson{R"({"partial":true})"}); });
+    before = s.agent->lines.size();
+    s.agent->send_line(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"x2"}})");
+    REQUIRE(s.loop.run_until([&] { return s.agent->lines.size() > before; }));
+    s.loop.run_for(std::chrono::milliseconds(50));
+    REQUIRE(s.agent->lines.size() == before + 1);
+    CHECK(s.agent->parsed(before)["result"]["partial"] == true);
+}
+
 TEST_CASE("client: extension handlers are only for '_' methods") {
     // CLIENT-MUST-16: a spec method cannot be taken over through the extension API.
     Scripted s;
