@@ -50,7 +50,7 @@ trap 'kill -- -"$side_pid" 2>/dev/null || true' EXIT
 
 # A full disk fails a step far from its cause: say how much there is where the builds go.
 free_gib=$(df -Pk . | awk 'NR == 2 {printf "%d", $4 / 1048576}')
-echo "== disk: ${free_gib} GiB free (the whole run needs about ${ACP_RUN_NEEDS_GIB:=8} GiB)"
+echo "== disk: ${free_gib} GiB free (the whole run needs about ${ACP_RUN_NEEDS_GIB:=10} GiB)"
 if [ "$free_gib" -lt "$ACP_RUN_NEEDS_GIB" ]; then
     echo "warning: less free disk than the run needs: expect a step to fail with ENOSPC" >&2
 fi

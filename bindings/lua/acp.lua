@@ -774,29 +774,42 @@ function Catalogue:list()
   return json_out(function(out) return lib.acp_catalogue_list_json(out, self.handle) end)
 end
 
--- { id, kind, argv, env, cwd, needs_install, install_dir, notes }, or nil, err saying what
--- is missing (ACP_EUNSUPPORTED) or that the id is unknown (ACP_EINVAL).
-function Catalogue:resolve(id, options)
-  local flags = (options and options.login_shell) and 1 or 0
-  return json_out(function(out) return lib.acp_catalogue_resolve_json(out, self.handle, id, flags) end)
-end
-
--- resolve(), and when that is a binary build still to be installed, its archive downloaded
--- over https (options.ca_file: a PEM file of CAs to trust instead of the system's), checked
--- against the registry's sha256 and unpacked into the per-user cache ($XDG_CACHE_HOME/acp/
--- agents): the same table as resolve's, with needs_install false. options also takes
--- login_shell, max_download_bytes, max_unpacked_bytes and connect_timeout_ms (nil: 512 MiB,
--- 2 GiB, 30 s). nil, err for a refused archive (ACP_EINVAL: a wrong sha256, a path out of
--- its folder, too large; nothing is left in the cache) or a failed download (ACP_EIO).
--- Blocks for the download.
-function Catalogue:install(id, options)
-  options = options or {}
+-- The C install options from a Lua table: the limits, ca_file, and where and for what the
+-- agent resolves (cache_dir, platform, path).
+local function install_options(options)
   local c_options = ffi.new("acp_install_options")
   lib.acp_install_options_init(c_options, lib.ACP_INSTALL_OPTIONS_VERSION)
   c_options.ca_file = options.ca_file
   c_options.max_download_bytes = options.max_download_bytes or 0
   c_options.max_unpacked_bytes = options.max_unpacked_bytes or 0
   c_options.connect_timeout_ms = options.connect_timeout_ms or 0
+  c_options.cache_dir, c_options.platform, c_options.path = options.cache_dir, options.platform, options.path
+  return c_options
+end
+
+-- { id, kind, argv, env, cwd, needs_install, install_dir, notes }, or nil, err saying what
+-- is missing (ACP_EUNSUPPORTED) or that the id is unknown (ACP_EINVAL). options:
+-- login_shell, cache_dir (where binary agents are unpacked; nil: $XDG_CACHE_HOME/acp/agents),
+-- platform (the registry's target, "linux-aarch64"; nil: this machine's), path (the PATH to
+-- look the command up on; nil: the host's, or the login shell's).
+function Catalogue:resolve(id, options)
+  options = options or {}
+  local flags = (options.login_shell and 1 or 0) + 2  -- ACP_RESOLVE_NO_INSTALL
+  local c_options = install_options(options)
+  return json_out(function(out) return lib.acp_catalogue_install(out, self.handle, id, flags, c_options) end)
+end
+
+-- resolve(), and when that is a binary build still to be installed, its archive downloaded
+-- over https (options.ca_file: a PEM file of CAs to trust instead of the system's), checked
+-- against the registry's sha256 and unpacked into the per-user cache ($XDG_CACHE_HOME/acp/
+-- agents): the same table as resolve's, with needs_install false. options also takes
+-- resolve's, and max_download_bytes, max_unpacked_bytes and connect_timeout_ms (nil: 512 MiB,
+-- 2 GiB, 30 s). nil, err for a refused archive (ACP_EINVAL: a wrong sha256, a path out of
+-- its folder, too large; nothing is left in the cache) or a failed download (ACP_EIO).
+-- Blocks for the download.
+function Catalogue:install(id, options)
+  options = options or {}
+  local c_options = install_options(options)
   local flags = options.login_shell and 1 or 0
   return json_out(function(out) return lib.acp_catalogue_install(out, self.handle, id, flags, c_options) end)
 end

@@ -147,7 +147,7 @@ typedef enum acp_options_version_t {
     ACP_REMOTE_OPTIONS_VERSION = 1,
     ACP_TOOL_SERVER_OPTIONS_VERSION = 1,
     ACP_REGISTRY_FETCH_OPTIONS_VERSION = 1,
-    ACP_INSTALL_OPTIONS_VERSION = 1
+    ACP_INSTALL_OPTIONS_VERSION = 2 /* 1 ended before cache_dir */
 } acp_options_version_t;
 
 /* Whether session/update notifications become ACP_EVENT_SESSION_UPDATE events
@@ -800,9 +800,10 @@ ACP_API void acp_catalogue_free(acp_catalogue *catalogue);
  * Free with acp_string_free. */
 ACP_API int acp_catalogue_list_json(char **out, const acp_catalogue *catalogue);
 
-/* Flags of acp_catalogue_resolve_json, or-ed. */
+/* Flags of acp_catalogue_resolve_json and acp_catalogue_install, or-ed. */
 typedef enum acp_resolve_flags_t {
-    ACP_RESOLVE_LOGIN_SHELL = 1 /* take PATH from the user's login shell (once per catalogue) */
+    ACP_RESOLVE_LOGIN_SHELL = 1, /* take PATH from the user's login shell (once per catalogue) */
+    ACP_RESOLVE_NO_INSTALL = 2   /* acp_catalogue_install: resolve with its options only, download nothing */
 } acp_resolve_flags_t;
 
 /* Resolves an agent id to {"id", "kind": "user"|"npx"|"uvx"|"binary", "argv": [...],
@@ -849,9 +850,15 @@ typedef struct acp_install_options {
     size_t max_download_bytes;        /* 0: 512 MiB; a larger archive is refused */
     size_t max_unpacked_bytes;        /* 0: 2 GiB, sparse members at their full size */
     unsigned long connect_timeout_ms; /* 0: 30000 */
+    /* Version 2. */
+    const char *cache_dir; /* where binary agents are unpacked; NULL: $XDG_CACHE_HOME/acp/agents */
+    const char *platform;  /* the registry's platform target to pick a build for ("linux-aarch64");
+                              NULL: this machine's */
+    const char *path;      /* the PATH the agent's command is looked up on, instead of the host's or
+                              (ACP_RESOLVE_LOGIN_SHELL) the login shell's; NULL: theirs */
 } acp_install_options;
 #define ACP_INSTALL_OPTIONS_INIT \
-    { ACP_INSTALL_OPTIONS_VERSION, NULL, 0, 0, 0 }
+    { ACP_INSTALL_OPTIONS_VERSION, NULL, 0, 0, 0, NULL, NULL, NULL }
 /* Fills options with the defaults of that version (ACP_INSTALL_OPTIONS_VERSION): ACP_OK,
  * or ACP_EINVAL for NULL or an unknown version. */
 ACP_API int acp_install_options_init(acp_install_options *options, unsigned int version);
@@ -865,10 +872,12 @@ ACP_API int acp_install_options_init(acp_install_options *options, unsigned int 
  * as acp_catalogue_resolve_json's, now with "needs_install": false, ready for
  * acp_client_spawn; an answer that needs no install (npx, uvx, a user agent, a build
  * installed before) is given as it is. options may be NULL (ACP_INSTALL_OPTIONS_INIT).
- * Blocks the calling thread for the download. ACP_EINVAL for an unknown id, bad options or
- * a refused archive (a wrong sha256, a hostile path: the message says which), ACP_EIO for
- * a failed download, ACP_EUNSUPPORTED when it cannot run here or libacp was built without
- * ACP_WITH_REMOTE. Free *out with acp_string_free. */
+ * With ACP_RESOLVE_NO_INSTALL nothing is downloaded: the resolution as the options'
+ * cache_dir, platform and path make it (is it installed there yet?), which
+ * acp_catalogue_resolve_json cannot be told. Blocks the calling thread for the download. ACP_EINVAL for an unknown id,
+ * bad options or a refused archive (a wrong sha256, a hostile path: the message says which), ACP_EIO for a failed
+ * download, ACP_EUNSUPPORTED when it cannot run here or libacp was built without ACP_WITH_REMOTE. Free *out with
+ * acp_string_free. */
 ACP_API int acp_catalogue_install(char **out, acp_catalogue *catalogue, const char *id, int flags,
                                   const acp_install_options *options);
 

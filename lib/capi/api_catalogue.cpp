@@ -2,6 +2,8 @@
 // acp_catalogue_*: the agent catalogue (acp/catalogue.hpp) behind the C API, its answers
 // as JSON.
 #include <chrono>
+#include <cstddef>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -208,9 +210,15 @@ int acp_catalogue_resolve_json(char** out, acp_catalogue* catalogue, const char*
 
 int acp_install_options_init(acp_install_options* options, unsigned int version) {
     if (options == nullptr) return fail(ACP_EINVAL, "options is NULL");
-    if (version != ACP_INSTALL_OPTIONS_VERSION) return fail(ACP_EINVAL, "unknown acp_install_options version");
     const acp_install_options defaults = ACP_INSTALL_OPTIONS_INIT;
-    *options = defaults;
+    if (version == 1) {
+        std::memcpy(options, &defaults, offsetof(acp_install_options, cache_dir));
+    } else if (version == ACP_INSTALL_OPTIONS_VERSION) {
+        *options = defaults;
+    } else {
+        return fail(ACP_EINVAL, "unknown acp_install_options version");
+    }
+    options->version = version;
     return ACP_OK;
 }
 
@@ -220,15 +228,23 @@ int acp_catalogue_install(char** out, acp_catalogue* catalogue, const char* id, 
         if (out == nullptr || catalogue == nullptr || id == nullptr)
             return fail(ACP_EINVAL, "out, catalogue or id is NULL");
         *out = nullptr;
-        const acp_install_options defaults = ACP_INSTALL_OPTIONS_INIT;
-        const acp_install_options& given = options != nullptr ? *options : defaults;
-        if (given.version != ACP_INSTALL_OPTIONS_VERSION)
+        // A version 1 struct is shorter: only its members are read, the rest keep the defaults.
+        acp_install_options given = ACP_INSTALL_OPTIONS_INIT;
+        if (options != nullptr && options->version == 1) {
+            std::memcpy(&given, options, offsetof(acp_install_options, cache_dir));
+        } else if (options != nullptr && options->version == ACP_INSTALL_OPTIONS_VERSION) {
+            given = *options;
+        } else if (options != nullptr) {
             return fail(ACP_EINVAL, "unknown acp_install_options version");
+        }
         ResolveOptions how;
         how.login_shell = (flags & ACP_RESOLVE_LOGIN_SHELL) != 0;
+        if (given.cache_dir != nullptr) how.cache_dir = given.cache_dir;
+        if (given.platform != nullptr) how.platform = given.platform;
+        if (given.path != nullptr) how.path = std::string(given.path);
         auto r = catalogue->catalogue.resolve(id, how);
         if (!r) return fail(code_of(r.status()), r.status().message());
-        if (r->needs_install) {
+        if (r->needs_install && (flags & ACP_RESOLVE_NO_INSTALL) == 0) {
             InstallOptions install;
             if (given.ca_file != nullptr) install.ca_file = given.ca_file;
             if (given.max_download_bytes != 0) install.max_download_bytes = given.max_download_bytes;

@@ -2,7 +2,9 @@
 /* acp_catalogue_install: a binary build served over https from 127.0.0.1 (its CA given as
  * ca_file) installs into the cache and its agent (a test peer packed by this test) runs
  * through acp_client_spawn; the system CAs alone, a wrong sha256 and an http:// archive are
- * refused with nothing left in the cache. Run under tests/peers/registry_server.py, which
+ * refused with nothing left in the cache. Version 2 of the options: a cache folder of the
+ * host's own, another platform, the PATH to look npx up on, and ACP_RESOLVE_NO_INSTALL
+ * (a version 1 struct is still read as far as it goes). Run under tests/peers/registry_server.py, which
  * serves ACP_TEST_ARCHIVES and sets ACP_TEST_* in the environment. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -72,6 +74,7 @@ int main(void) {
     const char *archives = need("ACP_TEST_ARCHIVES");
     const char *url = need("ACP_TEST_ARCHIVE_URL");
     char xdg[512], command[2048], digest[65] = "", target[96], registry[4096], expected[2048], folder[768];
+    char own[600], tools[600];
     char *json = NULL;
     acp_catalogue *catalogue = NULL;
     acp_install_options options;
@@ -103,7 +106,9 @@ int main(void) {
              "{\"id\": \"bad-digest\", \"version\": \"1.0\", \"distribution\": {\"binary\": {\"%s\": "
              "{\"archive\": \"%sagent.tar.gz\", \"sha256\": \"%064d\", \"cmd\": \"./bin/agent\"}}}},"
              "{\"id\": \"plain-http\", \"version\": \"1.0\", \"distribution\": {\"binary\": {\"%s\": "
-             "{\"archive\": \"http%sagent.tar.gz\", \"cmd\": \"./bin/agent\"}}}}]}",
+             "{\"archive\": \"http%sagent.tar.gz\", \"cmd\": \"./bin/agent\"}}}},"
+             "{\"id\": \"from-npm\", \"version\": \"1.0\", \"distribution\": {\"npx\": {\"package\": "
+             "\"@acme/agent@1.0\"}}}]}",
              target, url, digest, target, url, 0, target, url + strlen("https"));
     REQUIRE(acp_catalogue_new(&catalogue, registry, "") == ACP_OK);
 
@@ -154,6 +159,54 @@ int main(void) {
     acp_string_free(json);
     options.ca_file = NULL;
     REQUIRE(acp_catalogue_install(&json, catalogue, "peer", 0, &options) == ACP_OK);
+    acp_string_free(json);
+
+    /* Version 2: the host's own cache folder. ACP_RESOLVE_NO_INSTALL resolves there and
+     * downloads nothing; the install goes there and runs from there. */
+    snprintf(own, sizeof own, "%s/editor-agents", scratch);
+    options.cache_dir = own;
+    options.ca_file = need("ACP_TEST_CA_FILE");
+    REQUIRE(acp_catalogue_install(&json, catalogue, "peer", ACP_RESOLVE_NO_INSTALL, &options) == ACP_OK);
+    CHECK(strstr(json, "\"needs_install\":true") != NULL);
+    acp_string_free(json);
+    CHECK(entries(own) == 0);
+    REQUIRE(acp_catalogue_install(&json, catalogue, "peer", 0, &options) == ACP_OK);
+    snprintf(expected, sizeof expected, "\"argv\":[\"%s/peer/1.0/%s/bin/agent\"]", own, target);
+    CHECK(strstr(json, expected) != NULL);
+    acp_string_free(json);
+    snprintf(expected, sizeof expected, "%s/peer/1.0/%s/bin/agent", own, target);
+    check_agent_runs(expected);
+    REQUIRE(acp_catalogue_install(&json, catalogue, "peer", ACP_RESOLVE_NO_INSTALL, &options) == ACP_OK);
+    CHECK(strstr(json, "\"needs_install\":false") != NULL);
+    acp_string_free(json);
+
+    /* Another platform: the registry has no build for it. */
+    options.platform = "windows-aarch64";
+    CHECK(acp_catalogue_install(&json, catalogue, "peer", ACP_RESOLVE_NO_INSTALL, &options) == ACP_EUNSUPPORTED);
+    CHECK(strstr(acp_error_last(), "windows-aarch64") != NULL);
+    options.platform = NULL;
+
+    /* The PATH npx is looked up on: a folder without it, then one with it. */
+    snprintf(tools, sizeof tools, "%s/tools", scratch);
+    snprintf(command, sizeof command, "mkdir -p '%s' && printf '#!/bin/sh\\n' >'%s/npx' && chmod +x '%s/npx'", tools,
+             tools, tools);
+    run(command);
+    options.path = scratch;
+    CHECK(acp_catalogue_install(&json, catalogue, "from-npm", ACP_RESOLVE_NO_INSTALL, &options) == ACP_EUNSUPPORTED);
+    CHECK(strstr(acp_error_last(), "npx is not on the PATH") != NULL);
+    options.path = tools;
+    REQUIRE(acp_catalogue_install(&json, catalogue, "from-npm", ACP_RESOLVE_NO_INSTALL, &options) == ACP_OK);
+    snprintf(expected, sizeof expected, "\"argv\":[\"%s/npx\",\"-y\",\"@acme/agent@1.0\"]", tools);
+    CHECK(strstr(json, expected) != NULL);
+    acp_string_free(json);
+
+    /* A version 1 struct ends before cache_dir: what lies past it is never read. */
+    REQUIRE(acp_install_options_init(&options, 1) == ACP_OK);
+    CHECK(options.version == 1 && options.ca_file == NULL);
+    options.cache_dir = "/nonexistent/never-read";
+    REQUIRE(acp_catalogue_install(&json, catalogue, "peer", ACP_RESOLVE_NO_INSTALL, &options) == ACP_OK);
+    snprintf(expected, sizeof expected, "\"argv\":[\"%s/%s/bin/agent\"]", folder, target);
+    CHECK(strstr(json, expected) != NULL);
     acp_string_free(json);
 
     options.version = 99;

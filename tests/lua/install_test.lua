@@ -74,6 +74,18 @@ check(#problems == 1 and problems[1]:find("plain-http", 1, true) ~= nil, "an htt
 refused, why = agents:install("plain-http", { ca_file = env("ACP_TEST_CA_FILE") })
 check(refused == nil and why ~= nil, "and cannot be installed", why)
 
+-- An editor's own folder: resolved there first (not installed yet), then installed there.
+local own = scratch .. "/lua-editor-agents"
+local there = agents:resolve("demo", { cache_dir = own })
+check(there and there.needs_install == true, "resolve in another cache_dir: not installed there yet", there)
+local mine, mine_err = agents:install("demo", { ca_file = env("ACP_TEST_CA_FILE"), cache_dir = own })
+check(mine and mine.argv[1] == own .. "/demo/1.0/" .. target .. "/bin/agent", "installed into cache_dir",
+  mine and mine.argv[1] or mine_err)
+there = agents:resolve("demo", { cache_dir = own })
+check(there and there.needs_install == false, "and resolved there", there)
+local foreign, foreign_err = agents:resolve("demo", { platform = "windows-aarch64" })
+check(foreign == nil and foreign_err.name == "ACP_EUNSUPPORTED", "no build for another platform", foreign_err)
+
 agents:free()
 io.write(failures == 0 and "all passed\n" or (failures .. " failed\n"))
 os.exit(failures == 0 and 0 or 1)

@@ -53,6 +53,15 @@ class CatalogueTest(unittest.TestCase):
         self.assertIn("npx is not on the PATH", str(raised.exception))
         with self.assertRaises(libacp.InvalidArgument):
             agents.resolve("nobody")
+        # The PATH to look npx up on, given instead of the environment's.
+        with tempfile.TemporaryDirectory() as tools:
+            npx = os.path.join(tools, "npx")
+            with open(npx, "w") as f:
+                f.write("#!/bin/sh\n")
+            os.chmod(npx, 0o755)
+            self.assertEqual(agents.resolve("npx-agent", path=tools)["argv"][0], npx)
+            with self.assertRaises(libacp.Unsupported):
+                agents.resolve("npx-agent", path=os.path.join(tools, "nothing-here"))
 
     def test_the_bundled_snapshot(self):
         ids = [a["id"] for a in libacp.Catalogue(None, "").list()["agents"]]
@@ -184,6 +193,16 @@ class InstallTest(unittest.TestCase):
         self.assertFalse(agents.resolve("tool")["needs_install"])
         self.assertEqual(agents.install("tool")["argv"], agent["argv"])
         self.assertEqual(self.server.requests, ["/archives/good.tar.gz"])
+        # An editor's own folder: resolved there first (not installed yet), installed there.
+        own = os.path.join(self.dir, "editor-agents")
+        self.assertTrue(agents.resolve("tool", cache_dir=own)["needs_install"])
+        mine = agents.install("tool", ca_file=self.server.ca_file, cache_dir=own)
+        self.assertEqual(mine["install_dir"], os.path.join(own, "tool", "1.0", self.TARGET))
+        self.assertTrue(os.access(mine["argv"][0], os.X_OK))
+        self.assertFalse(agents.resolve("tool", cache_dir=own)["needs_install"])
+        # No build for another platform.
+        with self.assertRaises(libacp.Unsupported):
+            agents.resolve("tool", platform="windows-aarch64")
 
     def test_a_wrong_sha256_is_refused(self):
         self.tar("good.tar.gz", [({"name": "bin/agent"}, b"#!/bin/sh\n")])

@@ -24,6 +24,7 @@ from .errors import error_for
 lib = native.lib
 
 RESOLVE_LOGIN_SHELL = 1
+RESOLVE_NO_INSTALL = 2
 
 
 class _FetchOptions(ctypes.Structure):
@@ -34,10 +35,20 @@ class _FetchOptions(ctypes.Structure):
 
 
 class _InstallOptions(ctypes.Structure):
-    """acp_install_options, version 1; zeros are the library's defaults."""
-    VERSION = 1
+    """acp_install_options, version 2; zeros and NULLs are the library's defaults."""
+    VERSION = 2
     _fields_ = [("version", ctypes.c_uint), ("ca_file", ctypes.c_char_p), ("max_download_bytes", ctypes.c_size_t),
-                ("max_unpacked_bytes", ctypes.c_size_t), ("connect_timeout_ms", ctypes.c_ulong)]
+                ("max_unpacked_bytes", ctypes.c_size_t), ("connect_timeout_ms", ctypes.c_ulong),
+                ("cache_dir", ctypes.c_char_p), ("platform", ctypes.c_char_p), ("path", ctypes.c_char_p)]
+
+    @classmethod
+    def make(cls, cache_dir: Optional[str], platform: Optional[str], path: Optional[str]) -> "_InstallOptions":
+        options = cls()
+        _check(lib.acp_install_options_init(ctypes.byref(options), cls.VERSION))
+        options.cache_dir = cache_dir.encode() if cache_dir is not None else None
+        options.platform = platform.encode() if platform is not None else None
+        options.path = path.encode() if path is not None else None
+        return options
 
 
 lib.acp_registry_fetch_options_init.restype = ctypes.c_int
@@ -119,16 +130,23 @@ class Catalogue:
         _check(lib.acp_catalogue_list_json(ctypes.byref(pointer), self._handle))
         return json.loads(native.take_string(pointer))
 
-    def resolve(self, agent_id: str, login_shell: bool = False) -> Dict[str, Any]:
-        """{"id", "kind", "argv", "env", "cwd", "needs_install", "install_dir", "notes"}."""
+    def resolve(self, agent_id: str, login_shell: bool = False, *, cache_dir: Optional[str] = None,
+                platform: Optional[str] = None, path: Optional[str] = None) -> Dict[str, Any]:
+        """{"id", "kind", "argv", "env", "cwd", "needs_install", "install_dir", "notes"}.
+        cache_dir: where binary agents are unpacked (None: $XDG_CACHE_HOME/acp/agents);
+        platform: the registry's platform target ("linux-aarch64"; None: this machine's);
+        path: the PATH to look the command up on (None: the host's, or the login shell's)."""
         pointer = ctypes.c_void_p()
-        _check(lib.acp_catalogue_resolve_json(ctypes.byref(pointer), self._handle, agent_id.encode(),
-                                              RESOLVE_LOGIN_SHELL if login_shell else 0))
+        flags = RESOLVE_LOGIN_SHELL if login_shell else 0
+        options = _InstallOptions.make(cache_dir, platform, path)
+        _check(lib.acp_catalogue_install(ctypes.byref(pointer), self._handle, agent_id.encode(),
+                                         flags | RESOLVE_NO_INSTALL, ctypes.byref(options)))
         return json.loads(native.take_string(pointer))
 
     def install(self, agent_id: str, login_shell: bool = False, *, ca_file: Optional[str] = None,
-                max_download_bytes: int = 0, max_unpacked_bytes: int = 0,
-                connect_timeout_ms: int = 0) -> Dict[str, Any]:
+                max_download_bytes: int = 0, max_unpacked_bytes: int = 0, connect_timeout_ms: int = 0,
+                cache_dir: Optional[str] = None, platform: Optional[str] = None,
+                path: Optional[str] = None) -> Dict[str, Any]:
         """resolve(), and when that is a binary build still to be installed, its archive
         downloaded over https (ca_file: a PEM file of CAs to trust instead of the system's),
         checked against the registry's sha256 and unpacked into the per-user cache
@@ -136,9 +154,8 @@ class Catalogue:
         Raises InvalidArgument for a refused archive (a wrong sha256, a path out of its
         folder, too large; nothing is left in the cache), IoError for a failed download,
         Unsupported without ACP_WITH_REMOTE. Blocks for the download (zeros: the defaults,
-        512 MiB, 2 GiB, 30 s)."""
-        options = _InstallOptions()
-        _check(lib.acp_install_options_init(ctypes.byref(options), _InstallOptions.VERSION))
+        512 MiB, 2 GiB, 30 s). cache_dir, platform and path as for resolve()."""
+        options = _InstallOptions.make(cache_dir, platform, path)
         if ca_file is not None:
             options.ca_file = ca_file.encode()
         options.max_download_bytes = max_download_bytes
