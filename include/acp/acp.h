@@ -268,8 +268,8 @@ typedef enum acp_event_type_t {
     ACP_EVENT_ELICITATION_COMPLETE = 5, /* json: the notification params */
     ACP_EVENT_REQUEST_WITHDRAWN = 6,    /* the agent withdrew a request it made (a tool call: also its session
                                            or the connection ended): request = its responder's id */
-    ACP_EVENT_EXT_REQUEST = 7,          /* method, json: params; take the responder (withdrawn: libacp
-                                           answers -32800 unless answered, then REQUEST_WITHDRAWN) */
+    ACP_EVENT_EXT_REQUEST = 7,          /* method, json: params; take the responder (withdrawn:
+                                           REQUEST_WITHDRAWN, and libacp answers -32800) */
     ACP_EVENT_EXT_NOTIFICATION = 8,     /* method, json: params */
     ACP_EVENT_UNKNOWN_NOTIFICATION = 9, /* method, json: params (nobody handles it) */
     ACP_EVENT_LOG = 10,                 /* log_level, method = source, text = message */

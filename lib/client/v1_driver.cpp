@@ -78,6 +78,7 @@ int64_t V1Driver::setup_call(std::string_view name, const V1Request& request, co
 void V1Driver::login(Checked<av2::LoginAuthRequest> request, Callback<av2::LoginAuthResponse> done) {
     av1::AuthenticateRequest lowered;
     lowered.methodId = request->methodId;
+    carry_host_members(*request, lowered);
     // A login may wait for a user in a browser: its own timeout, named when it fires.
     const auto timeout = core_.options.login_timeout;
     call<av1::AuthenticateResponse>(
@@ -202,10 +203,12 @@ void V1Driver::list_sessions(Checked<av2::ListSessionsRequest> request, Callback
 }
 
 // CLIENT-MUST-46: an unknown session counts as ended; either way the client forgets it.
-template <class V1Request, class V1Response, class V2Response>
-void V1Driver::end_session(std::string_view name, const std::string& session_id, Callback<V2Response> done) {
+template <class V1Request, class V1Response, class V2Request, class V2Response>
+void V1Driver::end_session(std::string_view name, const V2Request& ended, Callback<V2Response> done) {
     V1Request request;
-    request.sessionId = session_id;
+    request.sessionId = ended.sessionId;
+    carry_host_members(ended, request);
+    const std::string session_id = ended.sessionId;
     call<V1Response>(
         name, request,
         [this, session_id, done = std::move(done)](Result<V1Response> result, const JsonValue*) {
@@ -217,12 +220,12 @@ void V1Driver::end_session(std::string_view name, const std::string& session_id,
 }
 
 void V1Driver::close_session(Checked<av2::CloseSessionRequest> request, Callback<av2::CloseSessionResponse> done) {
-    end_session<av1::CloseSessionRequest, av1::CloseSessionResponse>(v1method::session_close, request->sessionId,
+    end_session<av1::CloseSessionRequest, av1::CloseSessionResponse>(v1method::session_close, *request,
                                                                      std::move(done));
 }
 
 void V1Driver::delete_session(Checked<av2::DeleteSessionRequest> request, Callback<av2::DeleteSessionResponse> done) {
-    end_session<av1::DeleteSessionRequest, av1::DeleteSessionResponse>(v1method::session_delete, request->sessionId,
+    end_session<av1::DeleteSessionRequest, av1::DeleteSessionResponse>(v1method::session_delete, *request,
                                                                        std::move(done));
 }
 
@@ -294,9 +297,10 @@ void V1Driver::deliver_idle(const std::string& session_id, const Result<av1::Pro
 
 void V1Driver::cancel(Checked<av2::CancelSessionNotification> notification) {
     const std::string& session_id = notification->sessionId;
-    core_.rpc->send_notification(v1method::session_cancel, [&session_id](JsonWriter& w) {
+    core_.rpc->send_notification(v1method::session_cancel, [&notification](JsonWriter& w) {
         av1::CancelNotification lowered;
-        lowered.sessionId = session_id;
+        lowered.sessionId = notification->sessionId;
+        carry_host_members(*notification, lowered);
         v1codec::encode(w, lowered);
     });
     core_.store.mark_cancelled(session_id);

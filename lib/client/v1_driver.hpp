@@ -56,8 +56,8 @@ private:
     template <class V1Response, class V1Request>
     int64_t setup_call(std::string_view method, const V1Request& request, const std::vector<RawJson>& acp_servers,
                        std::function<void(Result<V1Response>, const JsonValue*)> done, RequestOptions options);
-    template <class V1Request, class V1Response, class V2Response>
-    void end_session(std::string_view method, const std::string& session_id, Callback<V2Response> done);
+    template <class V1Request, class V1Response, class V2Request, class V2Response>
+    void end_session(std::string_view method, const V2Request& ended, Callback<V2Response> done);
     // Delivers a prompt's synthesized start (running, the user message) and whatever the
     // agent sent for the session meanwhile; nothing when already done.
     void flush_prompt_start(const std::string& session_id);

@@ -8,6 +8,7 @@
  * serves ACP_TEST_ARCHIVES and sets ACP_TEST_* in the environment. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,6 +24,15 @@ static const char *need(const char *name) {
     }
     return value;
 }
+
+/* acp_install_options as a host built against version 1 declares it. */
+struct install_options_v1 {
+    unsigned int version;
+    const char *ca_file;
+    size_t max_download_bytes;
+    size_t max_unpacked_bytes;
+    unsigned long connect_timeout_ms;
+};
 
 /* Entries in a folder; 0 when it does not exist. */
 static int entries(const char *path) {
@@ -78,6 +88,7 @@ int main(void) {
     char *json = NULL;
     acp_catalogue *catalogue = NULL;
     acp_install_options options;
+    struct install_options_v1 *old_options;
     struct utsname machine;
     FILE *pipe;
 
@@ -200,12 +211,24 @@ int main(void) {
     CHECK(strstr(json, expected) != NULL);
     acp_string_free(json);
 
-    /* A version 1 struct ends before cache_dir: what lies past it is never read. */
+    /* A version 1 struct ends before cache_dir: what lies past it is never read, nor
+     * written by its init (exactly that many bytes here: the sanitized run catches an
+     * access past them). */
+    REQUIRE(sizeof(struct install_options_v1) == offsetof(acp_install_options, cache_dir));
+    old_options = (struct install_options_v1 *)malloc(sizeof(struct install_options_v1));
+    REQUIRE(old_options != NULL);
+    REQUIRE(acp_install_options_init((acp_install_options *)old_options, 1) == ACP_OK);
+    CHECK(old_options->version == 1 && old_options->ca_file == NULL);
+    REQUIRE(acp_catalogue_install(&json, catalogue, "peer", ACP_RESOLVE_NO_INSTALL,
+                                  (const acp_install_options *)old_options) == ACP_OK);
+    snprintf(expected, sizeof expected, "\"argv\":[\"%s/%s/bin/agent\"]", folder, target);
+    CHECK(strstr(json, expected) != NULL);
+    acp_string_free(json);
+    free(old_options);
+    /* A full struct saying version 1: its cache_dir is ignored. */
     REQUIRE(acp_install_options_init(&options, 1) == ACP_OK);
-    CHECK(options.version == 1 && options.ca_file == NULL);
     options.cache_dir = "/nonexistent/never-read";
     REQUIRE(acp_catalogue_install(&json, catalogue, "peer", ACP_RESOLVE_NO_INSTALL, &options) == ACP_OK);
-    snprintf(expected, sizeof expected, "\"argv\":[\"%s/%s/bin/agent\"]", folder, target);
     CHECK(strstr(json, expected) != NULL);
     acp_string_free(json);
 
